@@ -1,0 +1,153 @@
+//! Fogleman's seed → game generator (`../shared/spec/fogleman-generator.md`), exactly.
+//!
+//! Four of the eight quadrant tiles are drawn, shuffled, rotated into place, four robots
+//! are placed by rejection and a target token is chosen, all from Python 2's `random`.
+
+use crate::board::{Board, Cell, Direction, GRID, WALL_E, WALL_N, WALL_S, WALL_W};
+use crate::mt::PyRandom;
+use crate::puzzle::{Colour, Puzzle, Shape, Target};
+
+/// The eight quadrant tiles, drawn as the top-left quadrant, rows of 8 cells.
+const TILES: [(&str, &str); 8] = [
+    ("1A", "NW,N,N,N,NE,NW,N,N,W,S,X,X,X,X,SEYH,W,WE,NWGT,X,X,X,X,N,X,W,X,X,X,X,X,X,X,W,X,X,X,X,X,S,X,SW,X,X,X,X,X,NEBQ,W,NW,X,E,SWRC,X,X,X,S,W,X,X,N,X,X,E,NW"),
+    ("1B", "NW,NE,NW,N,NS,N,N,N,W,S,X,E,NWRC,X,X,X,W,NEGT,W,X,X,X,X,X,W,X,X,X,X,X,SEYH,W,W,X,X,X,X,X,N,X,SW,X,X,X,X,X,X,X,NW,X,E,SWBQ,X,X,X,S,W,X,X,N,X,X,E,NW"),
+    ("2A", "NW,N,N,NE,NW,N,N,N,W,X,X,X,X,E,SWBC,X,W,S,X,X,X,X,N,X,W,NEYT,W,X,X,S,X,X,W,X,X,X,E,NWGQ,X,X,W,X,SERH,W,X,X,X,X,SW,X,N,X,X,X,X,S,NW,X,X,X,X,X,E,NW"),
+    ("2B", "NW,N,N,N,NE,NW,N,N,W,X,SERH,W,X,X,X,X,W,X,N,X,X,X,X,X,WE,SWGQ,X,X,X,X,S,X,SW,N,X,X,X,E,NWYT,X,NW,X,X,X,X,S,X,X,W,X,X,X,X,NEBC,W,S,W,X,X,X,X,X,E,NW"),
+    ("3A", "NW,N,N,NE,NW,N,N,N,W,X,X,X,X,SEGH,W,X,WE,SWRQ,X,X,X,N,X,X,SW,N,X,X,X,X,S,X,NW,X,X,X,X,E,NWYC,X,W,X,S,X,X,X,X,X,W,X,NEBT,W,X,X,X,S,W,X,X,X,X,X,E,NW"),
+    ("3B", "NW,N,NS,N,NE,NW,N,N,W,E,NWYC,X,X,X,X,X,W,X,X,X,X,X,X,X,W,X,X,X,X,E,SWBT,X,SW,X,X,X,S,X,N,X,NW,X,X,X,NERQ,W,X,X,W,SEGH,W,X,X,X,X,S,W,N,X,X,X,X,E,NW"),
+    ("4A", "NW,N,N,NE,NW,N,N,N,W,X,X,X,X,X,X,X,W,X,X,X,X,SEBH,W,X,W,X,S,X,X,N,X,X,SW,X,NEGC,W,X,X,X,X,NW,S,X,X,X,X,E,SWRT,WE,NWYQ,X,X,X,X,X,NS,W,X,X,X,X,X,E,NW"),
+    ("4B", "NW,N,N,NE,NW,N,N,N,WE,SWRT,X,X,X,X,S,X,W,N,X,X,X,X,NEGC,W,W,X,X,X,X,X,X,X,W,X,SEBH,W,X,X,X,S,SW,X,N,X,X,X,E,NWYQ,NW,X,X,X,X,X,X,S,W,X,X,X,X,X,E,NW"),
+];
+
+/// The 16 tokens, colour-major, as `choice` sees them.
+const TOKENS: [&str; 16] = ["RC", "RT", "RQ", "RH", "GC", "GT", "GQ", "GH", "BC", "BT", "BQ", "BH", "YC", "YT", "YQ", "YH"];
+
+/// The centre 2×2 block, where no robot is placed.
+pub const CENTRE: [Cell; 4] = [119, 120, 135, 136];
+
+/// A generated game: tile placement, robots, target token and every token's cell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    pub seed: u64,
+    /// Tile names in slot order: top-left, top-right, bottom-right, bottom-left.
+    pub quads: [&'static str; 4],
+    /// Robot cells R, G, B, Y.
+    pub robots: [Cell; 4],
+    /// The chosen token, e.g. `BT`.
+    pub token: &'static str,
+    /// Every token on the board with its cell.
+    pub targets: Vec<(&'static str, Cell)>,
+    walls: [u8; GRID * GRID],
+}
+
+/// Why a seed was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeedError {
+    #[error("seed 0 is not supported: Fogleman's generator does not re-seed on 0, so its game cannot be reproduced")]
+    Zero,
+}
+
+impl Game {
+    /// Generates the game of `seed` exactly as Fogleman's Python 2 program does.
+    pub fn generate(seed: u64) -> Result<Game, SeedError> {
+        if seed == 0 {
+            return Err(SeedError::Zero);
+        }
+        let mut rng = PyRandom::new(seed);
+        let mut quads = [0usize; 4];
+        for (pair, quad) in quads.iter_mut().enumerate() {
+            *quad = rng.choice(&[2 * pair, 2 * pair + 1]);
+        }
+        rng.shuffle(&mut quads);
+
+        let mut walls = [0u8; GRID * GRID];
+        let mut targets = Vec::with_capacity(16);
+        for (slot, &tile) in quads.iter().enumerate() {
+            place_tile(TILES[tile].1, slot, &mut walls, &mut targets);
+        }
+        targets.sort_by_key(|&(token, _)| TOKENS.iter().position(|&t| t == token));
+
+        let mut robots = [0 as Cell; 4];
+        for robot in 0..4 {
+            robots[robot] = loop {
+                let cell = rng.randint(0, 255) as Cell;
+                let taken = CENTRE.contains(&cell)
+                    || targets.iter().any(|&(_, c)| c == cell)
+                    || robots[..robot].contains(&cell);
+                if !taken {
+                    break cell;
+                }
+            };
+        }
+        let token = rng.choice(&TOKENS);
+        Ok(Game { seed, quads: quads.map(|q| TILES[q].0), robots, token, targets, walls })
+    }
+
+    /// Cell of the chosen token.
+    pub fn token_cell(&self) -> Cell {
+        self.cell_of_token(self.token)
+    }
+
+    fn cell_of_token(&self, token: &str) -> Cell {
+        self.targets.iter().find(|&&(t, _)| t == token).map(|&(_, c)| c).expect("every token is on the board")
+    }
+
+    /// Wall masks of the 16×16 board, index `y * 16 + x`.
+    pub fn walls(&self) -> &[u8; GRID * GRID] {
+        &self.walls
+    }
+
+    /// The game as a puzzle for the solver: R, G, B, Y robots, coloured target.
+    pub fn puzzle(&self) -> Puzzle {
+        let walls: Vec<u32> = self.walls.iter().map(|&w| w as u32).collect();
+        let centre: Vec<i64> = CENTRE.iter().map(|&c| c as i64).collect();
+        let board = Board::new(GRID, GRID, &walls, &centre).expect("the tile data is consistent");
+        let mut letters = self.token.chars();
+        let colour = letters.next().and_then(Colour::from_letter);
+        let shape = letters.next().and_then(Shape::from_letter);
+        let target = Target { cell: self.token_cell(), colour, shape };
+        Puzzle::new(board, self.robots.to_vec(), target).expect("generated robots avoid the centre and each other")
+    }
+}
+
+/// Rotates `tile` clockwise `slot` quarter turns into its quadrant.
+fn place_tile(tile: &str, slot: usize, walls: &mut [u8; GRID * GRID], targets: &mut Vec<(&'static str, Cell)>) {
+    for (i, spec) in tile.split(',').enumerate() {
+        let (mut c, mut r) = (i % 8, i / 8);
+        for _ in 0..slot {
+            (c, r) = (7 - r, c);
+        }
+        let (x, y) = match slot {
+            0 => (c, r),
+            1 => (c + 8, r),
+            2 => (c + 8, r + 8),
+            _ => (c, r + 8),
+        };
+        let cell = y * GRID + x;
+        let (wall_letters, token) = split_token(spec);
+        let mut mask = 0u8;
+        for letter in wall_letters.chars().filter(|&l| l != 'X') {
+            let dir = Direction::from_letter(letter).expect("tile data uses N, E, S, W, X");
+            mask |= rotate_wall(dir.wall_bit(), slot);
+        }
+        walls[cell] = mask;
+        if let Some(token) = token {
+            targets.push((token, cell as Cell));
+        }
+    }
+}
+
+/// Splits a tile cell such as `SEYH` into its walls and its token.
+fn split_token(spec: &str) -> (&str, Option<&'static str>) {
+    // Token letters (R G B Y, C T Q H) never occur among wall letters (N E S W X).
+    match TOKENS.iter().find(|&&t| spec.ends_with(t)) {
+        Some(&token) => (&spec[..spec.len() - 2], Some(token)),
+        None => (spec, None),
+    }
+}
+
+fn rotate_wall(bit: u8, turns: usize) -> u8 {
+    let order = [WALL_N, WALL_E, WALL_S, WALL_W];
+    let from = order.iter().position(|&b| b == bit).expect("a single wall bit");
+    order[(from + turns) % 4]
+}

@@ -1,0 +1,19 @@
+//! Ricochet Robots: the game model, Fogleman's seed generator and the optimal solver.
+//!
+//! This crate is pure computation: no I/O, no async, no protobuf. Callers build a
+//! [`Puzzle`] (from a [`PuzzleRecord`] or a [`fogleman::Game`]) and hand it to a
+//! [`Solver`], which returns a proven optimal [`Solution`].
+
+pub mod board;
+pub mod fogleman;
+pub mod mt;
+pub mod puzzle;
+pub mod random;
+pub mod render;
+pub mod solver;
+mod table;
+
+pub use board::{Board, BoardError, Cell, Direction};
+pub use fogleman::{Game, SeedError};
+pub use puzzle::{Colour, Move, Puzzle, PuzzleError, PuzzleRecord, Shape, Target};
+pub use solver::{SearchStats, Solution, Solver, Unsolved};

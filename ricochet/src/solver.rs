@@ -1,0 +1,303 @@
+//! The optimal solver: IDA* over canonical states with a transposition table.
+//!
+//! * Slides use per-puzzle stop tables (where a robot stops with no other robot about)
+//!   shortened by the robots in the way.
+//! * The lower bound is the number of moves the finishing robot needs if it could stop on
+//!   any cell (a BFS from the target over straight wall-free lines). When the bound is
+//!   tight, only the target robot can keep to it, so helpers are not moved at all; on the
+//!   last level this is the classic "move only the target robot".
+//! * States are keyed canonically: the target robot's cell, then the other robots' cells
+//!   sorted, since robots that cannot finish are interchangeable (all robots are, for the
+//!   wild target). The key indexes a transposition table of remaining depths, kept across
+//!   iterations, so no state is searched twice at the same depth.
+//! * A robot never immediately reverses its previous move: wherever the reverse slide
+//!   ends, the robot could have slid there directly one move earlier.
+
+use std::time::{Duration, Instant};
+
+use crate::board::{Board, Cell, Direction, CELLS, GRID};
+use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
+use crate::table::TransTable;
+
+/// Default longest solution looked for; no known puzzle comes close.
+pub const DEFAULT_MAX_MOVES: u8 = 40;
+/// Default size limit of the transposition table.
+pub const DEFAULT_TABLE_BYTES: usize = 64 << 20;
+
+/// Lower bound of a cell from which the target cannot be reached at all.
+const UNREACHABLE: u8 = u8::MAX;
+/// Children with fewer remaining moves are searched without a table probe: their
+/// subtrees are cheaper than a cache miss.
+const MIN_TABLE_DEPTH: u8 = 2;
+const NO_MOVE: u8 = u8::MAX;
+
+/// An optimal solution and what finding it cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    pub moves: Vec<Move>,
+    pub stats: SearchStats,
+}
+
+/// What a search did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// States expanded over all iterations.
+    pub states: u64,
+    /// Iterations of deepening run (bounds tried).
+    pub iterations: u32,
+    /// Largest transposition table size reached, in bytes.
+    pub table_bytes: usize,
+    pub elapsed: Duration,
+}
+
+/// Why no solution was returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unsolved {
+    #[error("no robot allowed on the target can ever reach its cell")]
+    Unreachable,
+    #[error("no solution of at most {0} moves exists")]
+    TooLong(u8),
+}
+
+/// A reusable solver; keeps its transposition table between puzzles.
+pub struct Solver {
+    table: TransTable,
+    max_moves: u8,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::new()
+    }
+}
+
+impl Solver {
+    pub fn new() -> Solver {
+        Solver::with_limits(DEFAULT_MAX_MOVES, DEFAULT_TABLE_BYTES)
+    }
+
+    /// A solver that gives up beyond `max_moves` and keeps its table under `table_bytes`.
+    pub fn with_limits(max_moves: u8, table_bytes: usize) -> Solver {
+        Solver { table: TransTable::new(table_bytes), max_moves: max_moves.min(254) }
+    }
+
+    /// Finds a proven optimal solution of `puzzle`.
+    pub fn solve(&mut self, puzzle: &Puzzle) -> Result<Solution, Unsolved> {
+        let started = Instant::now();
+        self.table.reset();
+        let result = match (puzzle.robots().len(), puzzle.target().colour.is_none()) {
+            (1, false) => self.run::<1, false>(puzzle),
+            (2, false) => self.run::<2, false>(puzzle),
+            (3, false) => self.run::<3, false>(puzzle),
+            (4, false) => self.run::<4, false>(puzzle),
+            (5, false) => self.run::<5, false>(puzzle),
+            (1, true) => self.run::<1, true>(puzzle),
+            (2, true) => self.run::<2, true>(puzzle),
+            (3, true) => self.run::<3, true>(puzzle),
+            (4, true) => self.run::<4, true>(puzzle),
+            (5, true) => self.run::<5, true>(puzzle),
+            (n, _) => unreachable!("puzzles hold 1..={MAX_ROBOTS} robots, not {n}"),
+        };
+        result.map(|(moves, mut stats)| {
+            stats.elapsed = started.elapsed();
+            Solution { moves, stats }
+        })
+    }
+
+    fn run<const N: usize, const WILD: bool>(&mut self, puzzle: &Puzzle) -> Result<(Vec<Move>, SearchStats), Unsolved> {
+        let board = puzzle.board();
+        let target = puzzle.target();
+        // Internal order: the robot that must finish first, the others after it.
+        let mut order: [usize; N] = std::array::from_fn(|i| i);
+        if let Some(colour) = target.colour {
+            order.swap(0, colour.robot());
+        }
+        let mut robots: [Cell; N] = std::array::from_fn(|i| puzzle.robots()[order[i]]);
+        let lower_bound = lower_bounds(board, target.cell);
+        let mut search = Search::<N, WILD> {
+            stops: stop_tables(board),
+            lower_bound,
+            target: target.cell,
+            table: &mut self.table,
+            path: Vec::new(),
+            states: 0,
+        };
+        let start = search.bound(&robots);
+        if start == UNREACHABLE {
+            return Err(Unsolved::Unreachable);
+        }
+        let mut stats = SearchStats::default();
+        for depth in start.max(1)..=self.max_moves {
+            stats.iterations += 1;
+            if search.dfs(&mut robots, depth, NO_MOVE) {
+                stats.states = search.states;
+                let moves = search
+                    .path
+                    .iter()
+                    .rev()
+                    .map(|&(robot, dir)| Move { robot: order[robot as usize] as u8, dir: Direction::ALL[dir as usize] })
+                    .collect();
+                stats.table_bytes = self.table.bytes();
+                return Ok((moves, stats));
+            }
+        }
+        Err(Unsolved::TooLong(self.max_moves))
+    }
+}
+
+/// `stops[dir][cell]`: where a robot at `cell` stops sliding in `dir` on an empty board.
+type StopTables = [[Cell; CELLS]; 4];
+
+fn stop_tables(board: &Board) -> StopTables {
+    let mut stops = [[0; CELLS]; 4];
+    for dir in Direction::ALL {
+        // Visit cells so that the next cell in `dir` is always done first.
+        let towards_end = matches!(dir, Direction::East | Direction::South);
+        for i in 0..CELLS {
+            let cell = if towards_end { CELLS - 1 - i } else { i } as Cell;
+            stops[dir as usize][cell as usize] = match board.has_wall(cell, dir) {
+                true => cell,
+                false => stops[dir as usize][dir.step(cell).expect("edge walls") as usize],
+            };
+        }
+    }
+    stops
+}
+
+/// Moves the finishing robot needs from each cell if it could stop anywhere: a BFS from the
+/// target along wall-free straight lines. Admissible, since every real move is such a line.
+fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
+    let mut bound = [UNREACHABLE; CELLS];
+    let mut queue = [0 as Cell; CELLS];
+    let (mut head, mut tail) = (0, 1);
+    bound[target as usize] = 0;
+    queue[0] = target;
+    while head < tail {
+        let cell = queue[head];
+        head += 1;
+        let next = bound[cell as usize] + 1;
+        for dir in Direction::ALL {
+            // Cells from which a slide towards `dir` passes `cell`: walk back against it.
+            let back = dir.opposite();
+            let mut from = cell;
+            while !board.has_wall(from, back) {
+                from = back.step(from).expect("edge walls");
+                if bound[from as usize] == UNREACHABLE {
+                    bound[from as usize] = next;
+                    queue[tail] = from;
+                    tail += 1;
+                }
+            }
+        }
+    }
+    bound
+}
+
+struct Search<'t, const N: usize, const WILD: bool> {
+    stops: StopTables,
+    lower_bound: [u8; CELLS],
+    target: Cell,
+    table: &'t mut TransTable,
+    /// Moves of the solution found, last move first, as (internal robot, direction).
+    path: Vec<(u8, u8)>,
+    states: u64,
+}
+
+impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
+    /// Lower bound on the moves left from this state.
+    #[inline(always)]
+    fn bound(&self, robots: &[Cell; N]) -> u8 {
+        if WILD {
+            robots.iter().map(|&r| self.lower_bound[r as usize]).min().unwrap_or(UNREACHABLE)
+        } else {
+            self.lower_bound[robots[0] as usize]
+        }
+    }
+
+    /// Where robot `robot` stops sliding in direction `dir` (N=0, E=1, S=2, W=3).
+    #[inline(always)]
+    fn slide(&self, robots: &[Cell; N], robot: usize, dir: usize) -> Cell {
+        let from = robots[robot];
+        let mut to = self.stops[dir][from as usize];
+        // The moving robot itself never lies strictly between `from` and `to`.
+        for &other in robots {
+            match dir {
+                0 => {
+                    if other < from && other >= to && (other ^ from) % GRID as u8 == 0 {
+                        to = other + GRID as u8;
+                    }
+                }
+                1 => {
+                    if other > from && other <= to {
+                        to = other - 1;
+                    }
+                }
+                2 => {
+                    if other > from && other <= to && (other ^ from) % GRID as u8 == 0 {
+                        to = other - GRID as u8;
+                    }
+                }
+                _ => {
+                    if other < from && other >= to {
+                        to = other + 1;
+                    }
+                }
+            }
+        }
+        to
+    }
+
+    /// Canonical key: the finishing robot's cell, then the others sorted (all sorted for
+    /// the wild target).
+    #[inline(always)]
+    fn key(robots: &[Cell; N]) -> u64 {
+        let mut sorted = *robots;
+        let first = if WILD { 0 } else { 1 };
+        for i in first + 1..N {
+            let mut j = i;
+            while j > first && sorted[j - 1] > sorted[j] {
+                sorted.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        sorted.iter().fold(0u64, |key, &cell| key << 8 | cell as u64)
+    }
+
+    /// Depth-first search for a solution of exactly `remaining` moves or fewer; `last` is
+    /// the previous move as `robot * 4 + dir`.
+    fn dfs(&mut self, robots: &mut [Cell; N], remaining: u8, last: u8) -> bool {
+        self.states += 1;
+        // With a tight bound (or one move left) only the finishing robot can still make it.
+        let movers = if !WILD && (remaining == 1 || self.bound(robots) == remaining) { 1 } else { N };
+        for robot in 0..movers {
+            let from = robots[robot];
+            for dir in 0..4 {
+                if last == (robot * 4 + (dir ^ 2)) as u8 {
+                    continue;
+                }
+                let to = self.slide(robots, robot, dir);
+                if to == from {
+                    continue;
+                }
+                if (WILD || robot == 0) && to == self.target {
+                    self.path.push((robot as u8, dir as u8));
+                    return true;
+                }
+                if remaining == 1 {
+                    continue;
+                }
+                robots[robot] = to;
+                let child = remaining - 1;
+                let promising = self.bound(robots) <= child
+                    && (child < MIN_TABLE_DEPTH || self.table.visit(Self::key(robots), child));
+                let solved = promising && self.dfs(robots, child, (robot * 4 + dir) as u8);
+                robots[robot] = from;
+                if solved {
+                    self.path.push((robot as u8, dir as u8));
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,106 @@
+//! What `rrm solve` prints for a solved puzzle: a JSON object or a text report.
+
+use crate::input::{Job, Source};
+use ricochet::{render, Puzzle, Solution, Unsolved};
+use serde::Serialize;
+
+/// One solved (or unsolvable) puzzle, as printed by `--json`.
+#[derive(Serialize)]
+pub struct Report {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Tile names in placement order (top-left, top-right, bottom-right, bottom-left).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quads: Option<[&'static str; 4]>,
+    pub width: usize,
+    pub height: usize,
+    /// Robot cells `y * width + x` in colour order R G B Y S.
+    pub robots: Vec<usize>,
+    pub target: TargetReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<usize>,
+    pub solution: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_moves: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub states: u64,
+    pub cpu_seconds: f64,
+}
+
+#[derive(Serialize)]
+pub struct TargetReport {
+    /// `BT`-style token, the colour letter alone when the shape is unknown, `*` for any robot.
+    pub token: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub colour: Option<char>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<char>,
+    pub cell: usize,
+}
+
+impl Report {
+    pub fn new(job: &Job, result: &Result<Solution, Unsolved>, cpu_seconds: f64) -> Report {
+        let puzzle = &job.puzzle;
+        let target = puzzle.target();
+        let (seed, name, quads, expected_moves) = match &job.source {
+            Source::Seed(game) => (Some(game.seed), None, Some(game.quads), None),
+            Source::File { name, expected_moves } => (None, name.clone(), None, *expected_moves),
+        };
+        let (moves, solution, states, error) = match result {
+            Ok(s) => (Some(s.moves.len()), s.moves.iter().map(|m| m.notation()).collect(), s.stats.states, None),
+            Err(e) => (None, Vec::new(), 0, Some(e.to_string())),
+        };
+        Report {
+            seed,
+            name,
+            quads,
+            width: puzzle.board().width(),
+            height: puzzle.board().height(),
+            robots: puzzle.robot_indices(),
+            target: TargetReport {
+                token: target.token(),
+                colour: target.colour.map(|c| c.letter()),
+                shape: target.shape.map(|s| s.letter()),
+                cell: puzzle.board().index_of(target.cell),
+            },
+            moves,
+            solution,
+            expected_moves,
+            error,
+            states,
+            cpu_seconds,
+        }
+    }
+
+    /// Whether the puzzle went unsolved or disagrees with its file's known optimum.
+    pub fn failed(&self) -> bool {
+        self.moves.is_none() || self.expected_moves.is_some_and(|e| Some(e as usize) != self.moves)
+    }
+
+    /// A human-readable report: the board, then the solution and the search figures.
+    pub fn text(&self, puzzle: &Puzzle) -> String {
+        let mut out = String::new();
+        if let Some(seed) = self.seed {
+            out += &format!("seed {seed}, tiles {}\n", self.quads.map(|q| q.join(" ")).unwrap_or_default());
+        }
+        if let Some(name) = &self.name {
+            out += &format!("puzzle {name}\n");
+        }
+        out += &render::ascii(puzzle);
+        out += &format!("target {} at cell {}\n", self.target.token, self.target.cell);
+        match (&self.moves, &self.error) {
+            (Some(moves), _) => out += &format!("{moves} moves (optimal): {}\n", self.solution.join(" ")),
+            (None, Some(error)) => out += &format!("unsolved: {error}\n"),
+            (None, None) => {}
+        }
+        if let Some(expected) = self.expected_moves {
+            let verdict = if self.failed() { "MISMATCH" } else { "ok" };
+            out += &format!("expected {expected} moves: {verdict}\n");
+        }
+        out += &format!("{} states, {:.6} s CPU\n", self.states, self.cpu_seconds);
+        out
+    }
+}

@@ -1,0 +1,147 @@
+//! `rrm solve`: one puzzle with a picture, or a batch in parallel as JSON Lines.
+
+use crate::input::{self, Job};
+use crate::report::Report;
+use anyhow::{Context, Result};
+use clap::{ArgGroup, Args};
+use cpu_time::ThreadTime;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use ricochet::{Solution, Solver, Unsolved};
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Puzzles solved between two in-order flushes of a batch's output.
+const CHUNK: usize = 4096;
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("input").required(true).args(["seed", "puzzle", "seeds", "puzzles"])))]
+pub struct SolveArgs {
+    /// A Fogleman generator seed (1 or more).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A puzzle file (JSON puzzle format, see README).
+    #[arg(long)]
+    puzzle: Option<PathBuf>,
+    /// A seed range `A..B` (B excluded) or `A..=B`, solved in parallel.
+    #[arg(long)]
+    seeds: Option<String>,
+    /// A JSON Lines file of puzzles, solved in parallel.
+    #[arg(long)]
+    puzzles: Option<PathBuf>,
+    /// Print one JSON object per puzzle instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads for batches (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Give up on puzzles needing more moves than this.
+    #[arg(long, default_value_t = ricochet::solver::DEFAULT_MAX_MOVES)]
+    max_moves: u8,
+}
+
+thread_local! {
+    static SOLVER: RefCell<Option<Solver>> = const { RefCell::new(None) };
+}
+
+/// Solves on this thread's reusable solver, measuring the thread's CPU time.
+fn solve_timed(job: &Job, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
+    SOLVER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let solver = slot.get_or_insert_with(|| Solver::with_limits(max_moves, ricochet::solver::DEFAULT_TABLE_BYTES));
+        let started = ThreadTime::now();
+        let result = solver.solve(&job.puzzle);
+        (result, started.elapsed().as_secs_f64())
+    })
+}
+
+pub fn run(args: SolveArgs) -> Result<ExitCode> {
+    let single = match (&args.seed, &args.puzzle) {
+        (Some(seed), _) => Some(input::seed_job(*seed)?),
+        (_, Some(path)) => Some(input::read_puzzle(path)?),
+        _ => None,
+    };
+    if let Some(job) = single {
+        let (result, cpu) = solve_timed(&job, args.max_moves);
+        let report = Report::new(&job, &result, cpu);
+        if args.json {
+            println!("{}", serde_json::to_string(&report)?);
+        } else {
+            print!("{}", report.text(&job.puzzle));
+        }
+        return Ok(exit_code(report.failed()));
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().context("cannot start worker threads")?;
+    let failed = match (&args.seeds, &args.puzzles) {
+        (Some(range), _) => {
+            let seeds = input::parse_seed_range(range)?;
+            let total = seeds.end - seeds.start;
+            let chunks = seeds.clone().step_by(CHUNK).map(|start| start..(start + CHUNK as u64).min(seeds.end));
+            let mut failed = false;
+            let progress = progress_bar(total);
+            for chunk in chunks {
+                let jobs = chunk.map(input::seed_job).collect::<Result<Vec<_>>>()?;
+                failed |= solve_batch(&pool, &jobs, &args)?;
+                progress.inc(jobs.len() as u64);
+            }
+            progress.finish_and_clear();
+            failed
+        }
+        (_, Some(path)) => {
+            let jobs = input::read_puzzles(path)?;
+            let progress = progress_bar(jobs.len() as u64);
+            let mut failed = false;
+            for chunk in jobs.chunks(CHUNK) {
+                failed |= solve_batch(&pool, chunk, &args)?;
+                progress.inc(chunk.len() as u64);
+            }
+            progress.finish_and_clear();
+            failed
+        }
+        _ => unreachable!("clap requires one input"),
+    };
+    Ok(exit_code(failed))
+}
+
+/// Solves `jobs` on the pool and prints them in input order; true if any failed.
+fn solve_batch(pool: &rayon::ThreadPool, jobs: &[Job], args: &SolveArgs) -> Result<bool> {
+    let reports: Vec<Report> = pool.install(|| {
+        jobs.par_iter()
+            .map(|job| {
+                let (result, cpu) = solve_timed(job, args.max_moves);
+                Report::new(job, &result, cpu)
+            })
+            .collect()
+    });
+    let mut out = std::io::stdout().lock();
+    for report in &reports {
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string(report)?)?;
+        } else {
+            let label = report.seed.map_or_else(|| report.name.clone().unwrap_or_default(), |s| format!("seed {s}"));
+            let outcome = report.moves.map_or_else(|| report.error.clone().unwrap_or_default(), |m| format!("{m} moves"));
+            writeln!(out, "{label}: {outcome} {}", report.solution.join(" "))?;
+        }
+    }
+    Ok(reports.iter().any(Report::failed))
+}
+
+fn progress_bar(total: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} puzzles, {per_sec}, ETA {eta}")
+            .expect("valid progress template"),
+    );
+    bar
+}
+
+fn exit_code(failed: bool) -> ExitCode {
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
