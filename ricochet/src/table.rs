@@ -22,13 +22,13 @@ impl TransTable {
     pub(crate) fn new(max_bytes: usize) -> TransTable {
         let max_slots = (max_bytes / 8).max(1 << INITIAL_BITS);
         let max_bits = usize::BITS - 1 - max_slots.leading_zeros();
-        TransTable { slots: vec![0; 1 << INITIAL_BITS], bits: INITIAL_BITS, max_bits, len: 0 }
+        TransTable { slots: zeroed_slots(INITIAL_BITS), bits: INITIAL_BITS, max_bits, len: 0 }
     }
 
     /// Empties the table, giving back memory a hard puzzle made it take.
     pub(crate) fn reset(&mut self) {
         if self.bits > INITIAL_BITS {
-            *self = TransTable { slots: vec![0; 1 << INITIAL_BITS], bits: INITIAL_BITS, max_bits: self.max_bits, len: 0 };
+            *self = TransTable { slots: zeroed_slots(INITIAL_BITS), bits: INITIAL_BITS, max_bits: self.max_bits, len: 0 };
         } else if self.len > 0 {
             self.slots.fill(0);
             self.len = 0;
@@ -43,6 +43,19 @@ impl TransTable {
     #[inline(always)]
     fn home(&self, key: u64) -> usize {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    /// Starts loading the slot of `key` into cache ahead of `visit`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let slot = self.slots.as_ptr().wrapping_add(self.home(key));
+            // SAFETY: a prefetch is a hint; it never faults, even on a bad address.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// Records that `key` is about to be searched with `remaining` moves left. Returns
@@ -80,7 +93,7 @@ impl TransTable {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, vec![0; 1 << (self.bits + 1)]);
+        let old = std::mem::replace(&mut self.slots, zeroed_slots(self.bits + 1));
         self.bits += 1;
         self.len = 0;
         let mask = self.slots.len() - 1;
@@ -96,6 +109,23 @@ impl TransTable {
             }
         }
     }
+}
+
+/// `2^bits` empty slots. Large tables ask for transparent huge pages: the search probes
+/// them at random, and 4 KiB pages would make nearly every probe a TLB miss too.
+fn zeroed_slots(bits: u32) -> Vec<u64> {
+    let slots = vec![0u64; 1 << bits];
+    #[cfg(target_os = "linux")]
+    if slots.len() * 8 >= 4 << 20 {
+        // madvise wants a page-aligned start; the allocator's header shifts ours a little.
+        const PAGE: usize = 4096;
+        let start = slots.as_ptr() as usize;
+        let aligned = start.next_multiple_of(PAGE);
+        let len = (start + slots.len() * 8 - aligned) / PAGE * PAGE;
+        // SAFETY: the range lies inside this vector's own allocation; advice changes no contents.
+        unsafe { libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+    }
+    slots
 }
 
 #[cfg(test)]
