@@ -64,6 +64,7 @@ pub enum Unsolved {
 /// A reusable solver; keeps its transposition table between puzzles.
 pub struct Solver {
     table: TransTable,
+    regions: Box<Regions>,
     max_moves: u8,
 }
 
@@ -80,7 +81,7 @@ impl Solver {
 
     /// A solver that gives up beyond `max_moves` and keeps its table under `table_bytes`.
     pub fn with_limits(max_moves: u8, table_bytes: usize) -> Solver {
-        Solver { table: TransTable::new(table_bytes), max_moves: max_moves.min(254) }
+        Solver { table: TransTable::new(table_bytes), regions: Box::new([[0; 4]; CELLS]), max_moves: max_moves.min(254) }
     }
 
     /// Finds a proven optimal solution of `puzzle`.
@@ -121,6 +122,8 @@ impl Solver {
             lower_bound,
             target: target.cell,
             table: &mut self.table,
+            regions: &mut self.regions,
+            regions_ready: false,
             path: Vec::new(),
             states: 0,
         };
@@ -131,6 +134,10 @@ impl Solver {
         let mut stats = SearchStats::default();
         for depth in start.max(1)..=self.max_moves {
             stats.iterations += 1;
+            if depth >= REGIONS_FROM_DEPTH && !WILD && !search.regions_ready {
+                downhill_regions(board, &search.lower_bound, search.regions);
+                search.regions_ready = true;
+            }
             if search.dfs(&mut robots, depth, NO_MOVE) {
                 stats.states = search.states;
                 let moves = search
@@ -195,11 +202,56 @@ fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
     bound
 }
 
+/// Per cell, a 256-bit set of cells (`[u64; 4]`, bit `cell % 64` of word `cell / 64`).
+type Regions = [[u64; 4]; CELLS];
+
+/// From this bound on, searches pay for [`downhill_regions`]; below it they are too short
+/// for the pruning to repay its set-up.
+const REGIONS_FROM_DEPTH: u8 = 7;
+
+fn contains(set: &[u64; 4], cell: Cell) -> bool {
+    set[cell as usize / 64] >> (cell % 64) & 1 != 0
+}
+
+/// For each cell, every cell where a robot could change how the finishing robot, sliding
+/// alone from there, follows a shortest stop-anywhere route: the cells each downhill slide
+/// passes and the cell just beyond where it must stop. A helper move that neither leaves
+/// nor enters this region cannot make a tight solo finish possible.
+fn downhill_regions(board: &Board, lower_bound: &[u8; CELLS], regions: &mut Regions) {
+    let mut by_bound: Vec<Cell> = (0..CELLS).map(|c| c as Cell).filter(|&c| lower_bound[c as usize] != UNREACHABLE).collect();
+    by_bound.sort_by_key(|&c| lower_bound[c as usize]);
+    for &cell in &by_bound {
+        let downhill = lower_bound[cell as usize].wrapping_sub(1);
+        let mut region = [0u64; 4];
+        for dir in Direction::ALL {
+            let mut line = [0u64; 4];
+            let mut at = cell;
+            while !board.has_wall(at, dir) {
+                at = dir.step(at).expect("edge walls");
+                line[at as usize / 64] |= 1 << (at % 64);
+                if lower_bound[at as usize] == downhill {
+                    let beyond = dir.step(at).filter(|_| !board.has_wall(at, dir));
+                    for word in 0..4 {
+                        region[word] |= line[word] | regions[at as usize][word];
+                    }
+                    if let Some(beyond) = beyond {
+                        region[beyond as usize / 64] |= 1 << (beyond % 64);
+                    }
+                }
+            }
+        }
+        regions[cell as usize] = region;
+    }
+}
+
 struct Search<'t, const N: usize, const WILD: bool> {
     stops: StopTables,
     lower_bound: [u8; CELLS],
     target: Cell,
     table: &'t mut TransTable,
+    regions: &'t mut Regions,
+    /// Whether `regions` holds this puzzle's downhill regions.
+    regions_ready: bool,
     /// Moves of the solution found, last move first, as (internal robot, direction).
     path: Vec<(u8, u8)>,
     states: u64,
@@ -273,7 +325,12 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     fn dfs(&mut self, robots: &mut [Cell; N], remaining: u8, last: u8) -> bool {
         self.states += 1;
         // With a tight bound (or one move left) only the finishing robot can still make it.
-        let movers = if !WILD && (remaining == 1 || self.bound(robots) == remaining) { 1 } else { N };
+        let bound = self.bound(robots);
+        let movers = if !WILD && (remaining == 1 || bound == remaining) { 1 } else { N };
+        // One move of slack: earlier iterations proved this state has no solution of
+        // `remaining - 1` moves, so a helper move only helps if it changes the finishing
+        // robot's solo downhill route, i.e. leaves or enters its region.
+        let region = (!WILD && self.regions_ready && bound + 1 == remaining).then(|| self.regions[robots[0] as usize]);
         let child = remaining - 1;
         let mut children = [Child::default(); 4 * MAX_ROBOTS];
         let mut count = 0;
@@ -285,6 +342,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 }
                 let to = self.slide(robots, robot, dir);
                 if to == from {
+                    continue;
+                }
+                if robot != 0 && region.is_some_and(|r| !contains(&r, from) && !contains(&r, to)) {
                     continue;
                 }
                 if (WILD || robot == 0) && to == self.target {
