@@ -49,10 +49,15 @@ pub fn read_puzzle(path: &Path) -> Result<Job> {
 /// Reads a JSON Lines file of puzzles (blank lines skipped); any bad line fails the whole file.
 pub fn read_puzzles(path: &Path) -> Result<Vec<Job>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_puzzles(&text).with_context(|| format!("{}", path.display()))
+}
+
+/// Parses JSON Lines puzzle records; errors name the line.
+pub fn parse_puzzles(text: &str) -> Result<Vec<Job>> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(number, line)| record_job(line).with_context(|| format!("{}:{}", path.display(), number + 1)))
+        .map(|(number, line)| record_job(line).with_context(|| format!("line {}", number + 1)))
         .collect()
 }
 

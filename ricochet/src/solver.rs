@@ -337,19 +337,21 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         for robot in 0..movers {
             let from = robots[robot];
             for dir in 0..4 {
-                if last == (robot * 4 + (dir ^ 2)) as u8 {
-                    continue;
-                }
                 let to = self.slide(robots, robot, dir);
                 if to == from {
                     continue;
                 }
-                if robot != 0 && region.is_some_and(|r| !contains(&r, from) && !contains(&r, to)) {
-                    continue;
-                }
+                // The goal check comes before the reversal rule: a robot that starts on the
+                // target finishes by coming back to it.
                 if (WILD || robot == 0) && to == self.target {
                     self.path.push((robot as u8, dir as u8));
                     return true;
+                }
+                if last == (robot * 4 + (dir ^ 2)) as u8 {
+                    continue;
+                }
+                if robot != 0 && region.is_some_and(|r| !contains(&r, from) && !contains(&r, to)) {
+                    continue;
                 }
                 if remaining == 1 {
                     continue;

@@ -1,0 +1,146 @@
+//! The `rrm` binary end to end: output formats, batches and clear failures on bad input.
+
+use crate::referee::check_solution;
+use ricochet::PuzzleRecord;
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Output};
+
+fn rrm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rrm")).args(args).output().expect("rrm runs")
+}
+
+fn stdout_json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect()
+}
+
+fn temp_file(name: &str, content: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rrm-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::File::create(&path).unwrap().write_all(content.as_bytes()).unwrap();
+    path
+}
+
+const HARD: &str = include_str!("../data/hard-positions.jsonl");
+
+/// A valid record to corrupt: kc_14, the cheapest hard position, as JSON.
+fn valid_record() -> Value {
+    let line = HARD.lines().find(|l| l.contains("kc_14")).unwrap();
+    serde_json::from_str(line).unwrap()
+}
+
+#[test]
+fn solve_seed_json_has_the_documented_fields_and_a_valid_solution() {
+    let output = rrm(&["solve", "--seed", "172", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = &stdout_json_lines(&output)[0];
+    assert_eq!(report["seed"], 172);
+    assert_eq!(report["quads"], serde_json::json!(["3B", "1A", "2A", "4B"]));
+    assert_eq!(report["robots"], serde_json::json!([244, 179, 12, 227]));
+    assert_eq!(report["target"]["token"], "BT");
+    assert_eq!(report["target"]["cell"], 54);
+    assert_eq!(report["moves"], 15);
+    assert!(report["states"].as_u64().unwrap() > 0);
+    assert!(report["cpu_seconds"].as_f64().unwrap() > 0.0);
+    let game = ricochet::Game::generate(172).unwrap();
+    let moves: Vec<String> = serde_json::from_value(report["solution"].clone()).unwrap();
+    assert_eq!(check_solution(&game.puzzle().to_record(None), &moves), Ok(()));
+}
+
+#[test]
+fn solve_seed_text_shows_the_board_and_solution() {
+    let output = rrm(&["solve", "--seed", "2"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success());
+    assert!(text.contains("###"), "centre block drawn:\n{text}");
+    assert!(text.contains("2 moves (optimal)"), "{text}");
+}
+
+#[test]
+fn seed_batch_prints_one_line_per_seed_in_order() {
+    let output = rrm(&["solve", "--seeds", "1..41", "--json", "--threads", "2"]);
+    assert!(output.status.success());
+    let lines = stdout_json_lines(&output);
+    let expected = crate::generator::seed_records();
+    assert_eq!(lines.len(), 40);
+    for (line, record) in lines.iter().zip(expected) {
+        assert_eq!(line["seed"], record.seed);
+        assert_eq!(line["moves"], record.moves);
+    }
+}
+
+#[test]
+fn puzzle_file_and_batch_file_are_solved() {
+    let record = valid_record();
+    let path = temp_file("kc14.json", &record.to_string());
+    let output = rrm(&["solve", "--puzzle", path.to_str().unwrap(), "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = &stdout_json_lines(&output)[0];
+    assert_eq!(report["moves"], 14);
+    assert_eq!(report["name"], "kc_14-polymorphicprism-83");
+    let moves: Vec<String> = serde_json::from_value(report["solution"].clone()).unwrap();
+    let parsed: PuzzleRecord = serde_json::from_value(record).unwrap();
+    assert_eq!(check_solution(&parsed, &moves), Ok(()));
+
+    let seeds = crate::generator::seed_records();
+    let batch: String = seeds[..30]
+        .iter()
+        .map(|s| {
+            let mut r = ricochet::Game::generate(s.seed).unwrap().puzzle().to_record(Some(s.seed.to_string()));
+            r.moves = Some(s.moves as u32);
+            serde_json::to_string(&r).unwrap() + "\n"
+        })
+        .collect();
+    let path = temp_file("batch.jsonl", &batch);
+    let output = rrm(&["solve", "--puzzles", path.to_str().unwrap(), "--json"]);
+    assert!(output.status.success());
+    let lines = stdout_json_lines(&output);
+    assert_eq!(lines.len(), 30);
+    assert!(lines.iter().zip(&seeds).all(|(l, s)| l["moves"] == s.moves && l["name"] == s.seed.to_string()));
+}
+
+/// Runs `rrm solve --puzzle` on `content`: must exit 2 with one stderr line containing `needle`.
+fn assert_refused(content: &str, needle: &str) {
+    let path = temp_file(&format!("bad-{}.json", needle.replace(' ', "-")), content);
+    let output = rrm(&["solve", "--puzzle", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{needle}: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(needle), "expected {needle:?} in {stderr:?}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn bad_puzzles_are_refused_with_one_clear_line() {
+    assert_refused("{\"width\": 16,", "not a valid puzzle record");
+    let mut record = valid_record();
+    record["robots"][1] = record["robots"][0].clone();
+    assert_refused(&record.to_string(), "both stand on cell");
+    let mut record = valid_record();
+    record["blocked"] = serde_json::json!([119, 120, 135, 136]);
+    record["robots"][0] = serde_json::json!(119);
+    assert_refused(&record.to_string(), "blocked or walled on all sides");
+    let mut record = valid_record();
+    record["robots"][2] = serde_json::json!(256);
+    assert_refused(&record.to_string(), "outside the 16x16 board");
+    let mut record = valid_record();
+    record["walls"][17] = serde_json::json!(record["walls"][17].as_u64().unwrap() ^ 2);
+    assert_refused(&record.to_string(), "inconsistent walls");
+    let mut record = valid_record();
+    record["target_robot"] = serde_json::json!(7);
+    assert_refused(&record.to_string(), "target robot 7 does not exist");
+    let mut record = valid_record();
+    record["walls"].as_array_mut().unwrap().pop();
+    assert_refused(&record.to_string(), "needs 256 wall masks");
+}
+
+#[test]
+fn bad_seeds_and_missing_files_are_refused() {
+    for args in [&["solve", "--seed", "0"][..], &["solve", "--seeds", "0..10"], &["solve", "--seeds", "5..5"], &["solve", "--puzzle", "/nonexistent/p.json"]] {
+        let output = rrm(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("rrm: error:"), "{stderr}");
+    }
+}

@@ -1,0 +1,9 @@
+//! Integration tests of rrm: one test binary, one module per topic.
+//!
+//! `referee` holds the independent move checker and the plain reference BFS that every
+//! solver answer is held against; it shares no code with the solver.
+
+mod cli;
+mod generator;
+mod referee;
+mod solver;

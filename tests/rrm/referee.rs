@@ -1,0 +1,85 @@
+//! An independent referee: replays moves and solves small puzzles by plain BFS, straight
+//! from a puzzle record's wall masks, sharing nothing with the solver but the record type.
+
+use ricochet::PuzzleRecord;
+use std::collections::{HashSet, VecDeque};
+
+/// Side of a cell the robot cannot leave through: N=1, E=2, S=4, W=8.
+const SIDES: [(char, u32, i64, i64); 4] = [('N', 1, 0, -1), ('E', 2, 1, 0), ('S', 4, 0, 1), ('W', 8, -1, 0)];
+
+/// Slides robot `robot` in direction `dir` (index into SIDES); returns its new cell.
+fn slide(record: &PuzzleRecord, robots: &[i64], robot: usize, dir: usize) -> i64 {
+    let (_, bit, dx, dy) = SIDES[dir];
+    let (w, h) = (record.width as i64, record.height as i64);
+    let mut cell = robots[robot];
+    loop {
+        let (x, y) = (cell % w + dx, cell / w + dy);
+        if record.walls[cell as usize] & bit != 0 || x < 0 || y < 0 || x >= w || y >= h {
+            return cell;
+        }
+        let next = y * w + x;
+        if robots.contains(&next) || record.blocked.contains(&next) {
+            return cell;
+        }
+        cell = next;
+    }
+}
+
+fn finishes(record: &PuzzleRecord, robots: &[i64], robot: usize) -> bool {
+    robots[robot] == record.target_cell && (record.target_robot == -1 || record.target_robot == robot as i64)
+}
+
+/// Replays `moves` (notation such as `BE`) and checks that each changes a robot's cell
+/// and that the puzzle is first solved by the last move. Returns what went wrong.
+pub fn check_solution(record: &PuzzleRecord, moves: &[String]) -> Result<(), String> {
+    let mut robots = record.robots.clone();
+    for (step, notation) in moves.iter().enumerate() {
+        let mut chars = notation.chars();
+        let robot = "RGBYS".find(chars.next().ok_or("empty move")?).ok_or(format!("bad robot in {notation}"))?;
+        let letter = chars.next();
+        let dir = SIDES.iter().position(|s| Some(s.0) == letter).ok_or(format!("bad direction in {notation}"))?;
+        if robot >= robots.len() {
+            return Err(format!("move {step} names robot {robot}, which does not exist"));
+        }
+        let to = slide(record, &robots, robot, dir);
+        if to == robots[robot] {
+            return Err(format!("move {step} ({notation}) does not move the robot"));
+        }
+        robots[robot] = to;
+        let solved = finishes(record, &robots, robot);
+        if solved != (step + 1 == moves.len()) {
+            return Err(format!("move {step} ({notation}): solved={solved}, at {} of {} moves", step + 1, moves.len()));
+        }
+    }
+    if moves.is_empty() {
+        return Err("no moves".into());
+    }
+    Ok(())
+}
+
+/// Optimal move count by breadth-first search over full robot tuples, or None if the
+/// target can never be reached.
+pub fn bfs_moves(record: &PuzzleRecord) -> Option<usize> {
+    let start = record.robots.clone();
+    let mut seen = HashSet::from([start.clone()]);
+    let mut queue = VecDeque::from([(start, 0usize)]);
+    while let Some((robots, depth)) = queue.pop_front() {
+        for robot in 0..robots.len() {
+            for dir in 0..4 {
+                let to = slide(record, &robots, robot, dir);
+                if to == robots[robot] {
+                    continue;
+                }
+                let mut next = robots.clone();
+                next[robot] = to;
+                if finishes(record, &next, robot) {
+                    return Some(depth + 1);
+                }
+                if seen.insert(next.clone()) {
+                    queue.push_back((next, depth + 1));
+                }
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,159 @@
+//! Solver answers: replayed by the referee and checked against published optimal counts
+//! and, on small random boards, against the reference BFS.
+
+use crate::generator::seed_records;
+use crate::referee::{bfs_moves, check_solution};
+use proptest::prelude::*;
+use ricochet::{Game, Puzzle, PuzzleRecord, Solver};
+
+/// Solves `record`'s puzzle and checks the answer with the referee; returns the move count.
+fn solve_checked(solver: &mut Solver, record: &PuzzleRecord) -> Option<usize> {
+    let puzzle = Puzzle::from_record(record).expect("valid puzzle");
+    let solution = solver.solve(&puzzle).ok()?;
+    let moves: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
+    if let Err(problem) = check_solution(record, &moves) {
+        panic!("solution {moves:?} of {:?} fails the referee: {problem}", record.name);
+    }
+    Some(moves.len())
+}
+
+fn records(text: &str) -> Vec<PuzzleRecord> {
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("puzzle record")).collect()
+}
+
+#[test]
+fn fogleman_seeds_1_to_200_solve_to_published_counts() {
+    let mut solver = Solver::new();
+    for seed in seed_records() {
+        let game = Game::generate(seed.seed).unwrap();
+        let record = game.puzzle().to_record(Some(format!("seed {}", seed.seed)));
+        assert_eq!(solve_checked(&mut solver, &record), Some(seed.moves), "seed {}", seed.seed);
+    }
+}
+
+#[test]
+fn fogleman_seeds_agree_with_reference_bfs_where_it_is_cheap() {
+    let mut solver = Solver::new();
+    for seed in seed_records().into_iter().filter(|s| s.moves <= 5) {
+        let record = Game::generate(seed.seed).unwrap().puzzle().to_record(None);
+        assert_eq!(solve_checked(&mut solver, &record), bfs_moves(&record), "seed {}", seed.seed);
+    }
+}
+
+#[test]
+fn hard_positions_solve_to_their_optimal_counts() {
+    let mut solver = Solver::new();
+    for record in records(include_str!("../data/hard-positions.jsonl")) {
+        let expected = record.moves.map(|m| m as usize);
+        assert!(expected.is_some());
+        assert_eq!(solve_checked(&mut solver, &record), expected, "{:?}", record.name);
+    }
+}
+
+/// 3,200 published optimal counts on another board (read from ../shared when present).
+#[test]
+fn thesis_robosolver_counts() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/thesis-robosolver-3200.jsonl");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("skipped: {path} not found");
+        return;
+    };
+    let mut solver = Solver::new();
+    let all = records(&text);
+    assert_eq!(all.len(), 3200);
+    for record in all {
+        let expected = record.moves.map(|m| m as usize);
+        assert_eq!(solve_checked(&mut solver, &record), expected, "{:?}", record.name);
+    }
+}
+
+#[test]
+fn a_robot_starting_on_its_target_must_leave_and_come_back() {
+    // 3x1 corridor: the robot starts on the target at the west end.
+    let record = PuzzleRecord {
+        name: None,
+        source: None,
+        width: 3,
+        height: 1,
+        walls: vec![13, 5, 7],
+        blocked: vec![],
+        robots: vec![0],
+        target_cell: 0,
+        target_robot: 0,
+        moves: None,
+    };
+    assert_eq!(solve_checked(&mut Solver::new(), &record), Some(2));
+}
+
+/// A random small board with consistent walls, robots and a target.
+fn small_puzzle() -> impl Strategy<Value = PuzzleRecord> {
+    (2usize..=8, 2usize..=8, 1usize..=4).prop_flat_map(|(width, height, robots)| {
+        // Keep the reference BFS's state space small: fewer robots on larger boards.
+        let cells = width * height;
+        let robots = robots.min(match cells {
+            0..=16 => 4,
+            17..=36 => 3,
+            _ => 2,
+        });
+        (
+            proptest::collection::vec(any::<bool>(), cells * 2),
+            proptest::sample::subsequence((0..cells as i64).collect::<Vec<_>>(), robots).prop_shuffle(),
+            0..cells as i64,
+            -1..robots as i64,
+            proptest::collection::vec(0u8..12, cells),
+        )
+            .prop_map(move |(edges, robots, target_cell, target_robot, blocked_cells)| {
+                let mut walls = vec![0u32; cells];
+                for (i, wall) in walls.iter_mut().enumerate() {
+                    let (x, y) = (i % width, i / width);
+                    if y == 0 { *wall |= 1 }
+                    if x == width - 1 { *wall |= 2 }
+                    if y == height - 1 { *wall |= 4 }
+                    if x == 0 { *wall |= 8 }
+                }
+                for i in 0..cells {
+                    let (x, y) = (i % width, i / width);
+                    if edges[2 * i] && x + 1 < width {
+                        walls[i] |= 2;
+                        walls[i + 1] |= 8;
+                    }
+                    if edges[2 * i + 1] && y + 1 < height {
+                        walls[i] |= 4;
+                        walls[i + width] |= 1;
+                    }
+                }
+                let blocked = (0..cells as i64).filter(|&c| blocked_cells[c as usize] == 0).collect();
+                PuzzleRecord { name: None, source: None, width, height, walls, blocked, robots, target_cell, target_robot, moves: None }
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn solver_matches_reference_bfs_on_small_boards(record in small_puzzle()) {
+        // Blocked, or every side closed by a wall, the edge or a blocked neighbour.
+        let unusable = |c: i64| {
+            let (w, h) = (record.width as i64, record.height as i64);
+            let closed = [(1, 0, -1), (2, 1, 0), (4, 0, 1), (8, -1, 0)].iter().all(|&(bit, dx, dy)| {
+                let (x, y) = (c % w + dx, c / w + dy);
+                record.walls[c as usize] & bit != 0 || x < 0 || y < 0 || x >= w || y >= h || record.blocked.contains(&(y * w + x))
+            });
+            closed || record.blocked.contains(&c)
+        };
+        let Ok(puzzle) = Puzzle::from_record(&record) else {
+            // Only robots or targets on blocked or fully walled cells are refused here.
+            prop_assert!(record.robots.iter().chain([&record.target_cell]).any(|&c| unusable(c)));
+            return Ok(());
+        };
+        prop_assert!(!record.robots.iter().chain([&record.target_cell]).any(|&c| unusable(c)));
+        let mut solver = Solver::new();
+        let expected = bfs_moves(&record);
+        let found = solver.solve(&puzzle).ok().map(|s| s.moves.iter().map(|m| m.notation()).collect::<Vec<_>>());
+        prop_assert_eq!(found.as_ref().map(Vec::len), expected);
+        if let Some(moves) = found {
+            prop_assert_eq!(check_solution(&record, &moves), Ok(()));
+        }
+    }
+}
