@@ -1,1 +1,3 @@
-
+//! The worker: leases seed ranges from the coordinator and solves them in parallel.
+//!
+//! Empty until the distributed miner lands (issue 3).
