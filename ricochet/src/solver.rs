@@ -323,10 +323,13 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     /// Children are generated first and their table slots prefetched, so that the
     /// table's cache misses overlap instead of stalling one after the other.
     fn dfs(&mut self, robots: &mut [Cell; N], remaining: u8, last: u8) -> bool {
-        self.states += 1;
-        // With a tight bound (or one move left) only the finishing robot can still make it.
         let bound = self.bound(robots);
-        let movers = if !WILD && (remaining == 1 || bound == remaining) { 1 } else { N };
+        if !WILD && bound == remaining {
+            return self.solo(robots, &mut [0; 4]);
+        }
+        self.states += 1;
+        // With one move left only the finishing robot can still make it.
+        let movers = if !WILD && remaining == 1 { 1 } else { N };
         // One move of slack: earlier iterations proved this state has no solution of
         // `remaining - 1` moves, so a helper move only helps if it changes the finishing
         // robot's solo downhill route, i.e. leaves or enters its region.
@@ -357,8 +360,11 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     continue;
                 }
                 robots[robot] = to;
-                if self.bound(robots) <= child {
-                    let key = if child >= MIN_TABLE_DEPTH { Self::key(robots) } else { NO_KEY };
+                let bound = self.bound(robots);
+                if bound <= child {
+                    // Tight children are settled by `solo`, cheaper than a table probe.
+                    let probe = child >= MIN_TABLE_DEPTH && (WILD || bound < child);
+                    let key = if probe { Self::key(robots) } else { NO_KEY };
                     if key != NO_KEY {
                         self.table.prefetch(key);
                     }
@@ -380,6 +386,35 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 self.path.push((robot, dir));
                 return true;
             }
+        }
+        false
+    }
+
+    /// Whether the finishing robot alone, the others standing still, reaches the target in
+    /// exactly its lower bound of moves: every move must then go one step downhill. With
+    /// the helpers fixed the outcome depends on its cell only, so `failed` remembers the
+    /// cells already ruled out and each is searched once.
+    fn solo(&mut self, robots: &mut [Cell; N], failed: &mut [u64; 4]) -> bool {
+        self.states += 1;
+        let from = robots[0];
+        let downhill = self.lower_bound[from as usize].wrapping_sub(1);
+        for dir in 0..4 {
+            let to = self.slide(robots, 0, dir);
+            if to == self.target {
+                self.path.push((0, dir as u8));
+                return true;
+            }
+            if to == from || self.lower_bound[to as usize] != downhill || contains(failed, to) {
+                continue;
+            }
+            robots[0] = to;
+            let solved = self.solo(robots, failed);
+            robots[0] = from;
+            if solved {
+                self.path.push((0, dir as u8));
+                return true;
+            }
+            failed[to as usize / 64] |= 1 << (to % 64);
         }
         false
     }
