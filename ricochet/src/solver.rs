@@ -22,7 +22,7 @@ use crate::table::TransTable;
 /// Default longest solution looked for; no known puzzle comes close.
 pub const DEFAULT_MAX_MOVES: u8 = 40;
 /// Default size limit of the transposition table.
-pub const DEFAULT_TABLE_BYTES: usize = 64 << 20;
+pub const DEFAULT_TABLE_BYTES: usize = 32 << 20;
 
 /// Lower bound of a cell from which the target cannot be reached at all.
 const UNREACHABLE: u8 = u8::MAX;
