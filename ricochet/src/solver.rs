@@ -123,6 +123,9 @@ impl Solver {
             target: target.cell,
             table: &mut self.table,
             regions: &mut self.regions,
+            solo_free: [UNREACHABLE; CELLS],
+            walled_arrival: [UNREACHABLE; CELLS],
+            blocker_cells: [0; 4],
             regions_ready: false,
             path: Vec::new(),
             states: 0,
@@ -135,8 +138,7 @@ impl Solver {
         for depth in start.max(1)..=self.max_moves {
             stats.iterations += 1;
             if depth >= REGIONS_FROM_DEPTH && !WILD && !search.regions_ready {
-                downhill_regions(board, &search.lower_bound, search.regions);
-                search.regions_ready = true;
+                search.prepare_deep_search(board);
             }
             if search.dfs(&mut robots, depth, NO_MOVE) {
                 stats.states = search.states;
@@ -176,6 +178,16 @@ fn stop_tables(board: &Board) -> StopTables {
 /// Moves the finishing robot needs from each cell if it could stop anywhere: a BFS from the
 /// target along wall-free straight lines. Admissible, since every real move is such a line.
 fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
+    stop_anywhere_distances(board, target, |_| true)
+}
+
+/// Like [`lower_bounds`], but the last move must stop on the target against a wall.
+fn lower_bounds_walled_arrival(board: &Board, target: Cell) -> [u8; CELLS] {
+    stop_anywhere_distances(board, target, |dir| board.has_wall(target, dir))
+}
+
+/// BFS from `target` along wall-free lines; `arrival(dir)` says which last moves count.
+fn stop_anywhere_distances(board: &Board, target: Cell, arrival: impl Fn(Direction) -> bool) -> [u8; CELLS] {
     let mut bound = [UNREACHABLE; CELLS];
     let mut queue = [0 as Cell; CELLS];
     let (mut head, mut tail) = (0, 1);
@@ -186,6 +198,9 @@ fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
         head += 1;
         let next = bound[cell as usize] + 1;
         for dir in Direction::ALL {
+            if cell == target && !arrival(dir) {
+                continue;
+            }
             // Cells from which a slide towards `dir` passes `cell`: walk back against it.
             let back = dir.opposite();
             let mut from = cell;
@@ -202,6 +217,30 @@ fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
     bound
 }
 
+/// Moves the finishing robot needs from each cell on an empty board (every stop against a
+/// wall), by relaxing `1 + distance of where each slide ends` until nothing changes.
+fn empty_board_distances(stops: &StopTables, target: Cell) -> [u8; CELLS] {
+    let mut distance = [UNREACHABLE; CELLS];
+    distance[target as usize] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for cell in 0..CELLS {
+            let best = (0..4)
+                .map(|dir| stops[dir][cell] as usize)
+                .filter(|&end| end != cell)
+                .map(|end| if end == target as usize { 1 } else { distance[end].saturating_add(1) })
+                .min()
+                .unwrap_or(UNREACHABLE);
+            if best < distance[cell] {
+                distance[cell] = best;
+                changed = true;
+            }
+        }
+    }
+    distance
+}
+
 /// Per cell, a 256-bit set of cells (`[u64; 4]`, bit `cell % 64` of word `cell / 64`).
 type Regions = [[u64; 4]; CELLS];
 
@@ -209,8 +248,15 @@ type Regions = [[u64; 4]; CELLS];
 /// for the pruning to repay its set-up.
 const REGIONS_FROM_DEPTH: u8 = 7;
 
-fn contains(set: &[u64; 4], cell: Cell) -> bool {
+/// A set of cells: bit `cell % 64` of word `cell / 64`.
+type CellSet = [u64; 4];
+
+fn contains(set: &CellSet, cell: Cell) -> bool {
     set[cell as usize / 64] >> (cell % 64) & 1 != 0
+}
+
+fn insert(set: &mut CellSet, cell: Cell) {
+    set[cell as usize / 64] |= 1 << (cell % 64);
 }
 
 /// For each cell, every cell where a robot could change how the finishing robot, sliding
@@ -250,6 +296,12 @@ struct Search<'t, const N: usize, const WILD: bool> {
     target: Cell,
     table: &'t mut TransTable,
     regions: &'t mut Regions,
+    /// Per cell: `min(empty-board distance, lower bound + 1)`, valid once regions are ready.
+    solo_free: [u8; CELLS],
+    /// Per cell: `min(bound with a last move stopped by a wall, lower bound + 1)`.
+    walled_arrival: [u8; CELLS],
+    /// Cells beyond the target on its sides without a wall.
+    blocker_cells: CellSet,
     /// Whether `regions` holds this puzzle's downhill regions.
     regions_ready: bool,
     /// Moves of the solution found, last move first, as (internal robot, direction).
@@ -266,6 +318,43 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         } else {
             self.lower_bound[robots[0] as usize]
         }
+    }
+
+    /// Computes what only long searches repay: the route regions and the raised bounds.
+    fn prepare_deep_search(&mut self, board: &Board) {
+        downhill_regions(board, &self.lower_bound, self.regions);
+        let plus_one = |distance: [u8; CELLS]| std::array::from_fn(|c| distance[c].min(self.lower_bound[c].saturating_add(1)));
+        self.solo_free = plus_one(empty_board_distances(&self.stops, self.target));
+        self.walled_arrival = plus_one(lower_bounds_walled_arrival(board, self.target));
+        for dir in Direction::ALL {
+            if let Some(beyond) = dir.step(self.target).filter(|_| !board.has_wall(self.target, dir)) {
+                insert(&mut self.blocker_cells, beyond);
+            }
+        }
+        self.regions_ready = true;
+    }
+
+    /// The lower bound used for pruning: `bound`, plus one when no shortest route can be
+    /// taken without a helper move (any route with a helper move is a move longer). A
+    /// shortest route that stops somewhere without a wall needs a robot on or beside its
+    /// path: if no helper stands in the route region, only an all-walls route is free of
+    /// helper moves (`solo_free`). Likewise for the last stop alone: if no helper stands
+    /// beyond the target where it has no wall, the last move must stop against a wall.
+    #[inline(always)]
+    fn pruning_bound(&self, robots: &[Cell; N]) -> u8 {
+        let mut bound = self.bound(robots);
+        if WILD || !self.regions_ready {
+            return bound;
+        }
+        let target = robots[0] as usize;
+        let helpers = &robots[1..];
+        if !helpers.iter().any(|&r| contains(&self.regions[target], r)) {
+            bound = bound.max(self.solo_free[target]);
+        }
+        if !helpers.iter().any(|&r| contains(&self.blocker_cells, r)) {
+            bound = bound.max(self.walled_arrival[target]);
+        }
+        bound
     }
 
     /// Where robot `robot` stops sliding in direction `dir` (N=0, E=1, S=2, W=3).
@@ -361,7 +450,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 }
                 robots[robot] = to;
                 let bound = self.bound(robots);
-                if bound <= child {
+                if self.pruning_bound(robots) <= child {
                     // Tight children are settled by `solo`, cheaper than a table probe.
                     let probe = child >= MIN_TABLE_DEPTH && (WILD || bound < child);
                     let key = if probe { Self::key(robots) } else { NO_KEY };
