@@ -44,8 +44,14 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         None => input::parse_puzzles(HARD_POSITIONS).context("built-in hard positions")?,
     };
     println!("machine: {}", machine_description());
-    println!("\nhard positions, single thread, median of {} runs", args.runs.max(1));
-    println!("{:<28} {:>5} {:>8} {:>12} {:>10} {:>12} {:>9}", "position", "moves", "expected", "states", "cpu s", "states/s", "peak MB");
+    println!(
+        "\nhard positions, single thread, median of {} runs",
+        args.runs.max(1)
+    );
+    println!(
+        "{:<28} {:>5} {:>8} {:>12} {:>10} {:>12} {:>9}",
+        "position", "moves", "expected", "states", "cpu s", "states/s", "peak MB"
+    );
     let mut failed = false;
     for job in &jobs {
         let row = bench_position(job, args.runs.max(1))?;
@@ -64,17 +70,30 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     }
 
     println!("\nbatches, single thread (CPU ms per puzzle)");
-    println!("{:<34} {:>6} {:>6} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10}", "batch", "count", "moves", "mean", "median", "p99", "max", "total s", "puzzles/s");
+    println!(
+        "{:<34} {:>6} {:>6} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10}",
+        "batch", "count", "moves", "mean", "median", "p99", "max", "total s", "puzzles/s"
+    );
     let seeds = input::parse_seed_range(&args.seeds)?;
-    let seed_puzzles = seeds.clone().map(|s| input::seed_job(s).map(|job| job.puzzle)).collect::<Result<Vec<_>>>()?;
-    print_batch(&format!("fogleman seeds {}..{}", seeds.start, seeds.end), &solve_batch(&seed_puzzles));
+    let seed_puzzles = seeds
+        .clone()
+        .map(|s| input::seed_job(s).map(|job| job.puzzle))
+        .collect::<Result<Vec<_>>>()?;
+    print_batch(
+        &format!("fogleman seeds {}..{}", seeds.start, seeds.end),
+        &solve_batch(&seed_puzzles),
+    );
     for (robots, count) in [(4, args.random4), (5, args.random5)] {
         if count > 0 {
             let times = solve_batch(&random_puzzles(robots, count));
             print_batch(&format!("random {robots}-robot (2+ moves)"), &times);
         }
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 struct PositionRow {
@@ -89,7 +108,10 @@ struct PositionRow {
 
 fn bench_position(job: &Job, runs: usize) -> Result<PositionRow> {
     let (name, expected) = match &job.source {
-        input::Source::File { name, expected_moves } => (name.clone().unwrap_or_default(), *expected_moves),
+        input::Source::File {
+            name,
+            expected_moves,
+        } => (name.clone().unwrap_or_default(), *expected_moves),
         input::Source::Seed(game) => (format!("seed {}", game.seed), None),
     };
     let mut times = Vec::with_capacity(runs);
@@ -100,7 +122,9 @@ fn bench_position(job: &Job, runs: usize) -> Result<PositionRow> {
         let mut solver = Solver::new();
         reset_peak_memory();
         let started = ThreadTime::now();
-        let solution = solver.solve(&job.puzzle).with_context(|| format!("position {name}"))?;
+        let solution = solver
+            .solve(&job.puzzle)
+            .with_context(|| format!("position {name}"))?;
         times.push(started.elapsed().as_secs_f64());
         peak_mb = peak_mb.max(peak_memory_mb().unwrap_or(f64::NAN));
         outcome = Some(solution);
@@ -134,8 +158,9 @@ fn random_puzzles(robots: usize, count: usize) -> Vec<Puzzle> {
 
 /// Per puzzle: (CPU seconds, moves). Unsolved puzzles count with 0 moves.
 fn solve_batch(puzzles: &[Puzzle]) -> Vec<(f64, usize)> {
-    let progress = ProgressBar::new(puzzles.len() as u64)
-        .with_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {per_sec}").expect("valid template"));
+    let progress = ProgressBar::new(puzzles.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {per_sec}").expect("valid template"),
+    );
     let mut solver = Solver::new();
     let results = puzzles
         .iter()
@@ -191,7 +216,11 @@ fn peak_memory_mb() -> Option<f64> {
 fn machine_description() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|info| info.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".to_string());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     format!("{cpu}, {cores} cores")

@@ -12,20 +12,35 @@ pub struct Job {
 }
 
 pub enum Source {
-    Seed(Game),
-    File { name: Option<String>, expected_moves: Option<u32> },
+    Seed(Box<Game>),
+    File {
+        name: Option<String>,
+        expected_moves: Option<u32>,
+    },
 }
 
 /// Parses `A..B` (B excluded) or `A..=B` into a half-open range of seeds.
 pub fn parse_seed_range(text: &str) -> Result<Range<u64>> {
-    let (start, end) = text.split_once("..").with_context(|| format!("seed range {text:?} is not of the form A..B"))?;
+    let (start, end) = text
+        .split_once("..")
+        .with_context(|| format!("seed range {text:?} is not of the form A..B"))?;
     let (end, inclusive) = match end.strip_prefix('=') {
         Some(end) => (end, true),
         None => (end, false),
     };
-    let start: u64 = start.trim().parse().with_context(|| format!("bad range start {start:?}"))?;
-    let end: u64 = end.trim().parse().with_context(|| format!("bad range end {end:?}"))?;
-    let end = if inclusive { end.checked_add(1).context("range end too large")? } else { end };
+    let start: u64 = start
+        .trim()
+        .parse()
+        .with_context(|| format!("bad range start {start:?}"))?;
+    let end: u64 = end
+        .trim()
+        .parse()
+        .with_context(|| format!("bad range end {end:?}"))?;
+    let end = if inclusive {
+        end.checked_add(1).context("range end too large")?
+    } else {
+        end
+    };
     if start == 0 {
         bail!("seed 0 is not supported: Fogleman's generator does not re-seed on 0; start ranges at 1");
     }
@@ -37,18 +52,23 @@ pub fn parse_seed_range(text: &str) -> Result<Range<u64>> {
 
 pub fn seed_job(seed: u64) -> Result<Job> {
     let game = Game::generate(seed)?;
-    Ok(Job { puzzle: game.puzzle(), source: Source::Seed(game) })
+    Ok(Job {
+        puzzle: game.puzzle(),
+        source: Source::Seed(Box::new(game)),
+    })
 }
 
 /// Reads one puzzle from a JSON file.
 pub fn read_puzzle(path: &Path) -> Result<Job> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     record_job(&text).with_context(|| format!("{}", path.display()))
 }
 
 /// Reads a JSON Lines file of puzzles (blank lines skipped); any bad line fails the whole file.
 pub fn read_puzzles(path: &Path) -> Result<Vec<Job>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     parse_puzzles(&text).with_context(|| format!("{}", path.display()))
 }
 
@@ -64,5 +84,11 @@ pub fn parse_puzzles(text: &str) -> Result<Vec<Job>> {
 fn record_job(text: &str) -> Result<Job> {
     let record: PuzzleRecord = serde_json::from_str(text).context("not a valid puzzle record")?;
     let puzzle = Puzzle::from_record(&record)?;
-    Ok(Job { puzzle, source: Source::File { name: record.name, expected_moves: record.moves } })
+    Ok(Job {
+        puzzle,
+        source: Source::File {
+            name: record.name,
+            expected_moves: record.moves,
+        },
+    })
 }

@@ -12,7 +12,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rrm", version, about = "Mines Ricochet Robots puzzles and solves them optimally")]
+#[command(
+    name = "rrm",
+    version,
+    about = "Mines Ricochet Robots puzzles and solves them optimally"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

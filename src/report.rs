@@ -47,10 +47,18 @@ impl Report {
         let target = puzzle.target();
         let (seed, name, quads, expected_moves) = match &job.source {
             Source::Seed(game) => (Some(game.seed), None, Some(game.quads), None),
-            Source::File { name, expected_moves } => (None, name.clone(), None, *expected_moves),
+            Source::File {
+                name,
+                expected_moves,
+            } => (None, name.clone(), None, *expected_moves),
         };
         let (moves, solution, states, error) = match result {
-            Ok(s) => (Some(s.moves.len()), s.moves.iter().map(|m| m.notation()).collect(), s.stats.states, None),
+            Ok(s) => (
+                Some(s.moves.len()),
+                s.moves.iter().map(|m| m.notation()).collect(),
+                s.stats.states,
+                None,
+            ),
             Err(e) => (None, Vec::new(), 0, Some(e.to_string())),
         };
         Report {
@@ -77,22 +85,33 @@ impl Report {
 
     /// Whether the puzzle went unsolved or disagrees with its file's known optimum.
     pub fn failed(&self) -> bool {
-        self.moves.is_none() || self.expected_moves.is_some_and(|e| Some(e as usize) != self.moves)
+        self.moves.is_none()
+            || self
+                .expected_moves
+                .is_some_and(|e| Some(e as usize) != self.moves)
     }
 
     /// A human-readable report: the board, then the solution and the search figures.
     pub fn text(&self, puzzle: &Puzzle) -> String {
         let mut out = String::new();
         if let Some(seed) = self.seed {
-            out += &format!("seed {seed}, tiles {}\n", self.quads.map(|q| q.join(" ")).unwrap_or_default());
+            out += &format!(
+                "seed {seed}, tiles {}\n",
+                self.quads.map(|q| q.join(" ")).unwrap_or_default()
+            );
         }
         if let Some(name) = &self.name {
             out += &format!("puzzle {name}\n");
         }
         out += &render::ascii(puzzle);
-        out += &format!("target {} at cell {}\n", self.target.token, self.target.cell);
+        out += &format!(
+            "target {} at cell {}\n",
+            self.target.token, self.target.cell
+        );
         match (&self.moves, &self.error) {
-            (Some(moves), _) => out += &format!("{moves} moves (optimal): {}\n", self.solution.join(" ")),
+            (Some(moves), _) => {
+                out += &format!("{moves} moves (optimal): {}\n", self.solution.join(" "))
+            }
             (None, Some(error)) => out += &format!("unsolved: {error}\n"),
             (None, None) => {}
         }

@@ -50,7 +50,9 @@ thread_local! {
 fn solve_timed(job: &Job, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
     SOLVER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let solver = slot.get_or_insert_with(|| Solver::with_limits(max_moves, ricochet::solver::DEFAULT_TABLE_BYTES));
+        let solver = slot.get_or_insert_with(|| {
+            Solver::with_limits(max_moves, ricochet::solver::DEFAULT_TABLE_BYTES)
+        });
         let started = ThreadTime::now();
         let result = solver.solve(&job.puzzle);
         (result, started.elapsed().as_secs_f64())
@@ -73,13 +75,21 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
         }
         return Ok(exit_code(report.failed()));
     }
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().context("cannot start worker threads")?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .context("cannot start worker threads")?;
     let failed = match (&args.seeds, &args.puzzles) {
         (Some(range), _) => {
             let seeds = input::parse_seed_range(range)?;
             let total = seeds.end - seeds.start;
-            let chunks = seeds.clone().step_by(CHUNK).map(|start| start..(start + CHUNK as u64).min(seeds.end));
+            let chunks = seeds
+                .clone()
+                .step_by(CHUNK)
+                .map(|start| start..(start + CHUNK as u64).min(seeds.end));
             let mut failed = false;
             let progress = progress_bar(total);
             for chunk in chunks {
@@ -121,8 +131,14 @@ fn solve_batch(pool: &rayon::ThreadPool, jobs: &[Job], args: &SolveArgs) -> Resu
         if args.json {
             writeln!(out, "{}", serde_json::to_string(report)?)?;
         } else {
-            let label = report.seed.map_or_else(|| report.name.clone().unwrap_or_default(), |s| format!("seed {s}"));
-            let outcome = report.moves.map_or_else(|| report.error.clone().unwrap_or_default(), |m| format!("{m} moves"));
+            let label = report.seed.map_or_else(
+                || report.name.clone().unwrap_or_default(),
+                |s| format!("seed {s}"),
+            );
+            let outcome = report.moves.map_or_else(
+                || report.error.clone().unwrap_or_default(),
+                |m| format!("{m} moves"),
+            );
             writeln!(out, "{label}: {outcome} {}", report.solution.join(" "))?;
         }
     }

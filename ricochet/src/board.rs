@@ -69,13 +69,27 @@ pub enum BoardError {
     #[error("board size {width}x{height} is not supported (each side must be 1..=16)")]
     BadSize { width: usize, height: usize },
     #[error("board of {width}x{height} needs {expected} wall masks, got {got}")]
-    WallCount { width: usize, height: usize, expected: usize, got: usize },
+    WallCount {
+        width: usize,
+        height: usize,
+        expected: usize,
+        got: usize,
+    },
     #[error("wall mask {mask} at cell {index} is not in 0..=15")]
     BadWallMask { index: usize, mask: u32 },
     #[error("inconsistent walls: cell {index} has a {side} wall but its neighbour {neighbour} has no {other} wall")]
-    InconsistentWall { index: usize, side: char, neighbour: usize, other: char },
+    InconsistentWall {
+        index: usize,
+        side: char,
+        neighbour: usize,
+        other: char,
+    },
     #[error("cell {index} is outside the {width}x{height} board")]
-    CellOutOfRange { index: i64, width: usize, height: usize },
+    CellOutOfRange {
+        index: i64,
+        width: usize,
+        height: usize,
+    },
 }
 
 /// A board: walls per cell side and blocked cells, on the internal 16×16 grid.
@@ -91,14 +105,28 @@ impl Board {
     /// Builds a board from wall masks in the caller's layout (`y * width + x`) and a list of
     /// blocked cells (same layout). Walls must agree between neighbours; the outer edge is a
     /// wall whether or not the masks say so.
-    pub fn new(width: usize, height: usize, walls: &[u32], blocked: &[i64]) -> Result<Board, BoardError> {
+    pub fn new(
+        width: usize,
+        height: usize,
+        walls: &[u32],
+        blocked: &[i64],
+    ) -> Result<Board, BoardError> {
         if !(1..=GRID).contains(&width) || !(1..=GRID).contains(&height) {
             return Err(BoardError::BadSize { width, height });
         }
         if walls.len() != width * height {
-            return Err(BoardError::WallCount { width, height, expected: width * height, got: walls.len() });
+            return Err(BoardError::WallCount {
+                width,
+                height,
+                expected: width * height,
+                got: walls.len(),
+            });
         }
-        if let Some((index, &mask)) = walls.iter().enumerate().find(|(_, &m)| m > ALL_WALLS as u32) {
+        if let Some((index, &mask)) = walls
+            .iter()
+            .enumerate()
+            .find(|(_, &m)| m > ALL_WALLS as u32)
+        {
             return Err(BoardError::BadWallMask { index, mask });
         }
         for (index, &mask) in walls.iter().enumerate() {
@@ -114,8 +142,11 @@ impl Board {
                 let here = mask as u8 & bit != 0;
                 let there = walls[neighbour] as u8 & other != 0;
                 if here != there {
-                    let (index, side, neighbour, other) =
-                        if here { (index, bit, neighbour, other) } else { (neighbour, other, index, bit) };
+                    let (index, side, neighbour, other) = if here {
+                        (index, bit, neighbour, other)
+                    } else {
+                        (neighbour, other, index, bit)
+                    };
                     return Err(BoardError::InconsistentWall {
                         index,
                         side: side_letter(side),
@@ -125,7 +156,12 @@ impl Board {
                 }
             }
         }
-        let mut board = Board { width: width as u8, height: height as u8, walls: [ALL_WALLS; CELLS], blocked: [true; CELLS] };
+        let mut board = Board {
+            width: width as u8,
+            height: height as u8,
+            walls: [ALL_WALLS; CELLS],
+            blocked: [true; CELLS],
+        };
         for (index, &mask) in walls.iter().enumerate() {
             let cell = board.cell_of(index);
             board.walls[cell as usize] = mask as u8;
@@ -144,7 +180,9 @@ impl Board {
     fn seal_blocked_and_edges(&mut self) {
         for cell in 0..CELLS {
             for dir in Direction::ALL {
-                let open_neighbour = dir.step(cell as Cell).filter(|&n| !self.blocked[n as usize]);
+                let open_neighbour = dir
+                    .step(cell as Cell)
+                    .filter(|&n| !self.blocked[n as usize]);
                 if self.blocked[cell] || open_neighbour.is_none() {
                     self.walls[cell] |= dir.wall_bit();
                     if let Some(n) = dir.step(cell as Cell) {
@@ -186,7 +224,11 @@ impl Board {
     /// Internal cell of a caller index, or an error when it is off the board.
     pub fn cell_checked(&self, index: i64) -> Result<Cell, BoardError> {
         if index < 0 || index as usize >= self.width() * self.height() {
-            return Err(BoardError::CellOutOfRange { index, width: self.width(), height: self.height() });
+            return Err(BoardError::CellOutOfRange {
+                index,
+                width: self.width(),
+                height: self.height(),
+            });
         }
         Ok(self.cell_of(index as usize))
     }
@@ -218,7 +260,10 @@ impl Board {
 }
 
 fn side_letter(bit: u8) -> char {
-    Direction::ALL.into_iter().find(|d| d.wall_bit() == bit).map_or('?', Direction::letter)
+    Direction::ALL
+        .into_iter()
+        .find(|d| d.wall_bit() == bit)
+        .map_or('?', Direction::letter)
 }
 
 impl fmt::Debug for Board {

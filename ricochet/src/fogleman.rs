@@ -20,7 +20,9 @@ const TILES: [(&str, &str); 8] = [
 ];
 
 /// The 16 tokens, colour-major, as `choice` sees them.
-const TOKENS: [&str; 16] = ["RC", "RT", "RQ", "RH", "GC", "GT", "GQ", "GH", "BC", "BT", "BQ", "BH", "YC", "YT", "YQ", "YH"];
+const TOKENS: [&str; 16] = [
+    "RC", "RT", "RQ", "RH", "GC", "GT", "GQ", "GH", "BC", "BT", "BQ", "BH", "YC", "YT", "YQ", "YH",
+];
 
 /// The centre 2×2 block, where no robot is placed.
 pub const CENTRE: [Cell; 4] = [119, 120, 135, 136];
@@ -80,7 +82,14 @@ impl Game {
             };
         }
         let token = rng.choice(&TOKENS);
-        Ok(Game { seed, quads: quads.map(|q| TILES[q].0), robots, token, targets, walls })
+        Ok(Game {
+            seed,
+            quads: quads.map(|q| TILES[q].0),
+            robots,
+            token,
+            targets,
+            walls,
+        })
     }
 
     /// Cell of the chosen token.
@@ -89,7 +98,11 @@ impl Game {
     }
 
     fn cell_of_token(&self, token: &str) -> Cell {
-        self.targets.iter().find(|&&(t, _)| t == token).map(|&(_, c)| c).expect("every token is on the board")
+        self.targets
+            .iter()
+            .find(|&&(t, _)| t == token)
+            .map(|&(_, c)| c)
+            .expect("every token is on the board")
     }
 
     /// Wall masks of the 16×16 board, index `y * 16 + x`.
@@ -105,13 +118,23 @@ impl Game {
         let mut letters = self.token.chars();
         let colour = letters.next().and_then(Colour::from_letter);
         let shape = letters.next().and_then(Shape::from_letter);
-        let target = Target { cell: self.token_cell(), colour, shape };
-        Puzzle::new(board, self.robots.to_vec(), target).expect("generated robots avoid the centre and each other")
+        let target = Target {
+            cell: self.token_cell(),
+            colour,
+            shape,
+        };
+        Puzzle::new(board, self.robots.to_vec(), target)
+            .expect("generated robots avoid the centre and each other")
     }
 }
 
 /// Rotates `tile` clockwise `slot` quarter turns into its quadrant.
-fn place_tile(tile: &str, slot: usize, walls: &mut [u8; GRID * GRID], targets: &mut Vec<(&'static str, Cell)>) {
+fn place_tile(
+    tile: &str,
+    slot: usize,
+    walls: &mut [u8; GRID * GRID],
+    targets: &mut Vec<(&'static str, Cell)>,
+) {
     for (i, spec) in tile.split(',').enumerate() {
         let (mut c, mut r) = (i % 8, i / 8);
         for _ in 0..slot {
@@ -148,6 +171,9 @@ fn split_token(spec: &str) -> (&str, Option<&'static str>) {
 
 fn rotate_wall(bit: u8, turns: usize) -> u8 {
     let order = [WALL_N, WALL_E, WALL_S, WALL_W];
-    let from = order.iter().position(|&b| b == bit).expect("a single wall bit");
+    let from = order
+        .iter()
+        .position(|&b| b == bit)
+        .expect("a single wall bit");
     order[(from + turns) % 4]
 }

@@ -20,7 +20,10 @@ impl PyRandom {
         if seed >> 32 != 0 {
             key.push((seed >> 32) as u32);
         }
-        let mut rng = PyRandom { state: [0; N], index: N };
+        let mut rng = PyRandom {
+            state: [0; N],
+            index: N,
+        };
         rng.init_by_array(&key);
         rng
     }
@@ -56,8 +59,8 @@ impl PyRandom {
         }
         for _ in 0..N - 1 {
             let prev = mt[i - 1];
-            mt[i] = (mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941))
-                .wrapping_sub(i as u32);
+            mt[i] =
+                (mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
             i += 1;
             if i >= N {
                 mt[0] = mt[N - 1];
@@ -130,7 +133,10 @@ mod tests {
     fn seed_one_matches_cpython_words_and_floats() {
         let mut rng = PyRandom::new(1);
         let words: Vec<u32> = (0..4).map(|_| rng.next_u32()).collect();
-        assert_eq!(words, [577_090_037, 2_444_712_010, 3_639_700_191, 3_445_702_192]);
+        assert_eq!(
+            words,
+            [577_090_037, 2_444_712_010, 3_639_700_191, 3_445_702_192]
+        );
         let mut rng = PyRandom::new(1);
         assert_eq!(rng.random(), 0.134_364_244_112_401_22);
         assert_eq!(rng.random(), 0.847_433_736_937_232_7);

@@ -20,7 +20,13 @@ pub enum Colour {
 }
 
 impl Colour {
-    pub const ALL: [Colour; MAX_ROBOTS] = [Self::Red, Self::Green, Self::Blue, Self::Yellow, Self::Silver];
+    pub const ALL: [Colour; MAX_ROBOTS] = [
+        Self::Red,
+        Self::Green,
+        Self::Blue,
+        Self::Yellow,
+        Self::Silver,
+    ];
 
     pub fn letter(self) -> char {
         ['R', 'G', 'B', 'Y', 'S'][self as usize]
@@ -92,14 +98,21 @@ pub struct Move {
 impl Move {
     /// Notation of Fogleman's spec: robot colour letter then direction, e.g. `BE`.
     pub fn notation(&self) -> String {
-        format!("{}{}", Colour::ALL[self.robot as usize].letter(), self.dir.letter())
+        format!(
+            "{}{}",
+            Colour::ALL[self.robot as usize].letter(),
+            self.dir.letter()
+        )
     }
 
     pub fn parse(text: &str) -> Option<Move> {
         let mut chars = text.chars();
         let colour = Colour::from_letter(chars.next()?)?;
         let dir = Direction::from_letter(chars.next()?)?;
-        chars.next().is_none().then_some(Move { robot: colour as u8, dir })
+        chars.next().is_none().then_some(Move {
+            robot: colour as u8,
+            dir,
+        })
     }
 }
 
@@ -113,10 +126,16 @@ pub enum PuzzleError {
     #[error("robot {robot} stands on cell {index}, which is blocked or walled on all sides")]
     RobotOnBlockedCell { robot: usize, index: usize },
     #[error("robots {first} and {second} both stand on cell {index}")]
-    RobotsShareCell { first: usize, second: usize, index: usize },
+    RobotsShareCell {
+        first: usize,
+        second: usize,
+        index: usize,
+    },
     #[error("the target is on cell {index}, which is blocked or walled on all sides")]
     TargetOnBlockedCell { index: usize },
-    #[error("target robot {robot} does not exist (the puzzle has {robots} robots; -1 means any robot)")]
+    #[error(
+        "target robot {robot} does not exist (the puzzle has {robots} robots; -1 means any robot)"
+    )]
     NoSuchTargetRobot { robot: i64, robots: usize },
 }
 
@@ -135,21 +154,37 @@ impl Puzzle {
         }
         for (robot, &cell) in robots.iter().enumerate() {
             if board.is_blocked(cell) {
-                return Err(PuzzleError::RobotOnBlockedCell { robot, index: board.index_of(cell) });
+                return Err(PuzzleError::RobotOnBlockedCell {
+                    robot,
+                    index: board.index_of(cell),
+                });
             }
             if let Some(first) = robots[..robot].iter().position(|&c| c == cell) {
-                return Err(PuzzleError::RobotsShareCell { first, second: robot, index: board.index_of(cell) });
+                return Err(PuzzleError::RobotsShareCell {
+                    first,
+                    second: robot,
+                    index: board.index_of(cell),
+                });
             }
         }
         if board.is_blocked(target.cell) {
-            return Err(PuzzleError::TargetOnBlockedCell { index: board.index_of(target.cell) });
+            return Err(PuzzleError::TargetOnBlockedCell {
+                index: board.index_of(target.cell),
+            });
         }
         if let Some(colour) = target.colour {
             if colour.robot() >= robots.len() {
-                return Err(PuzzleError::NoSuchTargetRobot { robot: colour.robot() as i64, robots: robots.len() });
+                return Err(PuzzleError::NoSuchTargetRobot {
+                    robot: colour.robot() as i64,
+                    robots: robots.len(),
+                });
             }
         }
-        Ok(Puzzle { board, robots, target })
+        Ok(Puzzle {
+            board,
+            robots,
+            target,
+        })
     }
 
     pub fn board(&self) -> &Board {
@@ -167,20 +202,40 @@ impl Puzzle {
 
     /// Robot cells in the caller's layout (`y * width + x`).
     pub fn robot_indices(&self) -> Vec<usize> {
-        self.robots.iter().map(|&c| self.board.index_of(c)).collect()
+        self.robots
+            .iter()
+            .map(|&c| self.board.index_of(c))
+            .collect()
     }
 
     /// Builds a puzzle from a record of the JSON puzzle format.
     pub fn from_record(record: &PuzzleRecord) -> Result<Puzzle, PuzzleError> {
         let board = Board::new(record.width, record.height, &record.walls, &record.blocked)?;
-        let robots = record.robots.iter().map(|&i| board.cell_checked(i)).collect::<Result<Vec<_>, _>>()?;
+        let robots = record
+            .robots
+            .iter()
+            .map(|&i| board.cell_checked(i))
+            .collect::<Result<Vec<_>, _>>()?;
         let colour = match record.target_robot {
             -1 => None,
             r if (0..robots.len() as i64).contains(&r) => Some(Colour::ALL[r as usize]),
-            robot => return Err(PuzzleError::NoSuchTargetRobot { robot, robots: robots.len() }),
+            robot => {
+                return Err(PuzzleError::NoSuchTargetRobot {
+                    robot,
+                    robots: robots.len(),
+                })
+            }
         };
         let cell = board.cell_checked(record.target_cell)?;
-        Puzzle::new(board, robots, Target { cell, colour, shape: None })
+        Puzzle::new(
+            board,
+            robots,
+            Target {
+                cell,
+                colour,
+                shape: None,
+            },
+        )
     }
 
     /// The puzzle as a record of the JSON puzzle format.

@@ -17,7 +17,10 @@ pub struct RandomPuzzles {
 
 impl RandomPuzzles {
     pub fn new(seed: u64, robots: usize) -> RandomPuzzles {
-        RandomPuzzles { rng: PyRandom::new(seed.max(1)), robots: robots.clamp(4, MAX_ROBOTS) }
+        RandomPuzzles {
+            rng: PyRandom::new(seed.max(1)),
+            robots: robots.clamp(4, MAX_ROBOTS),
+        }
     }
 
     /// The next puzzle, whatever its length (callers filter trivial ones by solving).
@@ -43,7 +46,11 @@ impl RandomPuzzles {
             },
             None => {
                 let &(_, cell) = &game.targets[self.rng.randint(0, 15) as usize];
-                Target { cell, colour: None, shape: None }
+                Target {
+                    cell,
+                    colour: None,
+                    shape: None,
+                }
             }
         };
         Puzzle::new(board, robots, target).expect("robots avoid blocked cells and each other")

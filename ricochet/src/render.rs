@@ -16,7 +16,11 @@ pub fn ascii(puzzle: &Puzzle) -> String {
     let mut out = String::new();
     for y in 0..=height {
         for x in 0..width {
-            let walled = if y < height { board.has_wall(cell_at(x, y), Direction::North) } else { true };
+            let walled = if y < height {
+                board.has_wall(cell_at(x, y), Direction::North)
+            } else {
+                true
+            };
             out.push('+');
             out.push_str(if walled { "---" } else { "   " });
         }
@@ -26,13 +30,26 @@ pub fn ascii(puzzle: &Puzzle) -> String {
         }
         for x in 0..width {
             let cell = cell_at(x, y);
-            out.push(if board.has_wall(cell, Direction::West) { '|' } else { ' ' });
-            let robot = puzzle.robots().iter().position(|&r| r == cell).map(|r| Colour::ALL[r].letter());
+            out.push(if board.has_wall(cell, Direction::West) {
+                '|'
+            } else {
+                ' '
+            });
+            let robot = puzzle
+                .robots()
+                .iter()
+                .position(|&r| r == cell)
+                .map(|r| Colour::ALL[r].letter());
             let content = match (robot, cell == target.cell) {
                 (_, _) if board.is_blocked(cell) => "###".to_string(),
                 (Some(letter), true) => format!("({letter})"),
                 (Some(letter), false) => format!(" {letter} "),
-                (None, true) => format!("({})", target.colour.map_or('*', |c| c.letter().to_ascii_lowercase())),
+                (None, true) => format!(
+                    "({})",
+                    target
+                        .colour
+                        .map_or('*', |c| c.letter().to_ascii_lowercase())
+                ),
                 (None, false) => "   ".to_string(),
             };
             out.push_str(&content);

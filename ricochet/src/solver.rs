@@ -2,14 +2,20 @@
 //!
 //! * Slides use per-puzzle stop tables (where a robot stops with no other robot about)
 //!   shortened by the robots in the way.
-//! * The lower bound is the number of moves the finishing robot needs if it could stop on
-//!   any cell (a BFS from the target over straight wall-free lines). When the bound is
-//!   tight, only the target robot can keep to it, so helpers are not moved at all; on the
-//!   last level this is the classic "move only the target robot".
+//! * The lower bound h is the number of moves the finishing robot needs if it could stop
+//!   on any cell (a BFS from the target over straight wall-free lines).
+//! * Tight states (h equal to the moves left) can only be finished by the finishing robot
+//!   alone going downhill every move: `solo` settles them with a per-cell memo, no table.
+//!   On the last level this is the classic "move only the target robot".
+//! * With one move of slack, a helper move must touch the finishing robot's downhill
+//!   routes (`downhill_regions`), since earlier iterations ruled out shorter solutions.
+//! * For pruning, h is raised by one when no helper stands where a shortest route would
+//!   need a blocker ("it cannot get there alone"): see `pruning_bound`.
 //! * States are keyed canonically: the target robot's cell, then the other robots' cells
 //!   sorted, since robots that cannot finish are interchangeable (all robots are, for the
 //!   wild target). The key indexes a transposition table of remaining depths, kept across
-//!   iterations, so no state is searched twice at the same depth.
+//!   iterations, so no state is searched twice at the same depth. Children's table slots
+//!   are prefetched together.
 //! * A robot never immediately reverses its previous move: wherever the reverse slide
 //!   ends, the robot could have slid there directly one move earlier.
 
@@ -81,7 +87,11 @@ impl Solver {
 
     /// A solver that gives up beyond `max_moves` and keeps its table under `table_bytes`.
     pub fn with_limits(max_moves: u8, table_bytes: usize) -> Solver {
-        Solver { table: TransTable::new(table_bytes), regions: Box::new([[0; 4]; CELLS]), max_moves: max_moves.min(254) }
+        Solver {
+            table: TransTable::new(table_bytes),
+            regions: Box::new([[0; 4]; CELLS]),
+            max_moves: max_moves.min(254),
+        }
     }
 
     /// Finds a proven optimal solution of `puzzle`.
@@ -107,7 +117,10 @@ impl Solver {
         })
     }
 
-    fn run<const N: usize, const WILD: bool>(&mut self, puzzle: &Puzzle) -> Result<(Vec<Move>, SearchStats), Unsolved> {
+    fn run<const N: usize, const WILD: bool>(
+        &mut self,
+        puzzle: &Puzzle,
+    ) -> Result<(Vec<Move>, SearchStats), Unsolved> {
         let board = puzzle.board();
         let target = puzzle.target();
         // Internal order: the robot that must finish first, the others after it.
@@ -146,7 +159,10 @@ impl Solver {
                     .path
                     .iter()
                     .rev()
-                    .map(|&(robot, dir)| Move { robot: order[robot as usize] as u8, dir: Direction::ALL[dir as usize] })
+                    .map(|&(robot, dir)| Move {
+                        robot: order[robot as usize] as u8,
+                        dir: Direction::ALL[dir as usize],
+                    })
                     .collect();
                 stats.table_bytes = self.table.bytes();
                 return Ok((moves, stats));
@@ -187,7 +203,11 @@ fn lower_bounds_walled_arrival(board: &Board, target: Cell) -> [u8; CELLS] {
 }
 
 /// BFS from `target` along wall-free lines; `arrival(dir)` says which last moves count.
-fn stop_anywhere_distances(board: &Board, target: Cell, arrival: impl Fn(Direction) -> bool) -> [u8; CELLS] {
+fn stop_anywhere_distances(
+    board: &Board,
+    target: Cell,
+    arrival: impl Fn(Direction) -> bool,
+) -> [u8; CELLS] {
     let mut bound = [UNREACHABLE; CELLS];
     let mut queue = [0 as Cell; CELLS];
     let (mut head, mut tail) = (0, 1);
@@ -229,7 +249,13 @@ fn empty_board_distances(stops: &StopTables, target: Cell) -> [u8; CELLS] {
             let best = (0..4)
                 .map(|dir| stops[dir][cell] as usize)
                 .filter(|&end| end != cell)
-                .map(|end| if end == target as usize { 1 } else { distance[end].saturating_add(1) })
+                .map(|end| {
+                    if end == target as usize {
+                        1
+                    } else {
+                        distance[end].saturating_add(1)
+                    }
+                })
                 .min()
                 .unwrap_or(UNREACHABLE);
             if best < distance[cell] {
@@ -264,7 +290,10 @@ fn insert(set: &mut CellSet, cell: Cell) {
 /// passes and the cell just beyond where it must stop. A helper move that neither leaves
 /// nor enters this region cannot make a tight solo finish possible.
 fn downhill_regions(board: &Board, lower_bound: &[u8; CELLS], regions: &mut Regions) {
-    let mut by_bound: Vec<Cell> = (0..CELLS).map(|c| c as Cell).filter(|&c| lower_bound[c as usize] != UNREACHABLE).collect();
+    let mut by_bound: Vec<Cell> = (0..CELLS)
+        .map(|c| c as Cell)
+        .filter(|&c| lower_bound[c as usize] != UNREACHABLE)
+        .collect();
     by_bound.sort_by_key(|&c| lower_bound[c as usize]);
     for &cell in &by_bound {
         let downhill = lower_bound[cell as usize].wrapping_sub(1);
@@ -314,7 +343,11 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     #[inline(always)]
     fn bound(&self, robots: &[Cell; N]) -> u8 {
         if WILD {
-            robots.iter().map(|&r| self.lower_bound[r as usize]).min().unwrap_or(UNREACHABLE)
+            robots
+                .iter()
+                .map(|&r| self.lower_bound[r as usize])
+                .min()
+                .unwrap_or(UNREACHABLE)
         } else {
             self.lower_bound[robots[0] as usize]
         }
@@ -323,11 +356,16 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     /// Computes what only long searches repay: the route regions and the raised bounds.
     fn prepare_deep_search(&mut self, board: &Board) {
         downhill_regions(board, &self.lower_bound, self.regions);
-        let plus_one = |distance: [u8; CELLS]| std::array::from_fn(|c| distance[c].min(self.lower_bound[c].saturating_add(1)));
+        let plus_one = |distance: [u8; CELLS]| {
+            std::array::from_fn(|c| distance[c].min(self.lower_bound[c].saturating_add(1)))
+        };
         self.solo_free = plus_one(empty_board_distances(&self.stops, self.target));
         self.walled_arrival = plus_one(lower_bounds_walled_arrival(board, self.target));
         for dir in Direction::ALL {
-            if let Some(beyond) = dir.step(self.target).filter(|_| !board.has_wall(self.target, dir)) {
+            if let Some(beyond) = dir
+                .step(self.target)
+                .filter(|_| !board.has_wall(self.target, dir))
+            {
                 insert(&mut self.blocker_cells, beyond);
             }
         }
@@ -403,7 +441,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 j -= 1;
             }
         }
-        sorted.iter().fold(0u64, |key, &cell| key << 8 | cell as u64)
+        sorted
+            .iter()
+            .fold(0u64, |key, &cell| key << 8 | cell as u64)
     }
 
     /// Depth-first search for a solution of exactly `remaining` moves or fewer; `last` is
@@ -422,7 +462,8 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         // One move of slack: earlier iterations proved this state has no solution of
         // `remaining - 1` moves, so a helper move only helps if it changes the finishing
         // robot's solo downhill route, i.e. leaves or enters its region.
-        let region = (!WILD && self.regions_ready && bound + 1 == remaining).then(|| self.regions[robots[0] as usize]);
+        let region = (!WILD && self.regions_ready && bound + 1 == remaining)
+            .then(|| self.regions[robots[0] as usize]);
         let child = remaining - 1;
         let mut children = [Child::default(); 4 * MAX_ROBOTS];
         let mut count = 0;
@@ -457,13 +498,24 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     if key != NO_KEY {
                         self.table.prefetch(key);
                     }
-                    children[count] = Child { robot: robot as u8, dir: dir as u8, to, key };
+                    children[count] = Child {
+                        robot: robot as u8,
+                        dir: dir as u8,
+                        to,
+                        key,
+                    };
                     count += 1;
                 }
                 robots[robot] = from;
             }
         }
-        for &Child { robot, dir, to, key } in &children[..count] {
+        for &Child {
+            robot,
+            dir,
+            to,
+            key,
+        } in &children[..count]
+        {
             if key != NO_KEY && !self.table.visit(key, child) {
                 continue;
             }

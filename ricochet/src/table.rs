@@ -22,13 +22,23 @@ impl TransTable {
     pub(crate) fn new(max_bytes: usize) -> TransTable {
         let max_slots = (max_bytes / 8).max(1 << INITIAL_BITS);
         let max_bits = usize::BITS - 1 - max_slots.leading_zeros();
-        TransTable { slots: zeroed_slots(INITIAL_BITS), bits: INITIAL_BITS, max_bits, len: 0 }
+        TransTable {
+            slots: zeroed_slots(INITIAL_BITS),
+            bits: INITIAL_BITS,
+            max_bits,
+            len: 0,
+        }
     }
 
     /// Empties the table, giving back memory a hard puzzle made it take.
     pub(crate) fn reset(&mut self) {
         if self.bits > INITIAL_BITS {
-            *self = TransTable { slots: zeroed_slots(INITIAL_BITS), bits: INITIAL_BITS, max_bits: self.max_bits, len: 0 };
+            *self = TransTable {
+                slots: zeroed_slots(INITIAL_BITS),
+                bits: INITIAL_BITS,
+                max_bits: self.max_bits,
+                len: 0,
+            };
         } else if self.len > 0 {
             self.slots.fill(0);
             self.len = 0;
@@ -52,7 +62,9 @@ impl TransTable {
         {
             let slot = self.slots.as_ptr().wrapping_add(self.home(key));
             // SAFETY: a prefetch is a hint; it never faults, even on a bad address.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast()) };
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast())
+            };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = key;

@@ -7,18 +7,32 @@ use std::io::Write;
 use std::process::{Command, Output};
 
 fn rrm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rrm")).args(args).output().expect("rrm runs")
+    Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(args)
+        .output()
+        .expect("rrm runs")
+}
+
+fn assert_success(output: &Output) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
 }
 
 fn stdout_json_lines(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect()
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
 }
 
 fn temp_file(name: &str, content: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("rrm-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
-    std::fs::File::create(&path).unwrap().write_all(content.as_bytes()).unwrap();
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(content.as_bytes())
+        .unwrap();
     path
 }
 
@@ -33,7 +47,7 @@ fn valid_record() -> Value {
 #[test]
 fn solve_seed_json_has_the_documented_fields_and_a_valid_solution() {
     let output = rrm(&["solve", "--seed", "172", "--json"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_success(&output);
     let report = &stdout_json_lines(&output)[0];
     assert_eq!(report["seed"], 172);
     assert_eq!(report["quads"], serde_json::json!(["3B", "1A", "2A", "4B"]));
@@ -45,7 +59,10 @@ fn solve_seed_json_has_the_documented_fields_and_a_valid_solution() {
     assert!(report["cpu_seconds"].as_f64().unwrap() > 0.0);
     let game = ricochet::Game::generate(172).unwrap();
     let moves: Vec<String> = serde_json::from_value(report["solution"].clone()).unwrap();
-    assert_eq!(check_solution(&game.puzzle().to_record(None), &moves), Ok(()));
+    assert_eq!(
+        check_solution(&game.puzzle().to_record(None), &moves),
+        Ok(())
+    );
 }
 
 #[test]
@@ -75,7 +92,7 @@ fn puzzle_file_and_batch_file_are_solved() {
     let record = valid_record();
     let path = temp_file("kc14.json", &record.to_string());
     let output = rrm(&["solve", "--puzzle", path.to_str().unwrap(), "--json"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_success(&output);
     let report = &stdout_json_lines(&output)[0];
     assert_eq!(report["moves"], 14);
     assert_eq!(report["name"], "kc_14-polymorphicprism-83");
@@ -87,7 +104,10 @@ fn puzzle_file_and_batch_file_are_solved() {
     let batch: String = seeds[..30]
         .iter()
         .map(|s| {
-            let mut r = ricochet::Game::generate(s.seed).unwrap().puzzle().to_record(Some(s.seed.to_string()));
+            let mut r = ricochet::Game::generate(s.seed)
+                .unwrap()
+                .puzzle()
+                .to_record(Some(s.seed.to_string()));
             r.moves = Some(s.moves as u32);
             serde_json::to_string(&r).unwrap() + "\n"
         })
@@ -97,7 +117,8 @@ fn puzzle_file_and_batch_file_are_solved() {
     assert!(output.status.success());
     let lines = stdout_json_lines(&output);
     assert_eq!(lines.len(), 30);
-    assert!(lines.iter().zip(&seeds).all(|(l, s)| l["moves"] == s.moves && l["name"] == s.seed.to_string()));
+    assert!(lines.iter().zip(&seeds).all(|(l, s)| l["moves"] == s.moves
+        && l["name"].as_str().and_then(|n| n.parse::<u64>().ok()) == Some(s.seed)));
 }
 
 /// Runs `rrm solve --puzzle` on `content`: must exit 2 with one stderr line containing `needle`.
@@ -137,7 +158,12 @@ fn bad_puzzles_are_refused_with_one_clear_line() {
 
 #[test]
 fn bad_seeds_and_missing_files_are_refused() {
-    for args in [&["solve", "--seed", "0"][..], &["solve", "--seeds", "0..10"], &["solve", "--seeds", "5..5"], &["solve", "--puzzle", "/nonexistent/p.json"]] {
+    for args in [
+        &["solve", "--seed", "0"][..],
+        &["solve", "--seeds", "0..10"],
+        &["solve", "--seeds", "5..5"],
+        &["solve", "--puzzle", "/nonexistent/p.json"],
+    ] {
         let output = rrm(args);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");

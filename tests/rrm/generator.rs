@@ -42,12 +42,17 @@ fn seed_1605212351_board_matches_the_spec() {
         8 0 0 2 12 0 4 1 1 0 0 0 3 8 0 6 12 0 0 0 1 2 9 0 0 0 0 0 0 0 0 3 9 0 0 0 0 0 0 0 0 4 0 0 0 0 0 2
         8 4 0 0 0 0 0 0 2 9 0 0 0 0 0 2 8 3 8 0 0 0 0 0 0 0 0 0 0 2 12 2 8 0 0 6 8 0 0 0 0 0 0 6 8 0 1 2
         12 4 4 5 6 12 4 4 4 4 4 5 4 6 12 6";
-    let expected: Vec<u8> = WALLS.split_whitespace().map(|w| w.parse().unwrap()).collect();
+    let expected: Vec<u8> = WALLS
+        .split_whitespace()
+        .map(|w| w.parse().unwrap())
+        .collect();
     let game = Game::generate(1_605_212_351).unwrap();
     assert_eq!(game.walls().to_vec(), expected);
     assert_eq!(game.quads, ["4B", "3B", "1B", "2B"]);
     let cells: Vec<(&str, u8)> = game.targets.iter().map(|&(t, c)| (t, c)).collect();
-    assert!(cells.contains(&("RT", 17)) && cells.contains(&("RC", 235)) && cells.contains(&("BT", 108)));
+    assert!(
+        cells.contains(&("RT", 17)) && cells.contains(&("RC", 235)) && cells.contains(&("BT", 108))
+    );
 }
 
 #[test]

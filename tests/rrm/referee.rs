@@ -5,7 +5,12 @@ use ricochet::PuzzleRecord;
 use std::collections::{HashSet, VecDeque};
 
 /// Side of a cell the robot cannot leave through: N=1, E=2, S=4, W=8.
-const SIDES: [(char, u32, i64, i64); 4] = [('N', 1, 0, -1), ('E', 2, 1, 0), ('S', 4, 0, 1), ('W', 8, -1, 0)];
+const SIDES: [(char, u32, i64, i64); 4] = [
+    ('N', 1, 0, -1),
+    ('E', 2, 1, 0),
+    ('S', 4, 0, 1),
+    ('W', 8, -1, 0),
+];
 
 /// Slides robot `robot` in direction `dir` (index into SIDES); returns its new cell.
 fn slide(record: &PuzzleRecord, robots: &[i64], robot: usize, dir: usize) -> i64 {
@@ -26,7 +31,8 @@ fn slide(record: &PuzzleRecord, robots: &[i64], robot: usize, dir: usize) -> i64
 }
 
 fn finishes(record: &PuzzleRecord, robots: &[i64], robot: usize) -> bool {
-    robots[robot] == record.target_cell && (record.target_robot == -1 || record.target_robot == robot as i64)
+    robots[robot] == record.target_cell
+        && (record.target_robot == -1 || record.target_robot == robot as i64)
 }
 
 /// Replays `moves` (notation such as `BE`) and checks that each changes a robot's cell
@@ -35,11 +41,18 @@ pub fn check_solution(record: &PuzzleRecord, moves: &[String]) -> Result<(), Str
     let mut robots = record.robots.clone();
     for (step, notation) in moves.iter().enumerate() {
         let mut chars = notation.chars();
-        let robot = "RGBYS".find(chars.next().ok_or("empty move")?).ok_or(format!("bad robot in {notation}"))?;
+        let robot = "RGBYS"
+            .find(chars.next().ok_or("empty move")?)
+            .ok_or(format!("bad robot in {notation}"))?;
         let letter = chars.next();
-        let dir = SIDES.iter().position(|s| Some(s.0) == letter).ok_or(format!("bad direction in {notation}"))?;
+        let dir = SIDES
+            .iter()
+            .position(|s| Some(s.0) == letter)
+            .ok_or(format!("bad direction in {notation}"))?;
         if robot >= robots.len() {
-            return Err(format!("move {step} names robot {robot}, which does not exist"));
+            return Err(format!(
+                "move {step} names robot {robot}, which does not exist"
+            ));
         }
         let to = slide(record, &robots, robot, dir);
         if to == robots[robot] {
@@ -48,7 +61,11 @@ pub fn check_solution(record: &PuzzleRecord, moves: &[String]) -> Result<(), Str
         robots[robot] = to;
         let solved = finishes(record, &robots, robot);
         if solved != (step + 1 == moves.len()) {
-            return Err(format!("move {step} ({notation}): solved={solved}, at {} of {} moves", step + 1, moves.len()));
+            return Err(format!(
+                "move {step} ({notation}): solved={solved}, at {} of {} moves",
+                step + 1,
+                moves.len()
+            ));
         }
     }
     if moves.is_empty() {

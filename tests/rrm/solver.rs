@@ -12,13 +12,19 @@ fn solve_checked(solver: &mut Solver, record: &PuzzleRecord) -> Option<usize> {
     let solution = solver.solve(&puzzle).ok()?;
     let moves: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
     if let Err(problem) = check_solution(record, &moves) {
-        panic!("solution {moves:?} of {:?} fails the referee: {problem}", record.name);
+        panic!(
+            "solution {moves:?} of {:?} fails the referee: {problem}",
+            record.name
+        );
     }
     Some(moves.len())
 }
 
 fn records(text: &str) -> Vec<PuzzleRecord> {
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("puzzle record")).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("puzzle record"))
+        .collect()
 }
 
 #[test]
@@ -27,7 +33,12 @@ fn fogleman_seeds_1_to_200_solve_to_published_counts() {
     for seed in seed_records() {
         let game = Game::generate(seed.seed).unwrap();
         let record = game.puzzle().to_record(Some(format!("seed {}", seed.seed)));
-        assert_eq!(solve_checked(&mut solver, &record), Some(seed.moves), "seed {}", seed.seed);
+        assert_eq!(
+            solve_checked(&mut solver, &record),
+            Some(seed.moves),
+            "seed {}",
+            seed.seed
+        );
     }
 }
 
@@ -36,35 +47,55 @@ fn fogleman_seeds_agree_with_reference_bfs_where_it_is_cheap() {
     let mut solver = Solver::new();
     for seed in seed_records().into_iter().filter(|s| s.moves <= 5) {
         let record = Game::generate(seed.seed).unwrap().puzzle().to_record(None);
-        assert_eq!(solve_checked(&mut solver, &record), bfs_moves(&record), "seed {}", seed.seed);
+        assert_eq!(
+            solve_checked(&mut solver, &record),
+            bfs_moves(&record),
+            "seed {}",
+            seed.seed
+        );
     }
 }
 
 #[test]
 fn hard_positions_solve_to_their_optimal_counts() {
+    let records = records(include_str!("../data/hard-positions.jsonl"));
+    assert_eq!(records.len(), 7);
+    assert_published_counts(records);
+}
+
+/// Solves every record and checks each against its published `moves`.
+fn assert_published_counts(records: Vec<PuzzleRecord>) {
     let mut solver = Solver::new();
-    for record in records(include_str!("../data/hard-positions.jsonl")) {
+    for record in records {
         let expected = record.moves.map(|m| m as usize);
-        assert!(expected.is_some());
-        assert_eq!(solve_checked(&mut solver, &record), expected, "{:?}", record.name);
+        assert!(
+            expected.is_some(),
+            "{:?} has no published count",
+            record.name
+        );
+        assert_eq!(
+            solve_checked(&mut solver, &record),
+            expected,
+            "{:?}",
+            record.name
+        );
     }
 }
 
 /// 3,200 published optimal counts on another board (read from ../shared when present).
 #[test]
 fn thesis_robosolver_counts() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/thesis-robosolver-3200.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/testdata/thesis-robosolver-3200.jsonl"
+    );
     let Ok(text) = std::fs::read_to_string(path) else {
         eprintln!("skipped: {path} not found");
         return;
     };
-    let mut solver = Solver::new();
     let all = records(&text);
     assert_eq!(all.len(), 3200);
-    for record in all {
-        let expected = record.moves.map(|m| m as usize);
-        assert_eq!(solve_checked(&mut solver, &record), expected, "{:?}", record.name);
-    }
+    assert_published_counts(all);
 }
 
 #[test]
@@ -97,34 +128,58 @@ fn small_puzzle() -> impl Strategy<Value = PuzzleRecord> {
         });
         (
             proptest::collection::vec(0u8..5, cells * 2),
-            proptest::sample::subsequence((0..cells as i64).collect::<Vec<_>>(), robots).prop_shuffle(),
+            proptest::sample::subsequence((0..cells as i64).collect::<Vec<_>>(), robots)
+                .prop_shuffle(),
             0..cells as i64,
             -1..robots as i64,
             proptest::collection::vec(0u8..25, cells),
         )
-            .prop_map(move |(edges, robots, target_cell, target_robot, blocked_cells)| {
-                let mut walls = vec![0u32; cells];
-                for (i, wall) in walls.iter_mut().enumerate() {
-                    let (x, y) = (i % width, i / width);
-                    if y == 0 { *wall |= 1 }
-                    if x == width - 1 { *wall |= 2 }
-                    if y == height - 1 { *wall |= 4 }
-                    if x == 0 { *wall |= 8 }
-                }
-                for i in 0..cells {
-                    let (x, y) = (i % width, i / width);
-                    if edges[2 * i] == 0 && x + 1 < width {
-                        walls[i] |= 2;
-                        walls[i + 1] |= 8;
+            .prop_map(
+                move |(edges, robots, target_cell, target_robot, blocked_cells)| {
+                    let mut walls = vec![0u32; cells];
+                    for (i, wall) in walls.iter_mut().enumerate() {
+                        let (x, y) = (i % width, i / width);
+                        if y == 0 {
+                            *wall |= 1
+                        }
+                        if x == width - 1 {
+                            *wall |= 2
+                        }
+                        if y == height - 1 {
+                            *wall |= 4
+                        }
+                        if x == 0 {
+                            *wall |= 8
+                        }
                     }
-                    if edges[2 * i + 1] == 0 && y + 1 < height {
-                        walls[i] |= 4;
-                        walls[i + width] |= 1;
+                    for i in 0..cells {
+                        let (x, y) = (i % width, i / width);
+                        if edges[2 * i] == 0 && x + 1 < width {
+                            walls[i] |= 2;
+                            walls[i + 1] |= 8;
+                        }
+                        if edges[2 * i + 1] == 0 && y + 1 < height {
+                            walls[i] |= 4;
+                            walls[i + width] |= 1;
+                        }
                     }
-                }
-                let blocked = (0..cells as i64).filter(|&c| blocked_cells[c as usize] == 0).collect();
-                PuzzleRecord { name: None, source: None, width, height, walls, blocked, robots, target_cell, target_robot, moves: None }
-            })
+                    let blocked = (0..cells as i64)
+                        .filter(|&c| blocked_cells[c as usize] == 0)
+                        .collect();
+                    PuzzleRecord {
+                        name: None,
+                        source: None,
+                        width,
+                        height,
+                        walls,
+                        blocked,
+                        robots,
+                        target_cell,
+                        target_robot,
+                        moves: None,
+                    }
+                },
+            )
     })
 }
 
