@@ -395,37 +395,38 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         bound
     }
 
-    /// Where robot `robot` stops sliding in direction `dir` (N=0, E=1, S=2, W=3).
+    /// Where robot `robot` stops sliding in each direction (N, E, S, W), in one pass over
+    /// the robots: each one in the way shortens the slide to end next to it. The moving
+    /// robot itself is never strictly between, so it needs no special case.
     #[inline(always)]
-    fn slide(&self, robots: &[Cell; N], robot: usize, dir: usize) -> Cell {
+    fn slides(&self, robots: &[Cell; N], robot: usize) -> [Cell; 4] {
         let from = robots[robot];
-        let mut to = self.stops[dir][from as usize];
-        // The moving robot itself never lies strictly between `from` and `to`.
+        let at = from as usize;
+        let [mut north, mut east, mut south, mut west] = [
+            self.stops[0][at],
+            self.stops[1][at],
+            self.stops[2][at],
+            self.stops[3][at],
+        ];
         for &other in robots {
-            match dir {
-                0 => {
-                    if other < from && other >= to && (other ^ from) % GRID as u8 == 0 {
-                        to = other + GRID as u8;
-                    }
+            if (other ^ from) % GRID as u8 == 0 {
+                if other < from && other >= north {
+                    north = other + GRID as u8;
                 }
-                1 => {
-                    if other > from && other <= to {
-                        to = other - 1;
-                    }
+                if other > from && other <= south {
+                    south = other - GRID as u8;
                 }
-                2 => {
-                    if other > from && other <= to && (other ^ from) % GRID as u8 == 0 {
-                        to = other - GRID as u8;
-                    }
+            } else {
+                // Along a row the cells passed are consecutive, so the range is the test.
+                if other > from && other <= east {
+                    east = other - 1;
                 }
-                _ => {
-                    if other < from && other >= to {
-                        to = other + 1;
-                    }
+                if other < from && other >= west {
+                    west = other + 1;
                 }
             }
         }
-        to
+        [north, east, south, west]
     }
 
     /// Canonical key: the finishing robot's cell, then the others sorted (all sorted for
@@ -469,8 +470,8 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         let mut count = 0;
         for robot in 0..movers {
             let from = robots[robot];
-            for dir in 0..4 {
-                let to = self.slide(robots, robot, dir);
+            let ends = self.slides(robots, robot);
+            for (dir, &to) in ends.iter().enumerate() {
                 if to == from {
                     continue;
                 }
@@ -539,8 +540,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         self.states += 1;
         let from = robots[0];
         let downhill = self.lower_bound[from as usize].wrapping_sub(1);
-        for dir in 0..4 {
-            let to = self.slide(robots, 0, dir);
+        for (dir, &to) in self.slides(robots, 0).iter().enumerate() {
             if to == self.target {
                 self.path.push((0, dir as u8));
                 return true;
