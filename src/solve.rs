@@ -82,37 +82,46 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
         .num_threads(threads.max(1))
         .build()
         .context("cannot start worker threads")?;
-    let failed = match (&args.seeds, &args.puzzles) {
-        (Some(range), _) => {
-            let seeds = input::parse_seed_range(range)?;
-            let total = seeds.end - seeds.start;
-            let chunks = seeds
-                .clone()
-                .step_by(CHUNK)
-                .map(|start| start..(start + CHUNK as u64).min(seeds.end));
-            let mut failed = false;
-            let progress = progress_bar(total);
-            for chunk in chunks {
-                let jobs = chunk.map(input::seed_job).collect::<Result<Vec<_>>>()?;
-                failed |= solve_batch(&pool, &jobs, &args)?;
-                progress.inc(jobs.len() as u64);
+    // Batches of CHUNK jobs, generated or read ahead of solving, in input order.
+    let (total, batches): (u64, Box<dyn Iterator<Item = Result<Vec<Job>>>>) =
+        match (&args.seeds, &args.puzzles) {
+            (Some(range), _) => {
+                let seeds = input::parse_seed_range(range)?;
+                let end = seeds.end;
+                let batches = seeds.clone().step_by(CHUNK).map(move |start| {
+                    (start..(start + CHUNK as u64).min(end))
+                        .map(input::seed_job)
+                        .collect()
+                });
+                (seeds.end - seeds.start, Box::new(batches))
             }
-            progress.finish_and_clear();
-            failed
-        }
-        (_, Some(path)) => {
-            let jobs = input::read_puzzles(path)?;
-            let progress = progress_bar(jobs.len() as u64);
-            let mut failed = false;
-            for chunk in jobs.chunks(CHUNK) {
-                failed |= solve_batch(&pool, chunk, &args)?;
-                progress.inc(chunk.len() as u64);
+            (_, Some(path)) => {
+                let mut jobs = input::read_puzzles(path)?;
+                let total = jobs.len() as u64;
+                let mut batches = Vec::new();
+                while !jobs.is_empty() {
+                    let rest = jobs.split_off(jobs.len().min(CHUNK));
+                    batches.push(Ok(std::mem::replace(&mut jobs, rest)));
+                }
+                (total, Box::new(batches.into_iter()))
             }
-            progress.finish_and_clear();
-            failed
-        }
-        _ => unreachable!("clap requires one input"),
-    };
+            _ => unreachable!("clap requires one input"),
+        };
+    let started = std::time::Instant::now();
+    let progress = progress_bar(total);
+    let mut failed = false;
+    for batch in batches {
+        let jobs = batch?;
+        failed |= solve_batch(&pool, &jobs, &args)?;
+        progress.inc(jobs.len() as u64);
+    }
+    progress.finish_and_clear();
+    tracing::info!(
+        puzzles = total,
+        threads,
+        seconds = started.elapsed().as_secs_f64(),
+        "batch solved"
+    );
     Ok(exit_code(failed))
 }
 
