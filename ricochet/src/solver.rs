@@ -454,8 +454,13 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     /// table's cache misses overlap instead of stalling one after the other.
     fn dfs(&mut self, robots: &mut [Cell; N], remaining: u8, last: u8) -> bool {
         let bound = self.bound(robots);
-        if !WILD && bound == remaining {
-            return self.solo(robots, &mut [0; 4]);
+        if bound == remaining {
+            // Tight: only a robot whose own bound is tight can finish, alone and downhill.
+            let finishers = if WILD { N } else { 1 };
+            return (0..finishers).any(|robot| {
+                self.lower_bound[robots[robot] as usize] == remaining
+                    && self.solo(robots, robot, &mut [0; 4])
+            });
         }
         self.states += 1;
         // With one move left only the finishing robot can still make it.
@@ -494,7 +499,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 let bound = self.bound(robots);
                 if self.pruning_bound(robots) <= child {
                     // Tight children are settled by `solo`, cheaper than a table probe.
-                    let probe = child >= MIN_TABLE_DEPTH && (WILD || bound < child);
+                    let probe = child >= MIN_TABLE_DEPTH && bound < child;
                     let key = if probe { Self::key(robots) } else { NO_KEY };
                     if key != NO_KEY {
                         self.table.prefetch(key);
@@ -532,30 +537,30 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         false
     }
 
-    /// Whether the finishing robot alone, the others standing still, reaches the target in
+    /// Whether robot `finisher` alone, the others standing still, reaches the target in
     /// exactly its lower bound of moves: every move must then go one step downhill. With
-    /// the helpers fixed the outcome depends on its cell only, so `failed` remembers the
+    /// the others fixed the outcome depends on its cell only, so `failed` remembers the
     /// cells already ruled out and each is searched once.
-    fn solo(&mut self, robots: &mut [Cell; N], failed: &mut [u64; 4]) -> bool {
+    fn solo(&mut self, robots: &mut [Cell; N], finisher: usize, failed: &mut CellSet) -> bool {
         self.states += 1;
-        let from = robots[0];
+        let from = robots[finisher];
         let downhill = self.lower_bound[from as usize].wrapping_sub(1);
-        for (dir, &to) in self.slides(robots, 0).iter().enumerate() {
+        for (dir, &to) in self.slides(robots, finisher).iter().enumerate() {
             if to == self.target {
-                self.path.push((0, dir as u8));
+                self.path.push((finisher as u8, dir as u8));
                 return true;
             }
             if to == from || self.lower_bound[to as usize] != downhill || contains(failed, to) {
                 continue;
             }
-            robots[0] = to;
-            let solved = self.solo(robots, failed);
-            robots[0] = from;
+            robots[finisher] = to;
+            let solved = self.solo(robots, finisher, failed);
+            robots[finisher] = from;
             if solved {
-                self.path.push((0, dir as u8));
+                self.path.push((finisher as u8, dir as u8));
                 return true;
             }
-            failed[to as usize / 64] |= 1 << (to % 64);
+            insert(failed, to);
         }
         false
     }
