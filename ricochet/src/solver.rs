@@ -89,7 +89,7 @@ impl Solver {
     pub fn with_limits(max_moves: u8, table_bytes: usize) -> Solver {
         Solver {
             table: TransTable::new(table_bytes),
-            regions: Box::new([[0; 4]; CELLS]),
+            regions: Regions::new(),
             max_moves: max_moves.min(254),
         }
     }
@@ -267,10 +267,8 @@ fn empty_board_distances(stops: &StopTables, target: Cell) -> [u8; CELLS] {
     distance
 }
 
-/// Per cell, a 256-bit set of cells (`[u64; 4]`, bit `cell % 64` of word `cell / 64`).
-type Regions = [[u64; 4]; CELLS];
 
-/// From this bound on, searches pay for [`downhill_regions`]; below it they are too short
+/// From this bound on, searches pay for [`Regions::compute`]; below it they are too short
 /// for the pruning to repay its set-up.
 const REGIONS_FROM_DEPTH: u8 = 7;
 
@@ -285,37 +283,53 @@ fn insert(set: &mut CellSet, cell: Cell) {
     set[cell as usize / 64] |= 1 << (cell % 64);
 }
 
-/// For each cell, every cell where a robot could change how the finishing robot, sliding
-/// alone from there, follows a shortest stop-anywhere route: the cells each downhill slide
-/// passes and the cell just beyond where it must stop. A helper move that neither leaves
-/// nor enters this region cannot make a tight solo finish possible.
-fn downhill_regions(board: &Board, lower_bound: &[u8; CELLS], regions: &mut Regions) {
-    let mut by_bound: Vec<Cell> = (0..CELLS)
-        .map(|c| c as Cell)
-        .filter(|&c| lower_bound[c as usize] != UNREACHABLE)
-        .collect();
-    by_bound.sort_by_key(|&c| lower_bound[c as usize]);
-    for &cell in &by_bound {
-        let downhill = lower_bound[cell as usize].wrapping_sub(1);
-        let mut region = [0u64; 4];
-        for dir in Direction::ALL {
-            let mut line = [0u64; 4];
-            let mut at = cell;
-            while !board.has_wall(at, dir) {
-                at = dir.step(at).expect("edge walls");
-                line[at as usize / 64] |= 1 << (at % 64);
-                if lower_bound[at as usize] == downhill {
-                    let beyond = dir.step(at).filter(|_| !board.has_wall(at, dir));
-                    for word in 0..4 {
-                        region[word] |= line[word] | regions[at as usize][word];
+/// Per cell of the finishing robot, where other robots matter to its shortest
+/// stop-anywhere routes (all moves downhill) when it slides alone.
+struct Regions {
+    /// The cells each downhill slide passes, plus the cell just beyond each stop: a robot
+    /// here, or leaving here, can change a route.
+    route: [CellSet; CELLS],
+    /// Just the cells beyond the stops: only a robot here makes a downhill stop possible.
+    blockers: [CellSet; CELLS],
+}
+
+impl Regions {
+    fn new() -> Box<Regions> {
+        Box::new(Regions { route: [[0; 4]; CELLS], blockers: [[0; 4]; CELLS] })
+    }
+
+    fn compute(&mut self, board: &Board, lower_bound: &[u8; CELLS]) {
+        let mut by_bound: Vec<Cell> = (0..CELLS)
+            .map(|c| c as Cell)
+            .filter(|&c| lower_bound[c as usize] != UNREACHABLE)
+            .collect();
+        // Lower cells first, so every route's tail is known.
+        by_bound.sort_by_key(|&c| lower_bound[c as usize]);
+        for &cell in &by_bound {
+            let downhill = lower_bound[cell as usize].wrapping_sub(1);
+            let (mut route, mut blockers) = ([0u64; 4], [0u64; 4]);
+            for dir in Direction::ALL {
+                let mut line = [0u64; 4];
+                let mut at = cell;
+                while !board.has_wall(at, dir) {
+                    at = dir.step(at).expect("edge walls");
+                    insert(&mut line, at);
+                    if lower_bound[at as usize] != downhill {
+                        continue;
                     }
-                    if let Some(beyond) = beyond {
-                        region[beyond as usize / 64] |= 1 << (beyond % 64);
+                    for word in 0..4 {
+                        route[word] |= line[word] | self.route[at as usize][word];
+                        blockers[word] |= self.blockers[at as usize][word];
+                    }
+                    if let Some(beyond) = dir.step(at).filter(|_| !board.has_wall(at, dir)) {
+                        insert(&mut route, beyond);
+                        insert(&mut blockers, beyond);
                     }
                 }
             }
+            self.route[cell as usize] = route;
+            self.blockers[cell as usize] = blockers;
         }
-        regions[cell as usize] = region;
     }
 }
 
@@ -355,7 +369,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
 
     /// Computes what only long searches repay: the route regions and the raised bounds.
     fn prepare_deep_search(&mut self, board: &Board) {
-        downhill_regions(board, &self.lower_bound, self.regions);
+        self.regions.compute(board, &self.lower_bound);
         let plus_one = |distance: [u8; CELLS]| {
             std::array::from_fn(|c| distance[c].min(self.lower_bound[c].saturating_add(1)))
         };
@@ -386,7 +400,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         }
         let target = robots[0] as usize;
         let helpers = &robots[1..];
-        if !helpers.iter().any(|&r| contains(&self.regions[target], r)) {
+        if !helpers.iter().any(|&r| contains(&self.regions.blockers[target], r)) {
             bound = bound.max(self.solo_free[target]);
         }
         if !helpers.iter().any(|&r| contains(&self.blocker_cells, r)) {
@@ -468,8 +482,10 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         // One move of slack: earlier iterations proved this state has no solution of
         // `remaining - 1` moves, so a helper move only helps if it changes the finishing
         // robot's solo downhill route, i.e. leaves or enters its region.
-        let region = (!WILD && self.regions_ready && bound + 1 == remaining)
-            .then(|| self.regions[robots[0] as usize]);
+        let regions = (!WILD && self.regions_ready && bound + 1 == remaining).then(|| {
+            let target = robots[0] as usize;
+            (self.regions.route[target], self.regions.blockers[target])
+        });
         let child = remaining - 1;
         let mut children = [Child::default(); 4 * MAX_ROBOTS];
         let mut count = 0;
@@ -489,7 +505,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 if last == (robot * 4 + (dir ^ 2)) as u8 {
                     continue;
                 }
-                if robot != 0 && region.is_some_and(|r| !contains(&r, from) && !contains(&r, to)) {
+                if robot != 0
+                    && regions.is_some_and(|(route, blockers)| !contains(&route, from) && !contains(&blockers, to))
+                {
                     continue;
                 }
                 if remaining == 1 {
