@@ -267,7 +267,6 @@ fn empty_board_distances(stops: &StopTables, target: Cell) -> [u8; CELLS] {
     distance
 }
 
-
 /// From this bound on, searches pay for [`Regions::compute`]; below it they are too short
 /// for the pruning to repay its set-up.
 const REGIONS_FROM_DEPTH: u8 = 7;
@@ -286,16 +285,18 @@ fn insert(set: &mut CellSet, cell: Cell) {
 /// Per cell of the finishing robot, where other robots matter to its shortest
 /// stop-anywhere routes (all moves downhill) when it slides alone.
 struct Regions {
-    /// The cells each downhill slide passes, plus the cell just beyond each stop: a robot
-    /// here, or leaving here, can change a route.
-    route: [CellSet; CELLS],
-    /// Just the cells beyond the stops: only a robot here makes a downhill stop possible.
+    /// The cells each downhill slide passes: a robot leaving one can open a route.
+    path: [CellSet; CELLS],
+    /// The cells just beyond each downhill stop: only a robot here makes the stop possible.
     blockers: [CellSet; CELLS],
 }
 
 impl Regions {
     fn new() -> Box<Regions> {
-        Box::new(Regions { route: [[0; 4]; CELLS], blockers: [[0; 4]; CELLS] })
+        Box::new(Regions {
+            path: [[0; 4]; CELLS],
+            blockers: [[0; 4]; CELLS],
+        })
     }
 
     fn compute(&mut self, board: &Board, lower_bound: &[u8; CELLS]) {
@@ -307,7 +308,7 @@ impl Regions {
         by_bound.sort_by_key(|&c| lower_bound[c as usize]);
         for &cell in &by_bound {
             let downhill = lower_bound[cell as usize].wrapping_sub(1);
-            let (mut route, mut blockers) = ([0u64; 4], [0u64; 4]);
+            let (mut path, mut blockers) = ([0u64; 4], [0u64; 4]);
             for dir in Direction::ALL {
                 let mut line = [0u64; 4];
                 let mut at = cell;
@@ -318,16 +319,15 @@ impl Regions {
                         continue;
                     }
                     for word in 0..4 {
-                        route[word] |= line[word] | self.route[at as usize][word];
+                        path[word] |= line[word] | self.path[at as usize][word];
                         blockers[word] |= self.blockers[at as usize][word];
                     }
                     if let Some(beyond) = dir.step(at).filter(|_| !board.has_wall(at, dir)) {
-                        insert(&mut route, beyond);
                         insert(&mut blockers, beyond);
                     }
                 }
             }
-            self.route[cell as usize] = route;
+            self.path[cell as usize] = path;
             self.blockers[cell as usize] = blockers;
         }
     }
@@ -400,7 +400,10 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         }
         let target = robots[0] as usize;
         let helpers = &robots[1..];
-        if !helpers.iter().any(|&r| contains(&self.regions.blockers[target], r)) {
+        if !helpers
+            .iter()
+            .any(|&r| contains(&self.regions.blockers[target], r))
+        {
             bound = bound.max(self.solo_free[target]);
         }
         if !helpers.iter().any(|&r| contains(&self.blocker_cells, r)) {
@@ -484,7 +487,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         // robot's solo downhill route, i.e. leaves or enters its region.
         let regions = (!WILD && self.regions_ready && bound + 1 == remaining).then(|| {
             let target = robots[0] as usize;
-            (self.regions.route[target], self.regions.blockers[target])
+            (self.regions.path[target], self.regions.blockers[target])
         });
         let child = remaining - 1;
         let mut children = [Child::default(); 4 * MAX_ROBOTS];
@@ -506,7 +509,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     continue;
                 }
                 if robot != 0
-                    && regions.is_some_and(|(route, blockers)| !contains(&route, from) && !contains(&blockers, to))
+                    && regions.is_some_and(|(path, blockers)| {
+                        !contains(&path, from) && !contains(&blockers, to)
+                    })
                 {
                     continue;
                 }
