@@ -10,7 +10,7 @@
 //! * With one move of slack, a helper move must touch the finishing robot's downhill
 //!   routes (`downhill_regions`), since earlier iterations ruled out shorter solutions.
 //! * For pruning, h is raised by one when no helper stands where a shortest route would
-//!   need a blocker ("it cannot get there alone"): see `pruning_bound`.
+//!   need a blocker ("it cannot get there alone"), or by two: see `beyond_reach`.
 //! * States are keyed canonically: the target robot's cell, then the other robots' cells
 //!   sorted, since robots that cannot finish are interchangeable (all robots are, for the
 //!   wild target). The key indexes a transposition table of remaining depths, kept across
@@ -136,7 +136,7 @@ impl Solver {
             target: target.cell,
             table: &mut self.table,
             regions: &mut self.regions,
-            solo_free: [UNREACHABLE; CELLS],
+            empty_board: [UNREACHABLE; CELLS],
             walled_arrival: [UNREACHABLE; CELLS],
             blocker_cells: [0; 4],
             regions_ready: false,
@@ -282,6 +282,10 @@ fn insert(set: &mut CellSet, cell: Cell) {
     set[cell as usize / 64] |= 1 << (cell % 64);
 }
 
+fn intersects(a: &CellSet, b: &CellSet) -> bool {
+    (0..4).any(|word| a[word] & b[word] != 0)
+}
+
 /// Per cell of the finishing robot, where other robots matter to its shortest
 /// stop-anywhere routes (all moves downhill) when it slides alone.
 struct Regions {
@@ -289,6 +293,11 @@ struct Regions {
     path: [CellSet; CELLS],
     /// The cells just beyond each downhill stop: only a robot here makes the stop possible.
     blockers: [CellSet; CELLS],
+    /// Blocker cells of the routes one move longer (one move keeps the bound).
+    lateral_blockers: [CellSet; CELLS],
+    /// Cells on the four wall-bounded lines through the cell: wherever a robot there can
+    /// get in one move.
+    cross: [CellSet; CELLS],
 }
 
 impl Regions {
@@ -296,6 +305,8 @@ impl Regions {
         Box::new(Regions {
             path: [[0; 4]; CELLS],
             blockers: [[0; 4]; CELLS],
+            lateral_blockers: [[0; 4]; CELLS],
+            cross: [[0; 4]; CELLS],
         })
     }
 
@@ -330,6 +341,40 @@ impl Regions {
             self.path[cell as usize] = path;
             self.blockers[cell as usize] = blockers;
         }
+        // A longer route keeps the bound in one move and goes downhill in all others.
+        for &cell in &by_bound {
+            let here = lower_bound[cell as usize];
+            let mut lateral = [0u64; 4];
+            for dir in Direction::ALL {
+                let mut at = cell;
+                while !board.has_wall(at, dir) {
+                    at = dir.step(at).expect("edge walls");
+                    let tail = match lower_bound[at as usize] {
+                        h if h == here => &self.blockers[at as usize],
+                        h if h.wrapping_add(1) == here => &self.lateral_blockers[at as usize],
+                        _ => continue,
+                    };
+                    for word in 0..4 {
+                        lateral[word] |= tail[word];
+                    }
+                    if let Some(beyond) = dir.step(at).filter(|_| !board.has_wall(at, dir)) {
+                        insert(&mut lateral, beyond);
+                    }
+                }
+            }
+            self.lateral_blockers[cell as usize] = lateral;
+        }
+        for cell in board.cells() {
+            let mut cross = [0u64; 4];
+            for dir in Direction::ALL {
+                let mut at = cell;
+                while !board.has_wall(at, dir) {
+                    at = dir.step(at).expect("edge walls");
+                    insert(&mut cross, at);
+                }
+            }
+            self.cross[cell as usize] = cross;
+        }
     }
 }
 
@@ -339,8 +384,8 @@ struct Search<'t, const N: usize, const WILD: bool> {
     target: Cell,
     table: &'t mut TransTable,
     regions: &'t mut Regions,
-    /// Per cell: `min(empty-board distance, lower bound + 1)`, valid once regions are ready.
-    solo_free: [u8; CELLS],
+    /// Per cell: moves needed alone on an empty board (once regions are ready).
+    empty_board: [u8; CELLS],
     /// Per cell: `min(bound with a last move stopped by a wall, lower bound + 1)`.
     walled_arrival: [u8; CELLS],
     /// Cells beyond the target on its sides without a wall.
@@ -373,7 +418,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         let plus_one = |distance: [u8; CELLS]| {
             std::array::from_fn(|c| distance[c].min(self.lower_bound[c].saturating_add(1)))
         };
-        self.solo_free = plus_one(empty_board_distances(&self.stops, self.target));
+        self.empty_board = empty_board_distances(&self.stops, self.target);
         self.walled_arrival = plus_one(lower_bounds_walled_arrival(board, self.target));
         for dir in Direction::ALL {
             if let Some(beyond) = dir
@@ -386,30 +431,46 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         self.regions_ready = true;
     }
 
-    /// The lower bound used for pruning: `bound`, plus one when no shortest route can be
-    /// taken without a helper move (any route with a helper move is a move longer). A
-    /// shortest route that stops somewhere without a wall needs a robot on or beside its
-    /// path: if no helper stands in the route region, only an all-walls route is free of
-    /// helper moves (`solo_free`). Likewise for the last stop alone: if no helper stands
-    /// beyond the target where it has no wall, the last move must stop against a wall.
+    /// Whether this state provably has no solution within `moves` moves: `bound` (h) says
+    /// so, or h raised by what helpers cannot do without moving. Any route of h moves that
+    /// stops somewhere without a wall needs a robot in one of its blocker cells:
+    /// * no helper in one: without a helper move only an all-walls route (the empty-board
+    ///   distance) is that short, and any helper move costs one more: `min(empty, h + 1)`;
+    /// * moreover no helper serves a route one move longer, none can get to a blocker cell
+    ///   in one move, and no all-walls route is that short: `h + 2`;
+    /// * no helper beyond the target where it has no wall: the last move must stop against
+    ///   a wall, or a helper must move there: `min(walled arrival, h + 1)`.
+    ///
+    /// Only the raise that can matter for `moves` is evaluated.
     #[inline(always)]
-    fn pruning_bound(&self, robots: &[Cell; N]) -> u8 {
-        let mut bound = self.bound(robots);
-        if WILD || !self.regions_ready {
-            return bound;
+    fn beyond_reach(&self, robots: &[Cell; N], moves: u8) -> bool {
+        let h = self.bound(robots);
+        if h > moves {
+            return true;
+        }
+        if WILD || !self.regions_ready || h + 2 <= moves {
+            return false;
         }
         let target = robots[0] as usize;
         let helpers = &robots[1..];
-        if !helpers
-            .iter()
-            .any(|&r| contains(&self.regions.blockers[target], r))
-        {
-            bound = bound.max(self.solo_free[target]);
+        let regions = &*self.regions;
+        let blockers = &regions.blockers[target];
+        let empty = self.empty_board[target];
+        if helpers.iter().any(|&r| contains(blockers, r)) {
+            return h == moves
+                && self.walled_arrival[target] > moves
+                && !helpers.iter().any(|&r| contains(&self.blocker_cells, r));
         }
-        if !helpers.iter().any(|&r| contains(&self.blocker_cells, r)) {
-            bound = bound.max(self.walled_arrival[target]);
+        if h == moves {
+            return empty > moves
+                || (self.walled_arrival[target] > moves
+                    && !helpers.iter().any(|&r| contains(&self.blocker_cells, r)));
         }
-        bound
+        empty > moves
+            && !helpers.iter().any(|&r| {
+                contains(&regions.lateral_blockers[target], r)
+                    || intersects(&regions.cross[r as usize], blockers)
+            })
     }
 
     /// Where robot `robot` stops sliding in each direction (N, E, S, W), in one pass over
@@ -520,7 +581,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 }
                 robots[robot] = to;
                 let bound = self.bound(robots);
-                if self.pruning_bound(robots) <= child {
+                if !self.beyond_reach(robots, child) {
                     // Tight children are settled by `solo`, cheaper than a table probe.
                     let probe = child >= MIN_TABLE_DEPTH && bound < child;
                     let key = if probe { Self::key(robots) } else { NO_KEY };
