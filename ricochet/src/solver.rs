@@ -467,10 +467,60 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     && !helpers.iter().any(|&r| contains(&self.blocker_cells, r)));
         }
         empty > moves
-            && !helpers.iter().any(|&r| {
-                contains(&regions.lateral_blockers[target], r)
-                    || intersects(&regions.cross[r as usize], blockers)
-            })
+            && !helpers
+                .iter()
+                .any(|&r| intersects(&regions.cross[r as usize], blockers))
+            && (!helpers
+                .iter()
+                .any(|&r| contains(&regions.lateral_blockers[target], r))
+                || !self.finishes_alone_within(*robots, true, &mut [0; 4], &mut [0; 4]))
+    }
+
+    /// Whether the finishing robot alone, the others standing still, can finish going
+    /// downhill every move but, if `sideways` allows, one move that keeps its bound.
+    /// `failed_downhill` and `failed_sideways` remember the cells ruled out for each case.
+    fn finishes_alone_within(
+        &self,
+        mut robots: [Cell; N],
+        sideways: bool,
+        failed_downhill: &mut CellSet,
+        failed_sideways: &mut CellSet,
+    ) -> bool {
+        let from = robots[0];
+        let here = self.lower_bound[from as usize];
+        for &to in self.slides(&robots, 0).iter() {
+            if to == self.target {
+                return true;
+            }
+            let step = self.lower_bound[to as usize];
+            let keeps = if step.wrapping_add(1) == here {
+                sideways
+            } else if step == here && sideways {
+                false
+            } else {
+                continue;
+            };
+            let failed = if keeps {
+                &mut *failed_sideways
+            } else {
+                &mut *failed_downhill
+            };
+            if to == from || contains(failed, to) {
+                continue;
+            }
+            robots[0] = to;
+            if self.finishes_alone_within(robots, keeps, failed_downhill, failed_sideways) {
+                return true;
+            }
+            robots[0] = from;
+            let failed = if keeps {
+                &mut *failed_sideways
+            } else {
+                &mut *failed_downhill
+            };
+            insert(failed, to);
+        }
+        false
     }
 
     /// Where robot `robot` stops sliding in each direction (N, E, S, W), in one pass over
