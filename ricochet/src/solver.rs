@@ -8,7 +8,7 @@
 //!   alone going downhill every move: `solo` settles them with a per-cell memo, no table.
 //!   On the last level this is the classic "move only the target robot".
 //! * With one move of slack, a helper move must touch the finishing robot's downhill
-//!   routes (`downhill_regions`), since earlier iterations ruled out shorter solutions.
+//!   routes ([`Regions`]), since earlier iterations ruled out shorter solutions.
 //! * For pruning, h is raised by one when no helper stands where a shortest route would
 //!   need a blocker ("it cannot get there alone"), or by two: see `beyond_reach`.
 //! * States are keyed canonically: the target robot's cell, then the other robots' cells
@@ -436,8 +436,10 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     /// stops somewhere without a wall needs a robot in one of its blocker cells:
     /// * no helper in one: without a helper move only an all-walls route (the empty-board
     ///   distance) is that short, and any helper move costs one more: `min(empty, h + 1)`;
-    /// * moreover no helper serves a route one move longer, none can get to a blocker cell
-    ///   in one move, and no all-walls route is that short: `h + 2`;
+    /// * moreover no all-walls route is one move longer, no helper can get to a blocker
+    ///   cell in one move, and the helpers where they stand serve no route one move longer
+    ///   (a solo search with one sideways move decides, when one stands in such a route's
+    ///   blocker cells): `h + 2`;
     /// * no helper beyond the target where it has no wall: the last move must stop against
     ///   a wall, or a helper must move there: `min(walled arrival, h + 1)`.
     ///
