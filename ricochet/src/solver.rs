@@ -8,7 +8,7 @@
 //!   alone going downhill every move: `solo` settles them with a per-cell memo, no table.
 //!   On the last level this is the classic "move only the target robot".
 //! * With one move of slack, a helper move must touch the finishing robot's downhill
-//!   routes ([`Regions`]), since earlier iterations ruled out shorter solutions.
+//!   routes (`Regions`), since earlier iterations ruled out shorter solutions.
 //! * For pruning, h is raised by one when no helper stands where a shortest route would
 //!   need a blocker ("it cannot get there alone"), or by two: see `beyond_reach`.
 //! * States are keyed canonically: the target robot's cell, then the other robots' cells
