@@ -5,7 +5,7 @@
 //! * The lower bound h is the number of moves the finishing robot needs if it could stop
 //!   on any cell (a BFS from the target over straight wall-free lines).
 //! * Tight states (h equal to the moves left) can only be finished by the finishing robot
-//!   alone going downhill every move: `solo` settles them with a per-cell memo, no table.
+//!   alone going downhill every move: `finishes_alone` settles them with a per-cell memo.
 //!   On the last level this is the classic "move only the target robot".
 //! * With one move of slack, a helper move must touch the finishing robot's downhill
 //!   routes (`Regions`), since earlier iterations ruled out shorter solutions.
@@ -475,52 +475,45 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             && (!helpers
                 .iter()
                 .any(|&r| contains(&regions.lateral_blockers[target], r))
-                || !self.finishes_alone_within(*robots, true, &mut [0; 4], &mut [0; 4]))
+                || !self.finishes_alone(*robots, 0, true, &mut SoloRun::default()))
     }
 
-    /// Whether the finishing robot alone, the others standing still, can finish going
-    /// downhill every move but, if `sideways` allows, one move that keeps its bound.
-    /// `failed_downhill` and `failed_sideways` remember the cells ruled out for each case.
-    fn finishes_alone_within(
+    /// Whether robot `finisher` alone, the others standing still, can finish going
+    /// downhill every move but, if `sideways`, one move that keeps its bound. With the
+    /// others fixed the outcome depends only on its cell and whether the sideways move is
+    /// still free, so `run.failed` remembers the cells ruled out and each is searched once.
+    /// On success `run.moves` holds the moves, last first.
+    fn finishes_alone(
         &self,
         mut robots: [Cell; N],
+        finisher: usize,
         sideways: bool,
-        failed_downhill: &mut CellSet,
-        failed_sideways: &mut CellSet,
+        run: &mut SoloRun,
     ) -> bool {
-        let from = robots[0];
+        run.visited += 1;
+        let from = robots[finisher];
         let here = self.lower_bound[from as usize];
-        for &to in self.slides(&robots, 0).iter() {
+        for (dir, &to) in self.slides(&robots, finisher).iter().enumerate() {
             if to == self.target {
+                run.moves.push((finisher as u8, dir as u8));
                 return true;
             }
             let step = self.lower_bound[to as usize];
-            let keeps = if step.wrapping_add(1) == here {
-                sideways
-            } else if step == here && sideways {
-                false
-            } else {
-                continue;
+            let sideways_left = match step {
+                _ if step.wrapping_add(1) == here => sideways,
+                _ if step == here && sideways => false,
+                _ => continue,
             };
-            let failed = if keeps {
-                &mut *failed_sideways
-            } else {
-                &mut *failed_downhill
-            };
-            if to == from || contains(failed, to) {
+            if to == from || contains(&run.failed[sideways_left as usize], to) {
                 continue;
             }
-            robots[0] = to;
-            if self.finishes_alone_within(robots, keeps, failed_downhill, failed_sideways) {
+            robots[finisher] = to;
+            if self.finishes_alone(robots, finisher, sideways_left, run) {
+                run.moves.push((finisher as u8, dir as u8));
                 return true;
             }
-            robots[0] = from;
-            let failed = if keeps {
-                &mut *failed_sideways
-            } else {
-                &mut *failed_downhill
-            };
-            insert(failed, to);
+            robots[finisher] = from;
+            insert(&mut run.failed[sideways_left as usize], to);
         }
         false
     }
@@ -587,10 +580,15 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         if bound == remaining {
             // Tight: only a robot whose own bound is tight can finish, alone and downhill.
             let finishers = if WILD { N } else { 1 };
-            return (0..finishers).any(|robot| {
+            let mut run = SoloRun::default();
+            let solved = (0..finishers).any(|robot| {
+                run.failed = Default::default();
                 self.lower_bound[robots[robot] as usize] == remaining
-                    && self.solo(robots, robot, &mut [0; 4])
+                    && self.finishes_alone(*robots, robot, false, &mut run)
             });
+            self.states += run.visited;
+            self.path.append(&mut run.moves);
+            return solved;
         }
         self.states += 1;
         // With one move left only the finishing robot can still make it.
@@ -634,7 +632,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 robots[robot] = to;
                 let bound = self.bound(robots);
                 if !self.beyond_reach(robots, child) {
-                    // Tight children are settled by `solo`, cheaper than a table probe.
+                    // Tight children are settled by `finishes_alone`, cheaper than a table probe.
                     let probe = child >= MIN_TABLE_DEPTH && bound < child;
                     let key = if probe { Self::key(robots) } else { NO_KEY };
                     if key != NO_KEY {
@@ -672,34 +670,17 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         }
         false
     }
+}
 
-    /// Whether robot `finisher` alone, the others standing still, reaches the target in
-    /// exactly its lower bound of moves: every move must then go one step downhill. With
-    /// the others fixed the outcome depends on its cell only, so `failed` remembers the
-    /// cells already ruled out and each is searched once.
-    fn solo(&mut self, robots: &mut [Cell; N], finisher: usize, failed: &mut CellSet) -> bool {
-        self.states += 1;
-        let from = robots[finisher];
-        let downhill = self.lower_bound[from as usize].wrapping_sub(1);
-        for (dir, &to) in self.slides(robots, finisher).iter().enumerate() {
-            if to == self.target {
-                self.path.push((finisher as u8, dir as u8));
-                return true;
-            }
-            if to == from || self.lower_bound[to as usize] != downhill || contains(failed, to) {
-                continue;
-            }
-            robots[finisher] = to;
-            let solved = self.solo(robots, finisher, failed);
-            robots[finisher] = from;
-            if solved {
-                self.path.push((finisher as u8, dir as u8));
-                return true;
-            }
-            insert(failed, to);
-        }
-        false
-    }
+/// The state of one `finishes_alone` search.
+#[derive(Default)]
+struct SoloRun {
+    /// Cells ruled out, without and with the sideways move still free.
+    failed: [CellSet; 2],
+    /// The moves found, last first.
+    moves: Vec<(u8, u8)>,
+    /// Positions searched.
+    visited: u64,
 }
 
 /// A move generated by `dfs`, waiting for its table slot to arrive in cache.
