@@ -594,8 +594,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         // With one move left only the finishing robot can still make it.
         let movers = if !WILD && remaining == 1 { 1 } else { N };
         // One move of slack: earlier iterations proved this state has no solution of
-        // `remaining - 1` moves, so a helper move only helps if it changes the finishing
-        // robot's solo downhill route, i.e. leaves or enters its region.
+        // `remaining - 1` moves, so after a helper move the finishing robot must go
+        // downhill alone; the move only helps if it leaves a route's path or enters one of
+        // its blocker cells.
         let regions = (!WILD && self.regions_ready && bound + 1 == remaining).then(|| {
             let target = robots[0] as usize;
             (self.regions.path[target], self.regions.blockers[target])
