@@ -607,6 +607,15 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         let mut count = 0;
         for robot in 0..movers {
             let from = robots[robot];
+            // A helper off the paths whose lines reach no blocker cell has no move to keep.
+            if robot != 0
+                && regions.is_some_and(|(path, blockers)| {
+                    !contains(&path, from)
+                        && !intersects(&self.regions.cross[from as usize], &blockers)
+                })
+            {
+                continue;
+            }
             let ends = self.slides(robots, robot);
             for (dir, &to) in ends.iter().enumerate() {
                 if to == from {
