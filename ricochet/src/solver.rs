@@ -217,22 +217,14 @@ fn stop_anywhere_distances(
         let cell = queue[head];
         head += 1;
         let next = bound[cell as usize] + 1;
-        for dir in Direction::ALL {
-            if cell == target && !arrival(dir) {
-                continue;
+        // Cells from which a slide passes `cell`: those on its lines, moving towards it.
+        walk_lines(board, cell, |back, from, _| {
+            if (cell != target || arrival(back.opposite())) && bound[from as usize] == UNREACHABLE {
+                bound[from as usize] = next;
+                queue[tail] = from;
+                tail += 1;
             }
-            // Cells from which a slide towards `dir` passes `cell`: walk back against it.
-            let back = dir.opposite();
-            let mut from = cell;
-            while !board.has_wall(from, back) {
-                from = back.step(from).expect("edge walls");
-                if bound[from as usize] == UNREACHABLE {
-                    bound[from as usize] = next;
-                    queue[tail] = from;
-                    tail += 1;
-                }
-            }
-        }
+        });
     }
     bound
 }
@@ -320,24 +312,15 @@ impl Regions {
         for &cell in &by_bound {
             let downhill = lower_bound[cell as usize].wrapping_sub(1);
             let (mut path, mut blockers) = ([0u64; 4], [0u64; 4]);
-            for dir in Direction::ALL {
-                let mut line = [0u64; 4];
-                let mut at = cell;
-                while !board.has_wall(at, dir) {
-                    at = dir.step(at).expect("edge walls");
-                    insert(&mut line, at);
-                    if lower_bound[at as usize] != downhill {
-                        continue;
-                    }
-                    for word in 0..4 {
-                        path[word] |= line[word] | self.path[at as usize][word];
-                        blockers[word] |= self.blockers[at as usize][word];
-                    }
-                    if let Some(beyond) = dir.step(at).filter(|_| !board.has_wall(at, dir)) {
+            walk_lines(board, cell, |dir, at, line| {
+                if lower_bound[at as usize] == downhill {
+                    path = union(&union(&path, line), &self.path[at as usize]);
+                    blockers = union(&blockers, &self.blockers[at as usize]);
+                    if let Some(beyond) = beyond(board, at, dir) {
                         insert(&mut blockers, beyond);
                     }
                 }
-            }
+            });
             self.path[cell as usize] = path;
             self.blockers[cell as usize] = blockers;
         }
@@ -345,37 +328,49 @@ impl Regions {
         for &cell in &by_bound {
             let here = lower_bound[cell as usize];
             let mut lateral = [0u64; 4];
-            for dir in Direction::ALL {
-                let mut at = cell;
-                while !board.has_wall(at, dir) {
-                    at = dir.step(at).expect("edge walls");
-                    let tail = match lower_bound[at as usize] {
-                        h if h == here => &self.blockers[at as usize],
-                        h if h.wrapping_add(1) == here => &self.lateral_blockers[at as usize],
-                        _ => continue,
-                    };
-                    for word in 0..4 {
-                        lateral[word] |= tail[word];
-                    }
-                    if let Some(beyond) = dir.step(at).filter(|_| !board.has_wall(at, dir)) {
-                        insert(&mut lateral, beyond);
-                    }
+            walk_lines(board, cell, |dir, at, _| {
+                let tail = match lower_bound[at as usize] {
+                    h if h == here => &self.blockers[at as usize],
+                    h if h.wrapping_add(1) == here => &self.lateral_blockers[at as usize],
+                    _ => return,
+                };
+                lateral = union(&lateral, tail);
+                if let Some(beyond) = beyond(board, at, dir) {
+                    insert(&mut lateral, beyond);
                 }
-            }
+            });
             self.lateral_blockers[cell as usize] = lateral;
         }
         for cell in board.cells() {
             let mut cross = [0u64; 4];
-            for dir in Direction::ALL {
-                let mut at = cell;
-                while !board.has_wall(at, dir) {
-                    at = dir.step(at).expect("edge walls");
-                    insert(&mut cross, at);
-                }
-            }
+            walk_lines(board, cell, |_, at, _| insert(&mut cross, at));
             self.cross[cell as usize] = cross;
         }
     }
+}
+
+/// Walks the four wall-bounded lines from `cell`, calling `visit(direction, cell passed,
+/// cells passed so far on this line)` for every cell.
+fn walk_lines(board: &Board, cell: Cell, mut visit: impl FnMut(Direction, Cell, &CellSet)) {
+    for dir in Direction::ALL {
+        let mut line = [0u64; 4];
+        let mut at = cell;
+        while !board.has_wall(at, dir) {
+            at = dir.step(at).expect("edge walls");
+            insert(&mut line, at);
+            visit(dir, at, &line);
+        }
+    }
+}
+
+/// The cell after `at` in `dir`, where a robot would stop a slide on `at`, unless a wall
+/// stops it there anyway.
+fn beyond(board: &Board, at: Cell, dir: Direction) -> Option<Cell> {
+    dir.step(at).filter(|_| !board.has_wall(at, dir))
+}
+
+fn union(a: &CellSet, b: &CellSet) -> CellSet {
+    std::array::from_fn(|word| a[word] | b[word])
 }
 
 struct Search<'t, const N: usize, const WILD: bool> {
