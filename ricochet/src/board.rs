@@ -244,15 +244,6 @@ impl Board {
         (0..self.width() * self.height()).map(|i| self.cell_of(i))
     }
 
-    /// Where a robot at `from` stops moving in `dir` with no other robot on the board.
-    pub fn slide_free(&self, from: Cell, dir: Direction) -> Cell {
-        let mut cell = from;
-        while !self.has_wall(cell, dir) {
-            cell = dir.step(cell).expect("edge cells carry edge walls");
-        }
-        cell
-    }
-
     /// Effective wall masks in the caller's layout: edge walls included, blocked cells 15.
     pub fn wall_masks(&self) -> Vec<u8> {
         self.cells().map(|c| self.walls(c)).collect()

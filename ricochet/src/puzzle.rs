@@ -81,11 +81,6 @@ impl Target {
             (Some(c), None) => c.letter().to_string(),
         }
     }
-
-    /// Whether robot `robot` may finish on this target.
-    pub fn accepts(&self, robot: usize) -> bool {
-        self.colour.is_none_or(|c| c.robot() == robot)
-    }
 }
 
 /// One move: a robot (index into the puzzle's robots) slides in a direction.
@@ -103,16 +98,6 @@ impl Move {
             Colour::ALL[self.robot as usize].letter(),
             self.dir.letter()
         )
-    }
-
-    pub fn parse(text: &str) -> Option<Move> {
-        let mut chars = text.chars();
-        let colour = Colour::from_letter(chars.next()?)?;
-        let dir = Direction::from_letter(chars.next()?)?;
-        chars.next().is_none().then_some(Move {
-            robot: colour as u8,
-            dir,
-        })
     }
 }
 

@@ -51,10 +51,6 @@ pub struct Solution {
 pub struct SearchStats {
     /// States expanded over all iterations.
     pub states: u64,
-    /// Iterations of deepening run (bounds tried).
-    pub iterations: u32,
-    /// Largest transposition table size reached, in bytes.
-    pub table_bytes: usize,
     pub elapsed: Duration,
 }
 
@@ -111,16 +107,19 @@ impl Solver {
             (5, true) => self.run::<5, true>(puzzle),
             (n, _) => unreachable!("puzzles hold 1..={MAX_ROBOTS} robots, not {n}"),
         };
-        result.map(|(moves, mut stats)| {
-            stats.elapsed = started.elapsed();
-            Solution { moves, stats }
+        result.map(|(moves, states)| Solution {
+            moves,
+            stats: SearchStats {
+                states,
+                elapsed: started.elapsed(),
+            },
         })
     }
 
     fn run<const N: usize, const WILD: bool>(
         &mut self,
         puzzle: &Puzzle,
-    ) -> Result<(Vec<Move>, SearchStats), Unsolved> {
+    ) -> Result<(Vec<Move>, u64), Unsolved> {
         let board = puzzle.board();
         let target = puzzle.target();
         // Internal order: the robot that must finish first, the others after it.
@@ -147,14 +146,11 @@ impl Solver {
         if start == UNREACHABLE {
             return Err(Unsolved::Unreachable);
         }
-        let mut stats = SearchStats::default();
         for depth in start.max(1)..=self.max_moves {
-            stats.iterations += 1;
             if depth >= REGIONS_FROM_DEPTH && !WILD && !search.regions_ready {
                 search.prepare_deep_search(board);
             }
             if search.dfs(&mut robots, depth, NO_MOVE) {
-                stats.states = search.states;
                 let moves = search
                     .path
                     .iter()
@@ -164,8 +160,7 @@ impl Solver {
                         dir: Direction::ALL[dir as usize],
                     })
                     .collect();
-                stats.table_bytes = self.table.bytes();
-                return Ok((moves, stats));
+                return Ok((moves, search.states));
             }
         }
         Err(Unsolved::TooLong(self.max_moves))

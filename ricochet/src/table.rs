@@ -46,7 +46,8 @@ impl TransTable {
     }
 
     /// Bytes the table holds now.
-    pub(crate) fn bytes(&self) -> usize {
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
         self.slots.len() * 8
     }
 
