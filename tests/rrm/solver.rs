@@ -4,7 +4,7 @@
 use crate::generator::seed_records;
 use crate::referee::{bfs_moves, check_solution};
 use proptest::prelude::*;
-use ricochet::{Game, Puzzle, PuzzleRecord, Solver};
+use ricochet::{Game, Puzzle, PuzzleRecord, Solver, Unsolved};
 
 /// Solves `record`'s puzzle and checks the answer with the referee; returns the move count.
 fn solve_checked(solver: &mut Solver, record: &PuzzleRecord) -> Option<usize> {
@@ -205,10 +205,39 @@ proptest! {
         prop_assert!(!record.robots.iter().chain([&record.target_cell]).any(|&c| unusable(c)));
         let mut solver = Solver::new();
         let expected = bfs_moves(&record);
-        let found = solver.solve(&puzzle).ok().map(|s| s.moves.iter().map(|m| m.notation()).collect::<Vec<_>>());
-        prop_assert_eq!(found.as_ref().map(Vec::len), expected);
-        if let Some(moves) = found {
-            prop_assert_eq!(check_solution(&record, &moves), Ok(()));
+        match (solver.solve(&puzzle), expected) {
+            (Ok(solution), Some(moves)) => {
+                let notation: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
+                prop_assert_eq!(notation.len(), moves);
+                prop_assert_eq!(check_solution(&record, &notation), Ok(()));
+            }
+            // Beyond the solver's limit it must say so rather than return a longer answer.
+            (Err(Unsolved::TooLong(limit)), Some(moves)) => prop_assert!(moves > usize::from(limit)),
+            (Err(_), None) => {}
+            (found, expected) => prop_assert!(false, "solver {found:?}, reference BFS {expected:?}"),
         }
     }
+}
+
+/// Found by the property test: a 7×6 board whose only solutions take 41 moves.
+fn forty_one_move_record() -> PuzzleRecord {
+    serde_json::from_str(
+        r#"{"width":7,"height":6,
+            "walls":[9,5,1,1,7,15,15,12,1,0,0,3,15,15,13,4,0,0,0,5,3,15,13,0,4,0,5,6,15,9,0,5,0,5,3,15,12,6,13,4,5,6],
+            "blocked":[5,6,12,13,14,21,28,35],"robots":[30,40],"target_cell":17,"target_robot":0}"#,
+    )
+    .expect("valid record")
+}
+
+#[test]
+fn puzzle_longer_than_the_limit_is_reported_and_solved_with_a_higher_one() {
+    let record = forty_one_move_record();
+    let puzzle = Puzzle::from_record(&record).expect("valid puzzle");
+    let expected = bfs_moves(&record).expect("solvable");
+    assert!(expected > 40, "reference BFS says {expected}");
+    assert_eq!(Solver::with_limits(40, 1 << 20).solve(&puzzle).err(), Some(Unsolved::TooLong(40)));
+    let solution = Solver::with_limits(60, 1 << 20).solve(&puzzle).expect("solved within 60");
+    let notation: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
+    assert_eq!(notation.len(), expected);
+    assert_eq!(check_solution(&record, &notation), Ok(()));
 }
