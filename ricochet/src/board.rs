@@ -210,6 +210,15 @@ impl Board {
         self.walls[cell as usize] & dir.wall_bit() != 0
     }
 
+    /// The neighbour of `cell` in `dir` when no wall is between them.
+    pub fn step_open(&self, cell: Cell, dir: Direction) -> Option<Cell> {
+        if self.has_wall(cell, dir) {
+            None
+        } else {
+            dir.step(cell)
+        }
+    }
+
     /// A cell no robot may stand on: blocked, outside the board, or walled on all sides.
     pub fn is_blocked(&self, cell: Cell) -> bool {
         self.blocked[cell as usize] || self.walls[cell as usize] == ALL_WALLS

@@ -6,6 +6,7 @@
 
 pub mod board;
 pub mod fogleman;
+pub mod generator;
 pub mod mt;
 pub mod puzzle;
 pub mod random;
@@ -15,5 +16,6 @@ mod table;
 
 pub use board::{Board, BoardError, Cell, Direction};
 pub use fogleman::{Game, SeedError};
+pub use generator::{GeneratedPuzzle, Generator, UnknownGenerator};
 pub use puzzle::{Colour, Move, Puzzle, PuzzleError, PuzzleRecord, Shape, Target};
 pub use solver::{SearchStats, Solution, Solver, Unsolved};

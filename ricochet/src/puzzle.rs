@@ -99,6 +99,14 @@ impl Move {
             self.dir.letter()
         )
     }
+
+    /// Reads [`Move::notation`] back, e.g. `BE`; `None` for anything else.
+    pub fn from_notation(text: &str) -> Option<Move> {
+        let mut letters = text.chars();
+        let robot = Colour::from_letter(letters.next()?)?.robot() as u8;
+        let dir = Direction::from_letter(letters.next()?)?;
+        letters.next().is_none().then_some(Move { robot, dir })
+    }
 }
 
 /// Why a puzzle was refused.
@@ -183,6 +191,32 @@ impl Puzzle {
 
     pub fn target(&self) -> Target {
         self.target
+    }
+
+    /// Whether `moves` end with a robot allowed on the target standing on it (each move
+    /// must move its robot). Checks claimed solutions cheaply; says nothing of optimality.
+    pub fn is_solution(&self, moves: &[Move]) -> bool {
+        let mut robots = self.robots.clone();
+        for step in moves {
+            let Some(&from) = robots.get(step.robot as usize) else {
+                return false;
+            };
+            let mut at = from;
+            while let Some(next) = self.board.step_open(at, step.dir) {
+                if robots.contains(&next) {
+                    break;
+                }
+                at = next;
+            }
+            if at == from {
+                return false;
+            }
+            robots[step.robot as usize] = at;
+        }
+        moves.last().is_some_and(|last| {
+            robots[last.robot as usize] == self.target.cell
+                && self.target.colour.is_none_or(|c| c.robot() == last.robot as usize)
+        })
     }
 
     /// Robot cells in the caller's layout (`y * width + x`).

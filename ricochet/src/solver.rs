@@ -311,7 +311,7 @@ impl Regions {
                 if lower_bound[at as usize] == downhill {
                     path = union(&union(&path, line), &self.path[at as usize]);
                     blockers = union(&blockers, &self.blockers[at as usize]);
-                    if let Some(beyond) = beyond(board, at, dir) {
+                    if let Some(beyond) = board.step_open(at, dir) {
                         insert(&mut blockers, beyond);
                     }
                 }
@@ -330,7 +330,7 @@ impl Regions {
                     _ => return,
                 };
                 lateral = union(&lateral, tail);
-                if let Some(beyond) = beyond(board, at, dir) {
+                if let Some(beyond) = board.step_open(at, dir) {
                     insert(&mut lateral, beyond);
                 }
             });
@@ -356,12 +356,6 @@ fn walk_lines(board: &Board, cell: Cell, mut visit: impl FnMut(Direction, Cell, 
             visit(dir, at, &line);
         }
     }
-}
-
-/// The cell after `at` in `dir`, where a robot would stop a slide on `at`, unless a wall
-/// stops it there anyway.
-fn beyond(board: &Board, at: Cell, dir: Direction) -> Option<Cell> {
-    dir.step(at).filter(|_| !board.has_wall(at, dir))
 }
 
 fn union(a: &CellSet, b: &CellSet) -> CellSet {
@@ -411,10 +405,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         self.empty_board = empty_board_distances(&self.stops, self.target);
         self.walled_arrival = plus_one(lower_bounds_walled_arrival(board, self.target));
         for dir in Direction::ALL {
-            if let Some(beyond) = dir
-                .step(self.target)
-                .filter(|_| !board.has_wall(self.target, dir))
-            {
+            if let Some(beyond) = board.step_open(self.target, dir) {
                 insert(&mut self.blocker_cells, beyond);
             }
         }

@@ -1,3 +1,361 @@
 //! The durable store of mined results (sled), opened by the coordinator alone.
 //!
-//! Empty until the distributed miner lands (issue 3).
+//! # Schema
+//! Keys are big-endian, so sled's byte order is numeric order. Values are postcard.
+//!
+//! | tree | key | value |
+//! |---|---|---|
+//! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time, next unit never leased |
+//! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
+//! | `results` | campaign id · unit | the unit's move counts, one byte per seed, deflated |
+//! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
+//! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order |
+//! | `aggregates` | campaign id | [`Aggregates`]: histograms, and the last commit they include |
+//! | `mismatches` | campaign id · unit · worker `u64` | [`Mismatch`] |
+//! | `meta` | `next_campaign_id` | `u32` |
+//!
+//! A unit is done exactly when it has a `results` entry; the unit record, its result,
+//! its hardest entries and its commit log entry are written in one transaction, so a
+//! crash leaves either all of them or none. Aggregates are saved now and then with the
+//! commit number they include; [`Store::commits_after`] gives what to add back on start.
+
+mod schema;
+
+pub use schema::*;
+
+use sled::transaction::{ConflictableTransactionError, TransactionError};
+use sled::Transactional;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// What can go wrong with the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the store in {path}: {source} (is a coordinator already using it?)")]
+    Open { path: String, source: sled::Error },
+    #[error("store: {0}")]
+    Sled(#[from] sled::Error),
+    #[error("store: corrupt {what}: {detail}")]
+    Corrupt { what: &'static str, detail: String },
+    #[error("campaign {0:?} already exists")]
+    CampaignExists(String),
+    #[error("invalid campaign: {0}")]
+    InvalidCampaign(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// The opened store.
+pub struct Store {
+    db: sled::Db,
+    campaigns: sled::Tree,
+    units: sled::Tree,
+    results: sled::Tree,
+    hardest: sled::Tree,
+    commits: sled::Tree,
+    aggregates: sled::Tree,
+    mismatches: sled::Tree,
+    meta: sled::Tree,
+}
+
+/// Everything one accepted unit result writes.
+pub struct UnitResult<'a> {
+    pub campaign: u32,
+    pub unit: u64,
+    pub record: &'a UnitRecord,
+    pub move_counts: &'a [u8],
+    pub hardest: &'a [HardEntry],
+    pub commit: u64,
+}
+
+const NEXT_CAMPAIGN_ID: &[u8] = b"next_campaign_id";
+
+fn unit_key(campaign: u32, unit: u64) -> [u8; 12] {
+    let mut key = [0; 12];
+    key[..4].copy_from_slice(&campaign.to_be_bytes());
+    key[4..].copy_from_slice(&unit.to_be_bytes());
+    key
+}
+
+fn hardest_key(campaign: u32, moves: u8, seed: u64) -> [u8; 13] {
+    let mut key = [0; 13];
+    key[..4].copy_from_slice(&campaign.to_be_bytes());
+    key[4] = 255 - moves;
+    key[5..].copy_from_slice(&seed.to_be_bytes());
+    key
+}
+
+fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    postcard::to_stdvec(value).expect("store types serialize")
+}
+
+fn decode<T: serde::de::DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T> {
+    postcard::from_bytes(bytes).map_err(|e| StoreError::Corrupt {
+        what,
+        detail: e.to_string(),
+    })
+}
+
+fn deflate(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder =
+        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+fn inflate(bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut counts = Vec::new();
+    flate2::read::DeflateDecoder::new(bytes)
+        .read_to_end(&mut counts)
+        .map_err(|e| StoreError::Corrupt {
+            what: "result block",
+            detail: e.to_string(),
+        })?;
+    Ok(counts)
+}
+
+fn abort<T>(error: TransactionError<T>) -> StoreError
+where
+    StoreError: From<T>,
+{
+    match error {
+        TransactionError::Abort(e) => e.into(),
+        TransactionError::Storage(e) => e.into(),
+    }
+}
+
+impl Store {
+    /// Opens (creating if needed) the store in `dir`. Fails if another process has it.
+    pub fn open(dir: &Path) -> Result<Store> {
+        let db = sled::Config::new()
+            .path(dir)
+            .open()
+            .map_err(|source| StoreError::Open {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        let tree = |name: &str| db.open_tree(name);
+        Ok(Store {
+            campaigns: tree("campaigns")?,
+            units: tree("units")?,
+            results: tree("results")?,
+            hardest: tree("hardest")?,
+            commits: tree("commits")?,
+            aggregates: tree("aggregates")?,
+            mismatches: tree("mismatches")?,
+            meta: tree("meta")?,
+            db,
+        })
+    }
+
+    /// Creates a campaign after checking its spec; names are unique.
+    pub fn create_campaign(&self, spec: CampaignSpec, created_unix_ms: i64) -> Result<Campaign> {
+        spec.validate().map_err(StoreError::InvalidCampaign)?;
+        let result = (&self.campaigns, &self.meta).transaction(|(campaigns, meta)| {
+            if campaigns.get(spec.name.as_bytes())?.is_some() {
+                return Err(ConflictableTransactionError::Abort(
+                    StoreError::CampaignExists(spec.name.clone()),
+                ));
+            }
+            let id = match meta.get(NEXT_CAMPAIGN_ID)? {
+                Some(bytes) => u32::from_be_bytes(bytes.as_ref().try_into().map_err(|_| {
+                    ConflictableTransactionError::Abort(StoreError::Corrupt {
+                        what: "campaign counter",
+                        detail: format!("{} bytes", bytes.len()),
+                    })
+                })?),
+                None => 1,
+            };
+            meta.insert(NEXT_CAMPAIGN_ID, &(id + 1).to_be_bytes())?;
+            let campaign = Campaign {
+                id,
+                spec: spec.clone(),
+                created_unix_ms,
+                next_unit: 0,
+            };
+            campaigns.insert(spec.name.as_bytes(), encode(&campaign))?;
+            Ok(campaign)
+        });
+        result.map_err(abort)
+    }
+
+    /// Every campaign, by name.
+    pub fn campaigns(&self) -> Result<Vec<Campaign>> {
+        self.campaigns
+            .iter()
+            .values()
+            .map(|value| decode("campaign", &value?))
+            .collect()
+    }
+
+    pub fn campaign(&self, name: &str) -> Result<Option<Campaign>> {
+        self.campaigns
+            .get(name.as_bytes())?
+            .map(|value| decode("campaign", &value))
+            .transpose()
+    }
+
+    /// Every unit record of a campaign (units never leased have none).
+    pub fn units(&self, campaign: u32) -> Result<Vec<(u64, UnitRecord)>> {
+        self.units
+            .scan_prefix(campaign.to_be_bytes())
+            .map(|entry| {
+                let (key, value) = entry?;
+                let unit = u64::from_be_bytes(key[4..12].try_into().expect("12-byte unit keys"));
+                Ok((unit, decode("unit record", &value)?))
+            })
+            .collect()
+    }
+
+    /// Writes a unit record, and the campaign (its next-unit cursor) in the same step.
+    pub fn put_unit(&self, campaign: &Campaign, unit: u64, record: &UnitRecord) -> Result<()> {
+        let result = (&self.campaigns, &self.units).transaction(|(campaigns, units)| {
+            campaigns.insert(campaign.spec.name.as_bytes(), encode(campaign))?;
+            units.insert(&unit_key(campaign.id, unit), encode(record))?;
+            Ok::<_, ConflictableTransactionError<StoreError>>(())
+        });
+        result.map_err(abort)
+    }
+
+    /// Writes a unit record alone (failures, quarantine, verification).
+    pub fn update_unit(&self, campaign: u32, unit: u64, record: &UnitRecord) -> Result<()> {
+        self.units.insert(unit_key(campaign, unit), encode(record))?;
+        Ok(())
+    }
+
+    /// Stores an accepted result: unit record, move counts, hardest entries and the commit
+    /// log entry, all or nothing.
+    pub fn commit_result(&self, result: &UnitResult<'_>) -> Result<()> {
+        let key = unit_key(result.campaign, result.unit);
+        let block = deflate(result.move_counts);
+        let record = encode(result.record);
+        let hardest: Vec<_> = result
+            .hardest
+            .iter()
+            .map(|entry| (hardest_key(result.campaign, entry.moves, entry.seed), encode(entry)))
+            .collect();
+        let outcome = (&self.units, &self.results, &self.hardest, &self.commits).transaction(
+            |(units, results, hardest_tree, commits)| {
+                units.insert(&key, record.as_slice())?;
+                results.insert(&key, block.as_slice())?;
+                for (hard_key, entry) in &hardest {
+                    hardest_tree.insert(hard_key, entry.as_slice())?;
+                }
+                commits.insert(&result.commit.to_be_bytes(), &key)?;
+                Ok::<_, ConflictableTransactionError<StoreError>>(())
+            },
+        );
+        outcome.map_err(abort)
+    }
+
+    /// The move counts stored for a unit, if it is done.
+    pub fn move_counts(&self, campaign: u32, unit: u64) -> Result<Option<Vec<u8>>> {
+        self.results
+            .get(unit_key(campaign, unit))?
+            .map(|block| inflate(&block))
+            .transpose()
+    }
+
+    /// The hardest stored puzzles of a campaign, most moves first, then by seed.
+    pub fn hardest(&self, campaign: u32, limit: usize, min_moves: u8) -> Result<Vec<HardEntry>> {
+        let mut entries = Vec::new();
+        for entry in self.hardest.scan_prefix(campaign.to_be_bytes()) {
+            let (key, value) = entry?;
+            if 255 - key[4] < min_moves || entries.len() >= limit {
+                break;
+            }
+            entries.push(decode("hardest entry", &value)?);
+        }
+        Ok(entries)
+    }
+
+    /// The stored solution of one seed, if it is among the kept ones.
+    pub fn hard_entry(&self, campaign: u32, moves: u8, seed: u64) -> Result<Option<HardEntry>> {
+        self.hardest
+            .get(hardest_key(campaign, moves, seed))?
+            .map(|value| decode("hardest entry", &value))
+            .transpose()
+    }
+
+    /// The highest commit number used so far (0 if none).
+    pub fn last_commit(&self) -> Result<u64> {
+        Ok(match self.commits.last()? {
+            Some((key, _)) => u64::from_be_bytes(key.as_ref().try_into().map_err(|_| {
+                StoreError::Corrupt {
+                    what: "commit log",
+                    detail: format!("{}-byte key", key.len()),
+                }
+            })?),
+            None => 0,
+        })
+    }
+
+    /// Commits after `commit`, as (commit, campaign id, unit), in order.
+    pub fn commits_after(&self, commit: u64) -> Result<Vec<(u64, u32, u64)>> {
+        self.commits
+            .range((commit + 1).to_be_bytes()..)
+            .map(|entry| {
+                let (key, value) = entry?;
+                if key.len() != 8 || value.len() != 12 {
+                    return Err(StoreError::Corrupt {
+                        what: "commit log",
+                        detail: "bad entry length".into(),
+                    });
+                }
+                Ok((
+                    u64::from_be_bytes(key.as_ref().try_into().expect("8 bytes")),
+                    u32::from_be_bytes(value[..4].try_into().expect("4 bytes")),
+                    u64::from_be_bytes(value[4..].try_into().expect("8 bytes")),
+                ))
+            })
+            .collect()
+    }
+
+    pub fn aggregates(&self, campaign: u32) -> Result<Option<Aggregates>> {
+        self.aggregates
+            .get(campaign.to_be_bytes())?
+            .map(|value| decode("aggregates", &value))
+            .transpose()
+    }
+
+    pub fn save_aggregates(&self, campaign: u32, aggregates: &Aggregates) -> Result<()> {
+        self.aggregates
+            .insert(campaign.to_be_bytes(), encode(aggregates))?;
+        Ok(())
+    }
+
+    pub fn add_mismatch(&self, campaign: u32, mismatch: &Mismatch) -> Result<()> {
+        let mut key = unit_key(campaign, mismatch.unit).to_vec();
+        key.extend_from_slice(&mismatch.worker.to_be_bytes());
+        self.mismatches.insert(key, encode(mismatch))?;
+        Ok(())
+    }
+
+    pub fn mismatches(&self, campaign: u32) -> Result<Vec<Mismatch>> {
+        self.mismatches
+            .scan_prefix(campaign.to_be_bytes())
+            .values()
+            .map(|value| decode("mismatch", &value?))
+            .collect()
+    }
+
+    /// Makes everything written so far durable.
+    pub async fn flush(&self) -> Result<()> {
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// Makes everything written so far durable, blocking.
+    pub fn flush_blocking(&self) -> Result<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Bytes the store takes on disk.
+    pub fn size_on_disk(&self) -> Result<u64> {
+        Ok(self.db.size_on_disk()?)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,101 @@
+use super::*;
+
+fn spec(name: &str) -> CampaignSpec {
+    CampaignSpec {
+        name: name.into(),
+        generator: "fogleman".into(),
+        seed_start: 1,
+        seed_end: 1001,
+        unit_size: 100,
+        record_threshold: 18,
+    }
+}
+
+fn done(commit: u64) -> UnitRecord {
+    UnitRecord {
+        state: UnitState::Done {
+            digest: [7; 32],
+            worker: 1,
+            commit,
+            verification: Verification::NotChosen,
+        },
+        leases_issued: 1,
+        failures: 0,
+        last_error: None,
+    }
+}
+
+#[test]
+fn campaigns_are_unique_and_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let first = store.create_campaign(spec("a"), 5).unwrap();
+    let second = store.create_campaign(spec("b"), 6).unwrap();
+    assert_ne!(first.id, second.id);
+    assert!(matches!(
+        store.create_campaign(spec("a"), 7),
+        Err(StoreError::CampaignExists(_))
+    ));
+    let mut empty = spec("c");
+    empty.seed_end = empty.seed_start;
+    assert!(matches!(
+        store.create_campaign(empty, 8),
+        Err(StoreError::InvalidCampaign(_))
+    ));
+    assert!(matches!(
+        store.create_campaign(spec("bad name"), 8),
+        Err(StoreError::InvalidCampaign(_))
+    ));
+    let names: Vec<_> = store.campaigns().unwrap().into_iter().map(|c| c.spec.name).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(first.spec.units_total(), 10);
+    assert_eq!(first.spec.unit_seeds(9), 901..1001);
+    assert_eq!(first.spec.unit_of(1000), Some(9));
+    assert_eq!(first.spec.unit_of(1001), None);
+}
+
+#[test]
+fn results_survive_reopening_with_their_log_and_hardest_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts: Vec<u8> = (0..100).map(|i| (i % 13) as u8 + 2).collect();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        let campaign = store.create_campaign(spec("a"), 0).unwrap();
+        let hardest = [
+            HardEntry { seed: 40, moves: 14, solution: vec!["RN".into()], re_solved: false },
+            HardEntry { seed: 12, moves: 19, solution: vec!["BS".into()], re_solved: true },
+            HardEntry { seed: 3, moves: 14, solution: vec![], re_solved: false },
+        ];
+        for (commit, unit) in [(1, 4), (2, 0)] {
+            store
+                .commit_result(&UnitResult {
+                    campaign: campaign.id,
+                    unit,
+                    record: &done(commit),
+                    move_counts: &counts,
+                    hardest: &hardest,
+                    commit,
+                })
+                .unwrap();
+        }
+        store.flush_blocking().unwrap();
+        assert!(store.size_on_disk().unwrap() > 0);
+    }
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.move_counts(1, 4).unwrap().as_deref(), Some(&counts[..]));
+    assert_eq!(store.move_counts(1, 1).unwrap(), None);
+    assert_eq!(store.last_commit().unwrap(), 2);
+    assert_eq!(store.commits_after(1).unwrap(), [(2, 1, 0)]);
+    let seeds: Vec<_> = store.hardest(1, 10, 0).unwrap().iter().map(|e| e.seed).collect();
+    assert_eq!(seeds, [12, 3, 40]);
+    assert_eq!(store.hardest(1, 10, 15).unwrap().len(), 1);
+    assert_eq!(store.units(1).unwrap().len(), 2);
+}
+
+#[test]
+fn a_second_opener_gets_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let _store = Store::open(dir.path()).unwrap();
+    let error = Store::open(dir.path()).err().expect("locked");
+    assert!(error.to_string().contains("already using it"), "{error}");
+}
