@@ -3,10 +3,15 @@
 //! `main` only parses arguments, sets up logging and maps errors to exit codes: every
 //! failure prints one line on stderr and exits with status 2.
 
+mod backend;
 mod bench;
+mod campaign;
 mod input;
+mod mine;
 mod report;
+mod services;
 mod solve;
+mod summary;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,18 +31,38 @@ struct Cli {
 enum Command {
     /// Solve one puzzle or a batch optimally.
     Solve(solve::SolveArgs),
+    /// Mine a seed range here and now: coordinator and worker in one process.
+    Mine(mine::MineArgs),
+    /// Create or list mining campaigns.
+    Campaign(campaign::CampaignArgs),
+    /// Serve campaigns to workers over gRPC, keeping results in a store.
+    Coordinator(services::CoordinatorArgs),
+    /// Mine units leased from a coordinator.
+    Worker(services::WorkerArgs),
     /// Measure the solver on the hard positions and on seeded batches.
     Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The services log their progress; one-shot commands only warnings.
+    let level = match cli.command {
+        Command::Coordinator(_) | Command::Worker(_) => "info",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+        )
         .with_writer(std::io::stderr)
         .init();
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
+        Command::Mine(args) => mine::run(args),
+        Command::Campaign(args) => campaign::run(args),
+        Command::Coordinator(args) => services::coordinator(args),
+        Command::Worker(args) => services::worker(args),
         Command::Bench(args) => bench::run(args),
     };
     match result {

@@ -7,8 +7,8 @@ use clap::{ArgGroup, Args};
 use cpu_time::ThreadTime;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use ricochet::{Solution, Solver, Unsolved};
-use std::cell::RefCell;
+use ricochet::solver::with_thread_solver;
+use ricochet::{Solution, Unsolved};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,17 +42,9 @@ pub struct SolveArgs {
     max_moves: u8,
 }
 
-thread_local! {
-    static SOLVER: RefCell<Option<Solver>> = const { RefCell::new(None) };
-}
-
 /// Solves on this thread's reusable solver, measuring the thread's CPU time.
 fn solve_timed(job: &Job, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
-    SOLVER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let solver = slot.get_or_insert_with(|| {
-            Solver::with_limits(max_moves, ricochet::solver::DEFAULT_TABLE_BYTES)
-        });
+    with_thread_solver(max_moves, |solver| {
         let started = ThreadTime::now();
         let result = solver.solve(&job.puzzle);
         (result, started.elapsed().as_secs_f64())

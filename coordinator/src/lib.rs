@@ -1,3 +1,126 @@
-//! The coordinator: leases seed ranges to workers over gRPC and records their results.
+//! The rrm coordinator: hands seed ranges of campaigns to workers over gRPC, checks and
+//! stores their results durably, and answers queries about them.
 //!
-//! Empty until the distributed miner lands (issue 3); it alone will open the store.
+//! [`run`] serves the `Mining`, `Campaigns` and `Query` services of `rrm.v1` plus gRPC
+//! health and reflection on one listener until `shutdown` completes, then stops leasing,
+//! drains in-flight calls (bounded by [`Config::drain_timeout`]) and flushes the store.
+
+mod core;
+mod flush;
+mod service;
+
+pub use crate::core::{
+    Assignment, CampaignStatus, Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Outcome,
+    Submission,
+};
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// How the coordinator runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// How long a lease lasts without a heartbeat.
+    pub lease_duration: Duration,
+    /// A unit failing this often (expired leases, refused results) is quarantined.
+    pub max_failures: u32,
+    /// Share of done units given to a second worker, whose digest must agree.
+    pub verify_share: f64,
+    /// Solutions of each unit's this many hardest seeds are kept.
+    pub top_count: u32,
+    /// How long shutdown waits for in-flight calls.
+    pub drain_timeout: Duration,
+    /// How often statistics are saved (the commit log covers the time between).
+    pub checkpoint_interval: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            lease_duration: Duration::from_secs(60),
+            max_failures: 5,
+            verify_share: 0.01,
+            top_count: 5,
+            drain_timeout: Duration::from_secs(10),
+            checkpoint_interval: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Config {
+    fn lease_ms(&self) -> i64 {
+        self.lease_duration.as_millis() as i64
+    }
+
+    /// Workers heartbeat this often: four chances per lease.
+    pub fn heartbeat_interval(&self) -> Duration {
+        self.lease_duration / 4
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Serves `coordinator` on `listener` until `shutdown` completes.
+pub async fn run(
+    listener: TcpListener,
+    coordinator: Arc<Coordinator>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), tonic::transport::Error> {
+    let flusher = flush::GroupFlush::start(coordinator.clone());
+    let checkpoints = tokio::spawn(checkpoint_now_and_then(coordinator.clone()));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let drain_timeout = coordinator.config().drain_timeout;
+    let server = service::serve(listener, coordinator.clone(), flusher.clone(), async {
+        let _ = stop_rx.await;
+    });
+    tokio::pin!(server);
+    let result = tokio::select! {
+        result = &mut server => result,
+        () = shutdown => {
+            tracing::info!("shutting down: no more leases, draining calls");
+            coordinator.stop_leasing();
+            let _ = stop_tx.send(());
+            match tokio::time::timeout(drain_timeout, &mut server).await {
+                Ok(result) => result,
+                Err(_) => {
+                    tracing::warn!("calls still running after {drain_timeout:?}; closing anyway");
+                    Ok(())
+                }
+            }
+        }
+    };
+    checkpoints.abort();
+    let coordinator_for_close = coordinator.clone();
+    let closed = tokio::task::spawn_blocking(move || {
+        coordinator_for_close.checkpoint()?;
+        coordinator_for_close.store().flush_blocking()?;
+        Ok::<_, CoordinatorError>(())
+    })
+    .await;
+    match closed {
+        Ok(Ok(())) => tracing::info!("store flushed; coordinator stopped"),
+        Ok(Err(error)) => tracing::error!("final flush failed: {error}"),
+        Err(error) => tracing::error!("final flush panicked: {error}"),
+    }
+    result
+}
+
+async fn checkpoint_now_and_then(coordinator: Arc<Coordinator>) {
+    let mut interval = tokio::time::interval(coordinator.config().checkpoint_interval);
+    interval.tick().await;
+    loop {
+        interval.tick().await;
+        let coordinator = coordinator.clone();
+        let saved = tokio::task::spawn_blocking(move || coordinator.checkpoint()).await;
+        if let Ok(Err(error)) = saved {
+            tracing::error!("saving statistics failed: {error}");
+        }
+    }
+}

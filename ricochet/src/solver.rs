@@ -63,6 +63,19 @@ pub enum Unsolved {
     TooLong(u8),
 }
 
+thread_local! {
+    static THREAD_SOLVER: std::cell::RefCell<Option<Solver>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` with this thread's reusable solver, made with `max_moves` on first use,
+/// so that parallel batches allocate one table per thread rather than per puzzle.
+pub fn with_thread_solver<R>(max_moves: u8, work: impl FnOnce(&mut Solver) -> R) -> R {
+    THREAD_SOLVER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        work(slot.get_or_insert_with(|| Solver::with_limits(max_moves, DEFAULT_TABLE_BYTES)))
+    })
+}
+
 /// A reusable solver; keeps its transposition table between puzzles.
 pub struct Solver {
     table: TransTable,

@@ -1,0 +1,40 @@
+//! Group commit: callers wait for a flush of the store that started after their write,
+//! and one flush serves everyone who asked while the previous one ran.
+
+use crate::Coordinator;
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot};
+
+#[derive(Clone)]
+pub(crate) struct GroupFlush {
+    requests: mpsc::UnboundedSender<oneshot::Sender<Result<(), String>>>,
+}
+
+impl GroupFlush {
+    pub(crate) fn start(coordinator: Arc<Coordinator>) -> GroupFlush {
+        let (requests, mut incoming) =
+            mpsc::unbounded_channel::<oneshot::Sender<Result<(), String>>>();
+        tokio::spawn(async move {
+            while let Some(first) = incoming.recv().await {
+                let mut waiting = vec![first];
+                while let Ok(next) = incoming.try_recv() {
+                    waiting.push(next);
+                }
+                let result = coordinator.store().flush().await.map_err(|e| e.to_string());
+                for waiter in waiting {
+                    let _ = waiter.send(result.clone());
+                }
+            }
+        });
+        GroupFlush { requests }
+    }
+
+    /// Returns once everything written before the call is on disk.
+    pub(crate) async fn flushed(&self) -> Result<(), String> {
+        let (done, wait) = oneshot::channel();
+        self.requests
+            .send(done)
+            .map_err(|_| "the flusher stopped".to_string())?;
+        wait.await.map_err(|_| "the flusher stopped".to_string())?
+    }
+}

@@ -1,0 +1,346 @@
+//! The gRPC edge: converts `rrm.v1` messages to the coordinator's types and back, and
+//! its errors to status codes. No bookkeeping happens here.
+
+use crate::core::{
+    Assignment, CampaignStatus, Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Outcome,
+    Submission,
+};
+use crate::flush::GroupFlush;
+use rrm_proto::v1 as pb;
+use rrm_store::{Aggregates, CampaignSpec};
+use std::future::Future;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::{Request, Response, Status};
+
+#[derive(Clone)]
+struct Service {
+    coordinator: Arc<Coordinator>,
+    flusher: GroupFlush,
+}
+
+pub(crate) async fn serve(
+    listener: TcpListener,
+    coordinator: Arc<Coordinator>,
+    flusher: GroupFlush,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), tonic::transport::Error> {
+    let service = Service {
+        coordinator,
+        flusher,
+    };
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health
+        .set_serving::<pb::mining_server::MiningServer<Service>>()
+        .await;
+    health
+        .set_serving::<pb::query_server::QueryServer<Service>>()
+        .await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .expect("the embedded descriptor sets are valid");
+    tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(pb::mining_server::MiningServer::new(service.clone()))
+        .add_service(pb::campaigns_server::CampaignsServer::new(service.clone()))
+        .add_service(pb::query_server::QueryServer::new(service))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await
+}
+
+impl From<CoordinatorError> for Status {
+    fn from(error: CoordinatorError) -> Status {
+        use CoordinatorError::*;
+        let message = error.to_string();
+        match error {
+            UnknownCampaign(_) | UnknownUnit { .. } | UnknownLease { .. } | NotFound(_) => {
+                Status::not_found(message)
+            }
+            UnknownWorker(_) => Status::unauthenticated(message),
+            StaleLease(_) | Quarantined(_) => Status::failed_precondition(message),
+            NotYourLease { .. } => Status::permission_denied(message),
+            Invalid(_) | InvalidCampaign(_) => Status::invalid_argument(message),
+            CampaignExists(_) => Status::already_exists(message),
+            ShuttingDown => Status::unavailable(message),
+            Store(_) => Status::internal(message),
+        }
+    }
+}
+
+fn lease_ref(lease: Option<pb::LeaseRef>) -> Result<LeaseRef, Status> {
+    let lease = lease.ok_or_else(|| Status::invalid_argument("missing lease"))?;
+    Ok(LeaseRef {
+        campaign: lease.campaign,
+        unit: lease.unit,
+        lease: lease.lease,
+    })
+}
+
+fn to_pb_lease(lease: LeaseRef) -> pb::LeaseRef {
+    pb::LeaseRef {
+        campaign: lease.campaign,
+        unit: lease.unit,
+        lease: lease.lease,
+    }
+}
+
+fn to_pb_unit(assignment: Assignment) -> pb::WorkUnit {
+    pb::WorkUnit {
+        lease: Some(to_pb_lease(assignment.lease)),
+        generator: assignment.generator.name().to_string(),
+        seed_start: assignment.seeds.start,
+        seed_end: assignment.seeds.end,
+        record_threshold: assignment.record_threshold.into(),
+        top_count: assignment.top_count,
+        deadline_unix_ms: assignment.deadline_unix_ms,
+    }
+}
+
+fn to_pb_status(status: CampaignStatus) -> pb::CampaignStatus {
+    let campaign = status.campaign;
+    pb::CampaignStatus {
+        campaign: Some(pb::Campaign {
+            name: campaign.spec.name,
+            generator: campaign.spec.generator,
+            seed_start: campaign.spec.seed_start,
+            seed_end: campaign.spec.seed_end,
+            unit_size: campaign.spec.unit_size,
+            record_threshold: campaign.spec.record_threshold.into(),
+            created_unix_ms: campaign.created_unix_ms,
+        }),
+        units_total: status.units_total,
+        units_done: status.units_done,
+        units_leased: status.units_leased,
+        units_quarantined: status.units_quarantined,
+        seeds_done: status.seeds_done,
+        units_verified: status.units_verified,
+        quarantined: status
+            .quarantined
+            .into_iter()
+            .map(|(unit, failures, last_error)| pb::QuarantinedUnit {
+                unit,
+                failures,
+                last_error,
+            })
+            .collect(),
+        mismatches: status
+            .mismatches
+            .into_iter()
+            .map(|m| pb::Mismatch {
+                unit: m.unit,
+                worker_id: m.worker,
+                detail: m.detail,
+            })
+            .collect(),
+        hardest_moves: status.hardest_moves.into(),
+    }
+}
+
+fn to_pb_stats(campaign: String, aggregates: Aggregates) -> pb::Stats {
+    let groups = |groups: std::collections::BTreeMap<String, rrm_store::Group>| {
+        groups
+            .into_iter()
+            .map(|(group, g)| pb::GroupStats {
+                group,
+                puzzles: g.puzzles,
+                total_moves: g.total_moves,
+                max_moves: g.max_moves.into(),
+            })
+            .collect()
+    };
+    pb::Stats {
+        campaign,
+        puzzles: aggregates.puzzles(),
+        histogram: aggregates.histogram,
+        by_target: groups(aggregates.by_target),
+        by_arrangement: groups(aggregates.by_arrangement),
+    }
+}
+
+fn to_pb_puzzle(puzzle: MinedPuzzle) -> pb::MinedPuzzle {
+    pb::MinedPuzzle {
+        campaign: puzzle.campaign,
+        seed: puzzle.seed,
+        moves: puzzle.moves.into(),
+        solution: puzzle.solution,
+        re_solved: puzzle.re_solved,
+    }
+}
+
+fn moves_u8(value: u32, what: &str) -> Result<u8, Status> {
+    u8::try_from(value).map_err(|_| Status::invalid_argument(format!("{what} {value} is over 255")))
+}
+
+#[tonic::async_trait]
+impl pb::mining_server::Mining for Service {
+    async fn register(
+        &self,
+        request: Request<pb::RegisterRequest>,
+    ) -> Result<Response<pb::RegisterReply>, Status> {
+        let request = request.into_inner();
+        let ours = env!("CARGO_PKG_VERSION");
+        if request.version != ours {
+            return Err(Status::failed_precondition(format!(
+                "worker version {:?} does not match coordinator version {ours}",
+                request.version
+            )));
+        }
+        let worker_id = self.coordinator.register(request.name.clone());
+        tracing::info!(worker_id, name = %request.name, threads = request.threads, "worker registered");
+        let config = self.coordinator.config();
+        Ok(Response::new(pb::RegisterReply {
+            worker_id,
+            lease_seconds: config.lease_duration.as_secs().max(1) as u32,
+            heartbeat_seconds: config.heartbeat_interval().as_secs().max(1) as u32,
+        }))
+    }
+
+    async fn lease(
+        &self,
+        request: Request<pb::LeaseRequest>,
+    ) -> Result<Response<pb::LeaseReply>, Status> {
+        let worker = request.into_inner().worker_id;
+        let assignment = self.coordinator.lease(worker)?;
+        // A lease must survive a crash, or its holder's result would be refused later.
+        if assignment.is_some() {
+            self.flusher.flushed().await.map_err(Status::internal)?;
+        }
+        Ok(Response::new(pb::LeaseReply {
+            retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
+            unit: assignment.map(to_pb_unit),
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<pb::HeartbeatRequest>,
+    ) -> Result<Response<pb::HeartbeatReply>, Status> {
+        let request = request.into_inner();
+        let leases: Vec<LeaseRef> = request
+            .leases
+            .into_iter()
+            .map(|l| lease_ref(Some(l)))
+            .collect::<Result<_, _>>()?;
+        let (lost, deadline) = self.coordinator.heartbeat(request.worker_id, &leases);
+        Ok(Response::new(pb::HeartbeatReply {
+            lost: lost.into_iter().map(to_pb_lease).collect(),
+            deadline_unix_ms: deadline,
+        }))
+    }
+
+    async fn submit(
+        &self,
+        request: Request<pb::SubmitRequest>,
+    ) -> Result<Response<pb::SubmitReply>, Status> {
+        let request = request.into_inner();
+        let submission = Submission {
+            worker: request.worker_id,
+            lease: lease_ref(request.lease)?,
+            move_counts: request.move_counts,
+            digest: request.digest,
+            solutions: request
+                .solutions
+                .into_iter()
+                .map(|s| (s.seed, s.moves))
+                .collect(),
+        };
+        let coordinator = self.coordinator.clone();
+        // Checking may re-solve record candidates: seconds of CPU, off the async threads.
+        let outcome = tokio::task::spawn_blocking(move || coordinator.submit(submission))
+            .await
+            .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??;
+        // Acknowledged only once on disk.
+        self.flusher.flushed().await.map_err(Status::internal)?;
+        let outcome = match outcome {
+            Outcome::Accepted => pb::SubmitOutcome::Accepted,
+            Outcome::Duplicate => pb::SubmitOutcome::Duplicate,
+            Outcome::Mismatch => pb::SubmitOutcome::Mismatch,
+            Outcome::Verified => pb::SubmitOutcome::Verified,
+        };
+        Ok(Response::new(pb::SubmitReply {
+            outcome: outcome.into(),
+        }))
+    }
+}
+
+#[tonic::async_trait]
+impl pb::campaigns_server::Campaigns for Service {
+    async fn create_campaign(
+        &self,
+        request: Request<pb::CreateCampaignRequest>,
+    ) -> Result<Response<pb::CampaignStatus>, Status> {
+        let request = request.into_inner();
+        let spec = CampaignSpec {
+            name: request.name,
+            generator: request.generator,
+            seed_start: request.seed_start,
+            seed_end: request.seed_end,
+            unit_size: request.unit_size,
+            record_threshold: moves_u8(request.record_threshold, "record threshold")?,
+        };
+        let status = self.coordinator.create_campaign(spec)?;
+        self.flusher.flushed().await.map_err(Status::internal)?;
+        Ok(Response::new(to_pb_status(status)))
+    }
+}
+
+#[tonic::async_trait]
+impl pb::query_server::Query for Service {
+    async fn list_campaigns(
+        &self,
+        _request: Request<pb::ListCampaignsRequest>,
+    ) -> Result<Response<pb::ListCampaignsReply>, Status> {
+        let campaigns = self
+            .coordinator
+            .campaign_names()
+            .iter()
+            .map(|name| self.coordinator.status(name).map(to_pb_status))
+            .collect::<Result<_, _>>()?;
+        Ok(Response::new(pb::ListCampaignsReply { campaigns }))
+    }
+
+    async fn get_campaign_status(
+        &self,
+        request: Request<pb::CampaignRequest>,
+    ) -> Result<Response<pb::CampaignStatus>, Status> {
+        let name = request.into_inner().campaign;
+        Ok(Response::new(to_pb_status(self.coordinator.status(&name)?)))
+    }
+
+    async fn get_stats(
+        &self,
+        request: Request<pb::CampaignRequest>,
+    ) -> Result<Response<pb::Stats>, Status> {
+        let name = request.into_inner().campaign;
+        let aggregates = self.coordinator.aggregates(&name)?;
+        Ok(Response::new(to_pb_stats(name, aggregates)))
+    }
+
+    async fn get_hardest(
+        &self,
+        request: Request<pb::HardestRequest>,
+    ) -> Result<Response<pb::HardestReply>, Status> {
+        let request = request.into_inner();
+        let limit = if request.limit == 0 { 10 } else { request.limit as usize };
+        let min_moves = moves_u8(request.min_moves, "minimum moves")?;
+        let puzzles = self
+            .coordinator
+            .hardest(&request.campaign, limit.min(10_000), min_moves)?;
+        Ok(Response::new(pb::HardestReply {
+            puzzles: puzzles.into_iter().map(to_pb_puzzle).collect(),
+        }))
+    }
+
+    async fn get_puzzle(
+        &self,
+        request: Request<pb::PuzzleRequest>,
+    ) -> Result<Response<pb::MinedPuzzle>, Status> {
+        let request = request.into_inner();
+        let puzzle = self.coordinator.puzzle(&request.campaign, request.seed)?;
+        Ok(Response::new(to_pb_puzzle(puzzle)))
+    }
+}

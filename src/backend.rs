@@ -1,0 +1,150 @@
+//! Where campaign and query commands get their answers: a local store (`--data DIR`,
+//! when no coordinator has it open) or a running coordinator (`--coordinator URL`).
+
+use anyhow::{Context, Result};
+use clap::{ArgGroup, Args};
+use rrm_coordinator::{CampaignStatus, Coordinator};
+use rrm_proto::v1 as pb;
+use rrm_store::{Campaign, CampaignSpec, Mismatch};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tonic::transport::Channel;
+
+#[derive(Args, Clone)]
+#[command(group(ArgGroup::new("backend").args(["data", "coordinator"])))]
+pub struct BackendArgs {
+    /// A local store directory (default: ./rrm-data).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// A running coordinator's URL, e.g. http://127.0.0.1:7878.
+    #[arg(long)]
+    coordinator: Option<String>,
+}
+
+pub enum Backend {
+    Local(Arc<Coordinator>),
+    Remote {
+        runtime: tokio::runtime::Runtime,
+        campaigns: pb::campaigns_client::CampaignsClient<Channel>,
+        query: pb::query_client::QueryClient<Channel>,
+    },
+}
+
+impl Backend {
+    pub fn open(args: &BackendArgs) -> Result<Backend> {
+        if let Some(url) = &args.coordinator {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let channel = runtime
+                .block_on(
+                    tonic::transport::Endpoint::from_shared(url.clone())
+                        .with_context(|| format!("invalid coordinator URL {url:?}"))?
+                        .connect(),
+                )
+                .with_context(|| format!("cannot reach the coordinator at {url}"))?;
+            return Ok(Backend::Remote {
+                runtime,
+                campaigns: pb::campaigns_client::CampaignsClient::new(channel.clone()),
+                query: pb::query_client::QueryClient::new(channel),
+            });
+        }
+        let data = args.data.clone().unwrap_or_else(|| PathBuf::from("rrm-data"));
+        let coordinator =
+            crate::services::open_coordinator(&data, rrm_coordinator::Config::default())?;
+        Ok(Backend::Local(coordinator))
+    }
+
+    pub fn create_campaign(&mut self, spec: CampaignSpec) -> Result<CampaignStatus> {
+        match self {
+            Backend::Local(coordinator) => {
+                let status = coordinator.create_campaign(spec)?;
+                coordinator.store().flush_blocking()?;
+                Ok(status)
+            }
+            Backend::Remote {
+                runtime, campaigns, ..
+            } => {
+                let request = pb::CreateCampaignRequest {
+                    name: spec.name,
+                    generator: spec.generator,
+                    seed_start: spec.seed_start,
+                    seed_end: spec.seed_end,
+                    unit_size: spec.unit_size,
+                    record_threshold: spec.record_threshold.into(),
+                };
+                let reply = runtime
+                    .block_on(campaigns.create_campaign(request))
+                    .map_err(status_error)?;
+                from_pb_status(reply.into_inner())
+            }
+        }
+    }
+
+    pub fn campaigns(&mut self) -> Result<Vec<CampaignStatus>> {
+        match self {
+            Backend::Local(coordinator) => coordinator
+                .campaign_names()
+                .iter()
+                .map(|name| Ok(coordinator.status(name)?))
+                .collect(),
+            Backend::Remote { runtime, query, .. } => {
+                let reply = runtime
+                    .block_on(query.list_campaigns(pb::ListCampaignsRequest {}))
+                    .map_err(status_error)?;
+                reply
+                    .into_inner()
+                    .campaigns
+                    .into_iter()
+                    .map(from_pb_status)
+                    .collect()
+            }
+        }
+    }
+}
+
+fn status_error(status: tonic::Status) -> anyhow::Error {
+    anyhow::anyhow!("coordinator: {} ({:?})", status.message(), status.code())
+}
+
+fn from_pb_status(status: pb::CampaignStatus) -> Result<CampaignStatus> {
+    let campaign = status
+        .campaign
+        .context("coordinator sent a status without its campaign")?;
+    Ok(CampaignStatus {
+        campaign: Campaign {
+            id: 0,
+            spec: CampaignSpec {
+                name: campaign.name,
+                generator: campaign.generator,
+                seed_start: campaign.seed_start,
+                seed_end: campaign.seed_end,
+                unit_size: campaign.unit_size,
+                record_threshold: u8::try_from(campaign.record_threshold).unwrap_or(u8::MAX),
+            },
+            created_unix_ms: campaign.created_unix_ms,
+            next_unit: 0,
+        },
+        units_total: status.units_total,
+        units_done: status.units_done,
+        units_leased: status.units_leased,
+        units_quarantined: status.units_quarantined,
+        units_verified: status.units_verified,
+        seeds_done: status.seeds_done,
+        hardest_moves: u8::try_from(status.hardest_moves).unwrap_or(u8::MAX),
+        quarantined: status
+            .quarantined
+            .into_iter()
+            .map(|q| (q.unit, q.failures, q.last_error))
+            .collect(),
+        mismatches: status
+            .mismatches
+            .into_iter()
+            .map(|m| Mismatch {
+                unit: m.unit,
+                worker: m.worker_id,
+                detail: m.detail,
+            })
+            .collect(),
+    })
+}

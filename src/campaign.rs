@@ -1,0 +1,161 @@
+//! `rrm campaign create|list`: define what to mine and see how far it got.
+
+use crate::backend::{Backend, BackendArgs};
+use crate::input::parse_seed_range;
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use rrm_coordinator::CampaignStatus;
+use rrm_store::CampaignSpec;
+use std::process::ExitCode;
+
+/// Seeds per work unit unless told otherwise: a few seconds of solving on two cores.
+pub const DEFAULT_UNIT_SIZE: u64 = 10_000;
+/// Move counts from which full solutions are kept and re-solved: about one seed in 100,000.
+pub const DEFAULT_RECORD_THRESHOLD: u8 = 20;
+
+#[derive(Args)]
+pub struct CampaignArgs {
+    #[command(subcommand)]
+    command: CampaignCommand,
+}
+
+#[derive(Subcommand)]
+enum CampaignCommand {
+    /// Create a campaign: a generator over a seed range, mined in units.
+    Create(CreateArgs),
+    /// List campaigns with their progress.
+    List(ListArgs),
+}
+
+#[derive(Args)]
+struct CreateArgs {
+    /// Campaign name: letters, digits, '-', '_' or '.'.
+    name: String,
+    /// Seed range `A..B` (B excluded) or `A..=B`.
+    #[arg(long)]
+    seeds: String,
+    #[command(flatten)]
+    spec: SpecArgs,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Unit size, record threshold and generator of a new campaign.
+#[derive(Args)]
+pub struct SpecArgs {
+    /// Seeds per work unit.
+    #[arg(long, default_value_t = DEFAULT_UNIT_SIZE)]
+    unit_size: u64,
+    /// Seeds needing at least this many moves keep their solution and are re-solved.
+    #[arg(long, default_value_t = DEFAULT_RECORD_THRESHOLD)]
+    record_threshold: u8,
+    /// The seed → puzzle generator.
+    #[arg(long, default_value = "fogleman")]
+    generator: String,
+}
+
+impl SpecArgs {
+    pub fn spec(&self, name: String, seeds: &str) -> Result<CampaignSpec> {
+        let range = parse_seed_range(seeds)?;
+        Ok(CampaignSpec {
+            name,
+            generator: self.generator.clone(),
+            seed_start: range.start,
+            seed_end: range.end,
+            unit_size: self.unit_size,
+            record_threshold: self.record_threshold,
+        })
+    }
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// One JSON object per campaign.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+pub fn run(args: CampaignArgs) -> Result<ExitCode> {
+    match args.command {
+        CampaignCommand::Create(args) => {
+            let spec = args.spec.spec(args.name, &args.seeds)?;
+            let status = Backend::open(&args.backend)?.create_campaign(spec)?;
+            let spec = &status.campaign.spec;
+            println!(
+                "created campaign {}: {} seeds {}..{} in {} units of {}, records from {} moves",
+                spec.name,
+                spec.generator,
+                spec.seed_start,
+                spec.seed_end,
+                status.units_total,
+                spec.unit_size,
+                spec.record_threshold
+            );
+        }
+        CampaignCommand::List(args) => {
+            let statuses = Backend::open(&args.backend)?.campaigns()?;
+            for status in &statuses {
+                if args.json {
+                    println!("{}", status_json(status));
+                } else {
+                    println!("{}", status_line(status));
+                }
+            }
+            if statuses.is_empty() && !args.json {
+                println!("no campaigns yet; create one with `rrm campaign create NAME --seeds A..B`");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status_line(status: &CampaignStatus) -> String {
+    let spec = &status.campaign.spec;
+    let mut line = format!(
+        "{:<20} {} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified  seeds {}  hardest {}",
+        spec.name,
+        spec.generator,
+        spec.seed_start,
+        spec.seed_end,
+        status.units_done,
+        status.units_total,
+        status.units_leased,
+        status.units_quarantined,
+        status.units_verified,
+        status.seeds_done,
+        status.hardest_moves
+    );
+    for (unit, failures, error) in &status.quarantined {
+        line += &format!("\n  quarantined unit {unit} after {failures} failures: {error}");
+    }
+    for mismatch in &status.mismatches {
+        line += &format!(
+            "\n  MISMATCH unit {} (worker {}): {}",
+            mismatch.unit, mismatch.worker, mismatch.detail
+        );
+    }
+    line
+}
+
+fn status_json(status: &CampaignStatus) -> serde_json::Value {
+    let spec = &status.campaign.spec;
+    serde_json::json!({
+        "name": spec.name,
+        "generator": spec.generator,
+        "seed_start": spec.seed_start,
+        "seed_end": spec.seed_end,
+        "unit_size": spec.unit_size,
+        "record_threshold": spec.record_threshold,
+        "units_total": status.units_total,
+        "units_done": status.units_done,
+        "units_leased": status.units_leased,
+        "units_quarantined": status.units_quarantined,
+        "units_verified": status.units_verified,
+        "seeds_done": status.seeds_done,
+        "hardest_moves": status.hardest_moves,
+        "quarantined": status.quarantined.iter().map(|(unit, failures, error)| serde_json::json!({"unit": unit, "failures": failures, "last_error": error})).collect::<Vec<_>>(),
+        "mismatches": status.mismatches.iter().map(|m| serde_json::json!({"unit": m.unit, "worker": m.worker, "detail": m.detail})).collect::<Vec<_>>(),
+    })
+}
