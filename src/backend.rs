@@ -23,11 +23,14 @@ pub struct BackendArgs {
 
 pub enum Backend {
     Local(Arc<Coordinator>),
-    Remote {
-        runtime: tokio::runtime::Runtime,
-        campaigns: pb::campaigns_client::CampaignsClient<Channel>,
-        query: pb::query_client::QueryClient<Channel>,
-    },
+    Remote(Box<Remote>),
+}
+
+/// gRPC clients of a running coordinator, with the runtime that drives them.
+pub struct Remote {
+    runtime: tokio::runtime::Runtime,
+    campaigns: pb::campaigns_client::CampaignsClient<Channel>,
+    query: pb::query_client::QueryClient<Channel>,
 }
 
 impl Backend {
@@ -43,13 +46,16 @@ impl Backend {
                         .connect(),
                 )
                 .with_context(|| format!("cannot reach the coordinator at {url}"))?;
-            return Ok(Backend::Remote {
+            return Ok(Backend::Remote(Box::new(Remote {
                 runtime,
                 campaigns: pb::campaigns_client::CampaignsClient::new(channel.clone()),
                 query: pb::query_client::QueryClient::new(channel),
-            });
+            })));
         }
-        let data = args.data.clone().unwrap_or_else(|| PathBuf::from("rrm-data"));
+        let data = args
+            .data
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("rrm-data"));
         let coordinator =
             crate::services::open_coordinator(&data, rrm_coordinator::Config::default())?;
         Ok(Backend::Local(coordinator))
@@ -62,9 +68,10 @@ impl Backend {
                 coordinator.store().flush_blocking()?;
                 Ok(status)
             }
-            Backend::Remote {
-                runtime, campaigns, ..
-            } => {
+            Backend::Remote(remote) => {
+                let Remote {
+                    runtime, campaigns, ..
+                } = &mut **remote;
                 let request = pb::CreateCampaignRequest {
                     name: spec.name,
                     generator: spec.generator,
@@ -88,7 +95,8 @@ impl Backend {
                 .iter()
                 .map(|name| Ok(coordinator.status(name)?))
                 .collect(),
-            Backend::Remote { runtime, query, .. } => {
+            Backend::Remote(remote) => {
+                let Remote { runtime, query, .. } = &mut **remote;
                 let reply = runtime
                     .block_on(query.list_campaigns(pb::ListCampaignsRequest {}))
                     .map_err(status_error)?;

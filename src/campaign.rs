@@ -104,7 +104,9 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
                 }
             }
             if statuses.is_empty() && !args.json {
-                println!("no campaigns yet; create one with `rrm campaign create NAME --seeds A..B`");
+                println!(
+                    "no campaigns yet; create one with `rrm campaign create NAME --seeds A..B`"
+                );
             }
         }
     }

@@ -41,9 +41,10 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
     };
     let coordinator = open_coordinator(&args.data, config)?;
     let mut spec = args.spec.spec(String::new(), &args.seeds)?;
-    spec.name = args.campaign.clone().unwrap_or_else(|| {
-        format!("{}-{}-{}", spec.generator, spec.seed_start, spec.seed_end)
-    });
+    spec.name = args
+        .campaign
+        .clone()
+        .unwrap_or_else(|| format!("{}-{}-{}", spec.generator, spec.seed_start, spec.seed_end));
     let name = spec.name.clone();
     match coordinator.status(&name) {
         Ok(status) if status.campaign.spec != spec => anyhow::bail!(

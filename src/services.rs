@@ -43,7 +43,10 @@ impl ConfigArgs {
             "--verify-share must be between 0 and 1, not {}",
             self.verify_share
         );
-        anyhow::ensure!(self.lease_seconds >= 1, "--lease-seconds must be at least 1");
+        anyhow::ensure!(
+            self.lease_seconds >= 1,
+            "--lease-seconds must be at least 1"
+        );
         Ok(Config {
             lease_duration: Duration::from_secs(self.lease_seconds),
             max_failures: self.max_failures.max(1),

@@ -36,7 +36,10 @@ pub fn print(coordinator: &Coordinator, name: &str) -> Result<()> {
         .enumerate()
         .map(|(moves, &count)| moves as u64 * count)
         .sum();
-    println!("mean {:.3} moves over {puzzles} puzzles", total as f64 / puzzles as f64);
+    println!(
+        "mean {:.3} moves over {puzzles} puzzles",
+        total as f64 / puzzles as f64
+    );
     println!("hardest seeds:");
     for puzzle in coordinator.hardest(name, HARDEST_SHOWN, 0)? {
         println!(

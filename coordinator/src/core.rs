@@ -170,9 +170,14 @@ impl Coordinator {
         let now = unix_ms();
         let mut campaigns = BTreeMap::new();
         for campaign in store.campaigns()? {
-            let generator: Generator = campaign.spec.generator.parse().map_err(
-                |e: ricochet::UnknownGenerator| CoordinatorError::InvalidCampaign(e.to_string()),
-            )?;
+            let generator: Generator =
+                campaign
+                    .spec
+                    .generator
+                    .parse()
+                    .map_err(|e: ricochet::UnknownGenerator| {
+                        CoordinatorError::InvalidCampaign(e.to_string())
+                    })?;
             let mut state = CampaignState {
                 generator,
                 records: BTreeMap::new(),
@@ -244,7 +249,9 @@ impl Coordinator {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic under the lock cannot leave memory ahead of the store (the store is
         // written first), so the state stays usable.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Stops handing out units; submissions are still taken.
@@ -253,10 +260,12 @@ impl Coordinator {
     }
 
     pub fn create_campaign(&self, spec: CampaignSpec) -> Result<CampaignStatus> {
-        let generator: Generator = spec
-            .generator
-            .parse()
-            .map_err(|e: ricochet::UnknownGenerator| CoordinatorError::InvalidCampaign(e.to_string()))?;
+        let generator: Generator =
+            spec.generator
+                .parse()
+                .map_err(|e: ricochet::UnknownGenerator| {
+                    CoordinatorError::InvalidCampaign(e.to_string())
+                })?;
         if spec.seed_start < generator.first_seed() {
             return Err(CoordinatorError::InvalidCampaign(format!(
                 "generator {generator} starts at seed {}",
@@ -318,7 +327,11 @@ impl Coordinator {
         let count = state.campaigns.len();
         for offset in 0..count {
             let index = (state.round_robin + offset) % count.max(1);
-            let campaign = state.campaigns.values_mut().nth(index).expect("index < count");
+            let campaign = state
+                .campaigns
+                .values_mut()
+                .nth(index)
+                .expect("index < count");
             if let Some(assignment) = self.issue(campaign, worker, deadline)? {
                 state.round_robin = index + 1;
                 return Ok(Some(assignment));
@@ -353,7 +366,8 @@ impl Coordinator {
                     };
                 }
             }
-            self.store.update_unit(campaign.campaign.id, unit, &record)?;
+            self.store
+                .update_unit(campaign.campaign.id, unit, &record)?;
             campaign.leased.remove(&unit);
             campaign.track(unit, &mut record, now);
             campaign.records.insert(unit, record);
@@ -445,12 +459,10 @@ impl Coordinator {
         check_integrity(&submission, &spec, seeds.clone())?;
         let lease = &submission.lease;
         let digest: [u8; 32] = submission.digest.as_slice().try_into().expect("checked");
+        if lease.lease == 0 || lease.lease > record.leases_issued {
+            return Err(self.unknown_lease(lease));
+        }
         match &record.state {
-            UnitState::Done { .. } | UnitState::Quarantined
-                if lease.lease > record.leases_issued =>
-            {
-                Err(self.unknown_lease(lease))
-            }
             UnitState::Done { .. } => self.compare(&submission, digest),
             UnitState::Quarantined => Err(CoordinatorError::Quarantined(lease.unit)),
             UnitState::Leased(held) if held.number != lease.lease => {
@@ -465,14 +477,12 @@ impl Coordinator {
                     lease: lease.lease,
                 })
             }
-            UnitState::Pending if lease.lease != record.leases_issued => Err(if lease.lease > record.leases_issued {
-                self.unknown_lease(lease)
-            } else {
-                CoordinatorError::StaleLease(format!(
+            UnitState::Pending if lease.lease != record.leases_issued => {
+                Err(CoordinatorError::StaleLease(format!(
                     "lease {} of unit {} expired; it was leased again",
                     lease.lease, lease.unit
-                ))
-            }),
+                )))
+            }
             UnitState::Leased(_) | UnitState::Pending => {
                 match check_contents(generator, &spec, seeds, &submission) {
                     Ok(checked) => self.accept(&submission, digest, checked),
@@ -922,7 +932,12 @@ fn check_contents(
 }
 
 /// Adds a stored unit's counts to `aggregates`, regenerating its puzzles for the groups.
-fn add_statistics(generator: Generator, seeds: Range<u64>, counts: &[u8], aggregates: &mut Aggregates) {
+fn add_statistics(
+    generator: Generator,
+    seeds: Range<u64>,
+    counts: &[u8],
+    aggregates: &mut Aggregates,
+) {
     for (seed, &count) in seeds.zip(counts) {
         if let Ok(generated) = generator.generate(seed) {
             aggregates.add(count, &generated.token, &generated.arrangement);

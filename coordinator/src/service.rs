@@ -325,7 +325,11 @@ impl pb::query_server::Query for Service {
         request: Request<pb::HardestRequest>,
     ) -> Result<Response<pb::HardestReply>, Status> {
         let request = request.into_inner();
-        let limit = if request.limit == 0 { 10 } else { request.limit as usize };
+        let limit = if request.limit == 0 {
+            10
+        } else {
+            request.limit as usize
+        };
         let min_moves = moves_u8(request.min_moves, "minimum moves")?;
         let puzzles = self
             .coordinator

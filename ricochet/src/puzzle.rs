@@ -215,7 +215,10 @@ impl Puzzle {
         }
         moves.last().is_some_and(|last| {
             robots[last.robot as usize] == self.target.cell
-                && self.target.colour.is_none_or(|c| c.robot() == last.robot as usize)
+                && self
+                    .target
+                    .colour
+                    .is_none_or(|c| c.robot() == last.robot as usize)
         })
     }
 

@@ -97,8 +97,7 @@ fn decode<T: serde::de::DeserializeOwned>(what: &'static str, bytes: &[u8]) -> R
 }
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder =
-        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(bytes).expect("writing to memory");
     encoder.finish().expect("writing to memory")
 }
@@ -219,7 +218,8 @@ impl Store {
 
     /// Writes a unit record alone (failures, quarantine, verification).
     pub fn update_unit(&self, campaign: u32, unit: u64, record: &UnitRecord) -> Result<()> {
-        self.units.insert(unit_key(campaign, unit), encode(record))?;
+        self.units
+            .insert(unit_key(campaign, unit), encode(record))?;
         Ok(())
     }
 
@@ -232,7 +232,12 @@ impl Store {
         let hardest: Vec<_> = result
             .hardest
             .iter()
-            .map(|entry| (hardest_key(result.campaign, entry.moves, entry.seed), encode(entry)))
+            .map(|entry| {
+                (
+                    hardest_key(result.campaign, entry.moves, entry.seed),
+                    encode(entry),
+                )
+            })
             .collect();
         let outcome = (&self.units, &self.results, &self.hardest, &self.commits).transaction(
             |(units, results, hardest_tree, commits)| {
@@ -280,12 +285,12 @@ impl Store {
     /// The highest commit number used so far (0 if none).
     pub fn last_commit(&self) -> Result<u64> {
         Ok(match self.commits.last()? {
-            Some((key, _)) => u64::from_be_bytes(key.as_ref().try_into().map_err(|_| {
-                StoreError::Corrupt {
+            Some((key, _)) => {
+                u64::from_be_bytes(key.as_ref().try_into().map_err(|_| StoreError::Corrupt {
                     what: "commit log",
                     detail: format!("{}-byte key", key.len()),
-                }
-            })?),
+                })?)
+            }
             None => 0,
         })
     }

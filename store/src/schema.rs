@@ -166,7 +166,10 @@ impl Aggregates {
             self.histogram.resize(bin + 1, 0);
         }
         self.histogram[bin] += 1;
-        self.by_target.entry(target.to_string()).or_default().add(moves);
+        self.by_target
+            .entry(target.to_string())
+            .or_default()
+            .add(moves);
         self.by_arrangement
             .entry(arrangement.to_string())
             .or_default()

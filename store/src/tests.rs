@@ -46,7 +46,12 @@ fn campaigns_are_unique_and_validated() {
         store.create_campaign(spec("bad name"), 8),
         Err(StoreError::InvalidCampaign(_))
     ));
-    let names: Vec<_> = store.campaigns().unwrap().into_iter().map(|c| c.spec.name).collect();
+    let names: Vec<_> = store
+        .campaigns()
+        .unwrap()
+        .into_iter()
+        .map(|c| c.spec.name)
+        .collect();
     assert_eq!(names, ["a", "b"]);
     assert_eq!(first.spec.units_total(), 10);
     assert_eq!(first.spec.unit_seeds(9), 901..1001);
@@ -62,9 +67,24 @@ fn results_survive_reopening_with_their_log_and_hardest_order() {
         let store = Store::open(dir.path()).unwrap();
         let campaign = store.create_campaign(spec("a"), 0).unwrap();
         let hardest = [
-            HardEntry { seed: 40, moves: 14, solution: vec!["RN".into()], re_solved: false },
-            HardEntry { seed: 12, moves: 19, solution: vec!["BS".into()], re_solved: true },
-            HardEntry { seed: 3, moves: 14, solution: vec![], re_solved: false },
+            HardEntry {
+                seed: 40,
+                moves: 14,
+                solution: vec!["RN".into()],
+                re_solved: false,
+            },
+            HardEntry {
+                seed: 12,
+                moves: 19,
+                solution: vec!["BS".into()],
+                re_solved: true,
+            },
+            HardEntry {
+                seed: 3,
+                moves: 14,
+                solution: vec![],
+                re_solved: false,
+            },
         ];
         for (commit, unit) in [(1, 4), (2, 0)] {
             store
@@ -82,11 +102,19 @@ fn results_survive_reopening_with_their_log_and_hardest_order() {
         assert!(store.size_on_disk().unwrap() > 0);
     }
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(store.move_counts(1, 4).unwrap().as_deref(), Some(&counts[..]));
+    assert_eq!(
+        store.move_counts(1, 4).unwrap().as_deref(),
+        Some(&counts[..])
+    );
     assert_eq!(store.move_counts(1, 1).unwrap(), None);
     assert_eq!(store.last_commit().unwrap(), 2);
     assert_eq!(store.commits_after(1).unwrap(), [(2, 1, 0)]);
-    let seeds: Vec<_> = store.hardest(1, 10, 0).unwrap().iter().map(|e| e.seed).collect();
+    let seeds: Vec<_> = store
+        .hardest(1, 10, 0)
+        .unwrap()
+        .iter()
+        .map(|e| e.seed)
+        .collect();
     assert_eq!(seeds, [12, 3, 40]);
     assert_eq!(store.hardest(1, 10, 15).unwrap().len(), 1);
     assert_eq!(store.units(1).unwrap().len(), 2);

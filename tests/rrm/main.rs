@@ -5,5 +5,6 @@
 
 mod cli;
 mod generator;
+mod mining;
 mod referee;
 mod solver;

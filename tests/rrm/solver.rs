@@ -235,8 +235,13 @@ fn puzzle_longer_than_the_limit_is_reported_and_solved_with_a_higher_one() {
     let puzzle = Puzzle::from_record(&record).expect("valid puzzle");
     let expected = bfs_moves(&record).expect("solvable");
     assert!(expected > 40, "reference BFS says {expected}");
-    assert_eq!(Solver::with_limits(40, 1 << 20).solve(&puzzle).err(), Some(Unsolved::TooLong(40)));
-    let solution = Solver::with_limits(60, 1 << 20).solve(&puzzle).expect("solved within 60");
+    assert_eq!(
+        Solver::with_limits(40, 1 << 20).solve(&puzzle).err(),
+        Some(Unsolved::TooLong(40))
+    );
+    let solution = Solver::with_limits(60, 1 << 20)
+        .solve(&puzzle)
+        .expect("solved within 60");
     let notation: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
     assert_eq!(notation.len(), expected);
     assert_eq!(check_solution(&record, &notation), Ok(()));

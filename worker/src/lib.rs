@@ -67,7 +67,11 @@ impl Backoff {
 fn transient(status: &tonic::Status) -> bool {
     matches!(
         status.code(),
-        Code::Unavailable | Code::Unknown | Code::DeadlineExceeded | Code::Cancelled | Code::Internal
+        Code::Unavailable
+            | Code::Unknown
+            | Code::DeadlineExceeded
+            | Code::Cancelled
+            | Code::Internal
     )
 }
 
@@ -76,7 +80,10 @@ fn transient(status: &tonic::Status) -> bool {
 type Held = Arc<Mutex<HashMap<(String, u64, u64), (u64, Arc<AtomicBool>)>>>;
 
 /// Mines for the coordinator until `shutdown` completes.
-pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<Summary, WorkerError> {
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()>,
+) -> Result<Summary, WorkerError> {
     let endpoint = Endpoint::from_shared(config.coordinator.clone())
         .map_err(|e| WorkerError::Address {
             address: config.coordinator.clone(),
@@ -150,7 +157,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
             leased = lease_client.lease(pb::LeaseRequest { worker_id: id }) => leased,
         };
         match leased.map(tonic::Response::into_inner) {
-            Ok(pb::LeaseReply { unit: Some(unit), .. }) => {
+            Ok(pb::LeaseReply {
+                unit: Some(unit), ..
+            }) => {
                 backoff = Backoff::new();
                 let Some(lease) = unit.lease.clone() else {
                     tracing::error!("coordinator sent a unit without a lease; skipping it");
@@ -173,7 +182,10 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<S
                     seeds_solved.clone(),
                 ));
             }
-            Ok(pb::LeaseReply { unit: None, retry_after_ms }) => {
+            Ok(pb::LeaseReply {
+                unit: None,
+                retry_after_ms,
+            }) => {
                 let wait = Duration::from_millis(retry_after_ms.clamp(50, 10_000).into());
                 tokio::select! {
                     () = &mut shutdown => break,
@@ -245,7 +257,8 @@ async fn heartbeat_loop(client: MiningClient<Channel>, held: Held, interval: Dur
                 Ok(reply) => {
                     let held = held.lock().expect("held leases");
                     for lost in reply.into_inner().lost {
-                        if let Some((_, cancel)) = held.get(&(lost.campaign, lost.unit, lost.lease)) {
+                        if let Some((_, cancel)) = held.get(&(lost.campaign, lost.unit, lost.lease))
+                        {
                             tracing::warn!(unit = lost.unit, "lease lost; abandoning the unit");
                             cancel.store(true, Ordering::SeqCst);
                         }
@@ -310,7 +323,15 @@ async fn mine_leased(
     let solving_cancel = cancel.clone();
     let solving_seeds = seeds.clone();
     let solved = tokio::task::spawn_blocking(move || {
-        pool.install(|| solve_unit(generator, solving_seeds, threshold, top_count, &solving_cancel))
+        pool.install(|| {
+            solve_unit(
+                generator,
+                solving_seeds,
+                threshold,
+                top_count,
+                &solving_cancel,
+            )
+        })
     })
     .await;
     let result = match solved {
@@ -347,11 +368,18 @@ async fn mine_leased(
                 if stopping.load(Ordering::SeqCst) {
                     last_tries -= 1;
                     if last_tries == 0 {
-                        tracing::warn!(unit = lease.unit, "coordinator away at shutdown; result dropped");
+                        tracing::warn!(
+                            unit = lease.unit,
+                            "coordinator away at shutdown; result dropped"
+                        );
                         return false;
                     }
                 }
-                tracing::warn!(unit = lease.unit, "submit failed, retrying: {}", status.message());
+                tracing::warn!(
+                    unit = lease.unit,
+                    "submit failed, retrying: {}",
+                    status.message()
+                );
                 backoff.wait().await;
             }
             Err(status) => {

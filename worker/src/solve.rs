@@ -36,12 +36,14 @@ pub fn solve_unit(
             let Ok(generated) = generator.generate(seed) else {
                 return (UNSOLVED, Vec::new());
             };
-            with_thread_solver(DEFAULT_MAX_MOVES, |solver| match solver.solve(&generated.puzzle) {
-                Ok(solution) => (
-                    solution.moves.len() as u8,
-                    solution.moves.iter().map(|m| m.notation()).collect(),
-                ),
-                Err(_) => (UNSOLVED, Vec::new()),
+            with_thread_solver(DEFAULT_MAX_MOVES, |solver| {
+                match solver.solve(&generated.puzzle) {
+                    Ok(solution) => (
+                        solution.moves.len() as u8,
+                        solution.moves.iter().map(|m| m.notation()).collect(),
+                    ),
+                    Err(_) => (UNSOLVED, Vec::new()),
+                }
             })
         })
         .collect();
@@ -77,7 +79,10 @@ mod tests {
         let records = result.move_counts.iter().filter(|&&m| m >= 9).count();
         assert_eq!(kept.len(), records.max(2));
         for (seed, moves) in &result.solutions {
-            assert_eq!(moves.len(), usize::from(result.move_counts[(*seed - 1) as usize]));
+            assert_eq!(
+                moves.len(),
+                usize::from(result.move_counts[(*seed - 1) as usize])
+            );
         }
         cancel.store(true, Ordering::Relaxed);
         assert_eq!(solve_unit(Generator::Fogleman, 1..41, 9, 2, &cancel), None);
