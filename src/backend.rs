@@ -131,7 +131,6 @@ fn from_pb_status(status: pb::CampaignStatus) -> Result<CampaignStatus> {
                 record_threshold: u8::try_from(campaign.record_threshold).unwrap_or(u8::MAX),
             },
             created_unix_ms: campaign.created_unix_ms,
-            next_unit: 0,
         },
         units_total: status.units_total,
         units_done: status.units_done,

@@ -7,6 +7,7 @@ mod backend;
 mod bench;
 mod campaign;
 mod input;
+mod loadtest;
 mod mine;
 mod report;
 mod services;
@@ -41,6 +42,8 @@ enum Command {
     Worker(services::WorkerArgs),
     /// Measure the solver on the hard positions and on seeded batches.
     Bench(bench::BenchArgs),
+    /// Measure the coordinator alone under simulated workers over loopback.
+    LoadTest(loadtest::LoadTestArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Coordinator(args) => services::coordinator(args),
         Command::Worker(args) => services::worker(args),
         Command::Bench(args) => bench::run(args),
+        Command::LoadTest(args) => loadtest::run(args),
     };
     match result {
         Ok(code) => code,

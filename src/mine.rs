@@ -40,6 +40,8 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         ..Config::default()
     };
     let coordinator = open_coordinator(&args.data, config)?;
+    // Leases left by an interrupted run belonged to its worker, gone with its process.
+    coordinator.release_leases()?;
     let mut spec = args.spec.spec(String::new(), &args.seeds)?;
     spec.name = args
         .campaign

@@ -16,6 +16,9 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+/// Units up to this many seeds are checked in microseconds (see [`Coordinator::is_quick`]).
+const QUICK_UNIT: usize = 1024;
+
 /// Names one lease of one unit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaseRef {
@@ -130,6 +133,8 @@ struct CampaignState {
     campaign: Campaign,
     generator: Generator,
     records: BTreeMap<u64, UnitRecord>,
+    /// Units from here on were never leased (and have no record).
+    next_unit: u64,
     /// Units waiting for a lease again, oldest first.
     pending: BTreeSet<u64>,
     /// Done units chosen for a second worker's check.
@@ -181,6 +186,7 @@ impl Coordinator {
             let mut state = CampaignState {
                 generator,
                 records: BTreeMap::new(),
+                next_unit: 0,
                 pending: BTreeSet::new(),
                 to_verify: BTreeSet::new(),
                 leased: BTreeSet::new(),
@@ -192,6 +198,7 @@ impl Coordinator {
             for (unit, mut record) in store.units(state.campaign.id)? {
                 state.track(unit, &mut record, now + config.lease_ms());
                 state.records.insert(unit, record);
+                state.next_unit = unit + 1;
             }
             campaigns.insert(state.campaign.spec.name.clone(), state);
         }
@@ -285,6 +292,7 @@ impl Coordinator {
                 campaign,
                 generator,
                 records: BTreeMap::new(),
+                next_unit: 0,
                 pending: BTreeSet::new(),
                 to_verify: BTreeSet::new(),
                 leased: BTreeSet::new(),
@@ -340,6 +348,25 @@ impl Coordinator {
         Ok(None)
     }
 
+    /// Returns every lease out to the pending sets without counting a failure: for a
+    /// store whose only worker died with its process (the embedded `rrm mine`).
+    pub fn release_leases(&self) -> Result<()> {
+        let mut state = self.lock();
+        for campaign in state.campaigns.values_mut() {
+            for unit in std::mem::take(&mut campaign.leased) {
+                let mut record = campaign.records[&unit].clone();
+                match &mut record.state {
+                    UnitState::Done { verification, .. } => *verification = Verification::Pending,
+                    state => *state = UnitState::Pending,
+                }
+                self.store.put_unit(campaign.campaign.id, unit, &record)?;
+                campaign.track(unit, &mut record, 0);
+                campaign.records.insert(unit, record);
+            }
+        }
+        Ok(())
+    }
+
     /// Returns expired leases to the pending set, or quarantines units that keep failing.
     fn expire(&self, campaign: &mut CampaignState, now: i64) -> Result<()> {
         let expired: Vec<u64> = campaign
@@ -366,8 +393,7 @@ impl Coordinator {
                     };
                 }
             }
-            self.store
-                .update_unit(campaign.campaign.id, unit, &record)?;
+            self.store.put_unit(campaign.campaign.id, unit, &record)?;
             campaign.leased.remove(&unit);
             campaign.track(unit, &mut record, now);
             campaign.records.insert(unit, record);
@@ -390,9 +416,9 @@ impl Coordinator {
         } else if let Some(unit) = verification {
             campaign.to_verify.remove(&unit);
             unit
-        } else if campaign.campaign.next_unit < campaign.campaign.spec.units_total() {
-            campaign.campaign.next_unit += 1;
-            campaign.campaign.next_unit - 1
+        } else if campaign.next_unit < campaign.campaign.spec.units_total() {
+            campaign.next_unit += 1;
+            campaign.next_unit - 1
         } else {
             return Ok(None);
         };
@@ -412,7 +438,7 @@ impl Coordinator {
             UnitState::Done { verification, .. } => *verification = Verification::Leased(lease),
             state => *state = UnitState::Leased(lease),
         }
-        self.store.put_unit(&campaign.campaign, unit, &record)?;
+        self.store.put_unit(campaign.campaign.id, unit, &record)?;
         campaign.records.insert(unit, record);
         campaign.leased.insert(unit);
         let spec = &campaign.campaign.spec;
@@ -495,6 +521,18 @@ impl Coordinator {
         }
     }
 
+    /// Whether checking `submission` takes only microseconds: a small unit without record
+    /// candidates to re-solve. Others are best checked off the async threads.
+    pub fn is_quick(&self, submission: &Submission) -> bool {
+        let state = self.lock();
+        let threshold = state
+            .campaigns
+            .get(&submission.lease.campaign)
+            .map_or(0, |c| c.campaign.spec.record_threshold);
+        submission.move_counts.len() <= QUICK_UNIT
+            && submission.move_counts.iter().all(|&m| m < threshold)
+    }
+
     fn unknown_lease(&self, lease: &LeaseRef) -> CoordinatorError {
         CoordinatorError::UnknownLease {
             campaign: lease.campaign.clone(),
@@ -566,7 +604,7 @@ impl Coordinator {
                 }
             };
             self.store
-                .update_unit(campaign.campaign.id, lease.unit, &record)?;
+                .put_unit(campaign.campaign.id, lease.unit, &record)?;
             campaign.leased.remove(&lease.unit);
             campaign.records.insert(lease.unit, record);
         }
@@ -646,7 +684,7 @@ impl Coordinator {
             UnitState::Pending
         };
         self.store
-            .update_unit(campaign.campaign.id, lease.unit, &record)?;
+            .put_unit(campaign.campaign.id, lease.unit, &record)?;
         campaign.leased.remove(&lease.unit);
         campaign.track(lease.unit, &mut record, 0);
         campaign.records.insert(lease.unit, record);

@@ -5,6 +5,9 @@ use crate::Coordinator;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
+/// How long a flush waits for company: short next to the flush itself.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(5);
+
 #[derive(Clone)]
 pub(crate) struct GroupFlush {
     requests: mpsc::UnboundedSender<oneshot::Sender<Result<(), String>>>,
@@ -16,6 +19,8 @@ impl GroupFlush {
             mpsc::unbounded_channel::<oneshot::Sender<Result<(), String>>>();
         tokio::spawn(async move {
             while let Some(first) = incoming.recv().await {
+                // A moment's wait lets the calls arriving meanwhile share this flush.
+                tokio::time::sleep(GATHER).await;
                 let mut waiting = vec![first];
                 while let Ok(next) = incoming.try_recv() {
                     waiting.push(next);

@@ -204,11 +204,10 @@ impl pb::mining_server::Mining for Service {
         request: Request<pb::LeaseRequest>,
     ) -> Result<Response<pb::LeaseReply>, Status> {
         let worker = request.into_inner().worker_id;
+        // Not flushed: a lease lost in a crash only means its unit is leased again (units
+        // after the last stored record count as never leased) and its holder's result
+        // is refused as naming an unknown lease.
         let assignment = self.coordinator.lease(worker)?;
-        // A lease must survive a crash, or its holder's result would be refused later.
-        if assignment.is_some() {
-            self.flusher.flushed().await.map_err(Status::internal)?;
-        }
         Ok(Response::new(pb::LeaseReply {
             retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
             unit: assignment.map(to_pb_unit),
@@ -248,11 +247,15 @@ impl pb::mining_server::Mining for Service {
                 .map(|s| (s.seed, s.moves))
                 .collect(),
         };
-        let coordinator = self.coordinator.clone();
-        // Checking may re-solve record candidates: seconds of CPU, off the async threads.
-        let outcome = tokio::task::spawn_blocking(move || coordinator.submit(submission))
-            .await
-            .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??;
+        let outcome = if self.coordinator.is_quick(&submission) {
+            self.coordinator.submit(submission)?
+        } else {
+            // Re-solving record candidates takes seconds: off the async threads.
+            let coordinator = self.coordinator.clone();
+            tokio::task::spawn_blocking(move || coordinator.submit(submission))
+                .await
+                .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??
+        };
         // Acknowledged only once on disk.
         self.flusher.flushed().await.map_err(Status::internal)?;
         let outcome = match outcome {

@@ -5,7 +5,7 @@
 //!
 //! | tree | key | value |
 //! |---|---|---|
-//! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time, next unit never leased |
+//! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time |
 //! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
 //! | `results` | campaign id · unit | the unit's move counts, one byte per seed, deflated |
 //! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
@@ -170,7 +170,6 @@ impl Store {
                 id,
                 spec: spec.clone(),
                 created_unix_ms,
-                next_unit: 0,
             };
             campaigns.insert(spec.name.as_bytes(), encode(&campaign))?;
             Ok(campaign)
@@ -206,18 +205,9 @@ impl Store {
             .collect()
     }
 
-    /// Writes a unit record, and the campaign (its next-unit cursor) in the same step.
-    pub fn put_unit(&self, campaign: &Campaign, unit: u64, record: &UnitRecord) -> Result<()> {
-        let result = (&self.campaigns, &self.units).transaction(|(campaigns, units)| {
-            campaigns.insert(campaign.spec.name.as_bytes(), encode(campaign))?;
-            units.insert(&unit_key(campaign.id, unit), encode(record))?;
-            Ok::<_, ConflictableTransactionError<StoreError>>(())
-        });
-        result.map_err(abort)
-    }
-
-    /// Writes a unit record alone (failures, quarantine, verification).
-    pub fn update_unit(&self, campaign: u32, unit: u64, record: &UnitRecord) -> Result<()> {
+    /// Writes a unit record. Units are leased in order, so the units after the last one
+    /// with a record were never leased.
+    pub fn put_unit(&self, campaign: u32, unit: u64, record: &UnitRecord) -> Result<()> {
         self.units
             .insert(unit_key(campaign, unit), encode(record))?;
         Ok(())

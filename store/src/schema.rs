@@ -71,8 +71,6 @@ pub struct Campaign {
     pub id: u32,
     pub spec: CampaignSpec,
     pub created_unix_ms: i64,
-    /// Units from here on were never leased and have no record.
-    pub next_unit: u64,
 }
 
 /// Where a unit stands. Units without a record are pending.

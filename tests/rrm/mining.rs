@@ -548,3 +548,204 @@ fn mining_finds_seed_1605212351_as_a_21_move_record() {
         Ok(())
     );
 }
+
+#[test]
+fn interrupted_mining_resumes_to_exact_totals() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().to_str().unwrap();
+    let args = [
+        "mine",
+        "--seeds",
+        "1..6001",
+        "--unit-size",
+        "100",
+        "--threads",
+        "1",
+        "--data",
+        dir,
+    ];
+    let mut first = rrm_process(&args);
+    std::thread::sleep(Duration::from_millis(1500));
+    let interrupted = Command::new("kill")
+        .args(["-INT", &first.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let code = first.0.wait().unwrap().code();
+    assert_eq!(code, Some(130), "Ctrl-C exits 130 after saving");
+    let rerun = Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        rerun.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rerun.stderr)
+    );
+    let coordinator =
+        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
+    let aggregates = coordinator.aggregates("fogleman-1-6001").unwrap();
+    assert_eq!(aggregates.histogram, direct_histogram(1..6_001));
+}
+
+#[test]
+fn a_share_of_units_is_checked_by_a_second_worker() {
+    let data = tempfile::tempdir().unwrap();
+    let config = Config {
+        verify_share: 1.0,
+        ..Config::default()
+    };
+    let server = Server::start(data.path(), config);
+    server
+        .coordinator
+        .create_campaign(spec("checked", 1..2_001, 250))
+        .unwrap();
+    let _workers: Vec<Process> = (0..2).map(|_| worker(&server.url, 1)).collect();
+    wait_until(
+        Duration::from_secs(300),
+        "every unit is mined and verified",
+        || {
+            status(&server.url, "checked")
+                .is_some_and(|s| is_done(&s) && s.units_verified == s.units_total)
+        },
+    );
+    let status = status(&server.url, "checked").unwrap();
+    assert!(status.mismatches.is_empty());
+    assert_eq!(
+        stats(&server.url, "checked").puzzles,
+        2_000,
+        "checks are not counted again"
+    );
+}
+
+#[test]
+fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
+    let data = tempfile::tempdir().unwrap();
+    let config = Config {
+        max_failures: 2,
+        ..Config::default()
+    };
+    let server = Server::start(data.path(), config);
+    let mut every_seed_a_record = spec("failing", 1..11, 10);
+    every_seed_a_record.record_threshold = 1;
+    server
+        .coordinator
+        .create_campaign(every_seed_a_record)
+        .unwrap();
+    block_on(async {
+        let mut client = pb::mining_client::MiningClient::connect(server.url.clone())
+            .await
+            .unwrap();
+        let worker_id = client
+            .register(pb::RegisterRequest {
+                name: "liar".into(),
+                threads: 1,
+                version: env!("CARGO_PKG_VERSION").into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .worker_id;
+        for attempt in 1..=2 {
+            let unit = client
+                .lease(pb::LeaseRequest { worker_id })
+                .await
+                .unwrap()
+                .into_inner()
+                .unit
+                .expect("unit");
+            let lease = unit.lease.unwrap();
+            assert_eq!(lease.lease, attempt);
+            // Record candidates without their solutions.
+            let counts = vec![3u8; 10];
+            let refused = client
+                .submit(pb::SubmitRequest {
+                    worker_id,
+                    digest: rrm_proto::unit_digest("failing", 1..11, &counts).to_vec(),
+                    lease: Some(lease),
+                    move_counts: counts,
+                    solutions: Vec::new(),
+                })
+                .await
+                .expect_err("no solutions");
+            assert_eq!(refused.code(), Code::InvalidArgument);
+        }
+        let nothing = client
+            .lease(pb::LeaseRequest { worker_id })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            nothing.unit.is_none(),
+            "a quarantined unit is not leased again"
+        );
+    });
+    let status = server.coordinator.status("failing").unwrap();
+    assert_eq!(status.units_quarantined, 1);
+    assert!(
+        status.quarantined[0].2.contains("no solution"),
+        "{:?}",
+        status.quarantined
+    );
+    assert_eq!(
+        server.coordinator.aggregates("failing").unwrap().puzzles(),
+        0
+    );
+}
+
+#[test]
+fn health_and_reflection_are_served() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path(), Config::default());
+    block_on(async {
+        let channel = tonic::transport::Endpoint::from_shared(server.url.clone())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+        let reply = health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: "rrm.v1.Mining".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            reply.status(),
+            tonic_health::pb::health_check_response::ServingStatus::Serving
+        );
+        use tonic_reflection::pb::v1::{
+            server_reflection_client::ServerReflectionClient,
+            server_reflection_request::MessageRequest, server_reflection_response::MessageResponse,
+            ServerReflectionRequest,
+        };
+        let mut reflection = ServerReflectionClient::new(channel);
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut replies = reflection
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(MessageResponse::ListServicesResponse(list)) =
+            replies.message().await.unwrap().unwrap().message_response
+        else {
+            panic!("not a service list");
+        };
+        let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+        for wanted in [
+            "rrm.v1.Mining",
+            "rrm.v1.Query",
+            "rrm.v1.Campaigns",
+            "grpc.health.v1.Health",
+        ] {
+            assert!(
+                names.iter().any(|n| n == wanted),
+                "{wanted} missing from {names:?}"
+            );
+        }
+    });
+}

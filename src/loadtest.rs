@@ -1,0 +1,140 @@
+//! `rrm load-test`: the coordinator alone under simulated workers over loopback.
+//!
+//! Starts a coordinator on a scratch store and N clients that each lease a unit and
+//! submit made-up move counts (with a valid digest) as fast as they can; prints round
+//! trips per second and latency percentiles. Solving is left out on purpose.
+
+use crate::services::runtime;
+use anyhow::{Context, Result};
+use clap::Args;
+use rrm_coordinator::{Config, Coordinator};
+use rrm_proto::v1 as pb;
+use rrm_store::{CampaignSpec, Store};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Args)]
+pub struct LoadTestArgs {
+    /// Simulated workers, each on its own connection.
+    #[arg(long, default_value_t = 200)]
+    workers: usize,
+    /// How long to run.
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+    /// Seeds per unit (each submission carries this many move counts).
+    #[arg(long, default_value_t = 1)]
+    unit_size: u64,
+}
+
+pub fn run(args: LoadTestArgs) -> Result<ExitCode> {
+    let scratch = std::env::temp_dir().join(format!("rrm-load-test-{}", std::process::id()));
+    let result = load_test(&args, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode> {
+    let coordinator = Arc::new(Coordinator::open(Store::open(scratch)?, Config::default())?);
+    coordinator.create_campaign(CampaignSpec {
+        name: "load".into(),
+        generator: "fogleman".into(),
+        seed_start: 1,
+        seed_end: 1 << 40,
+        unit_size: args.unit_size,
+        record_threshold: 255,
+    })?;
+    let cpu = cpu_time::ProcessTime::now();
+    let latencies = runtime()?.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(rrm_coordinator::run(listener, coordinator.clone(), async {
+            let _ = stopped.await;
+        }));
+        let until = Instant::now() + Duration::from_secs(args.seconds);
+        let mut clients = Vec::new();
+        for _ in 0..args.workers {
+            clients.push(tokio::spawn(simulated_worker(url.clone(), until)));
+        }
+        let mut latencies = Vec::new();
+        for client in clients {
+            latencies.extend(client.await.context("simulated worker")??);
+        }
+        let _ = stop.send(());
+        server.await??;
+        anyhow::Ok(latencies)
+    })?;
+    let cpu = cpu.elapsed().as_secs_f64();
+    let mut latencies = latencies;
+    latencies.sort();
+    let percentile = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
+            .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+    };
+    println!(
+        "{} simulated workers, {} s, units of {} seeds: {} lease + submit round trips, {:.0}/s",
+        args.workers,
+        args.seconds,
+        args.unit_size,
+        latencies.len(),
+        latencies.len() as f64 / args.seconds as f64
+    );
+    println!(
+        "round trip ms: p50 {:.2}, p90 {:.2}, p99 {:.2}, max {:.2}; process CPU {:.1} s (clients included)",
+        percentile(0.5),
+        percentile(0.9),
+        percentile(0.99),
+        percentile(1.0),
+        cpu
+    );
+    let status = coordinator.status("load")?;
+    println!(
+        "coordinator: {} units done, {} puzzles counted",
+        status.units_done,
+        coordinator.aggregates("load")?.puzzles()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Leases and submits until `until`; returns each round trip's duration.
+async fn simulated_worker(url: String, until: Instant) -> Result<Vec<Duration>> {
+    let mut client = pb::mining_client::MiningClient::connect(url).await?;
+    let worker_id = client
+        .register(pb::RegisterRequest {
+            name: "simulated".into(),
+            threads: 1,
+            version: env!("CARGO_PKG_VERSION").into(),
+        })
+        .await?
+        .into_inner()
+        .worker_id;
+    let mut latencies = Vec::new();
+    while Instant::now() < until {
+        let started = Instant::now();
+        let Some(unit) = client
+            .lease(pb::LeaseRequest { worker_id })
+            .await?
+            .into_inner()
+            .unit
+        else {
+            continue;
+        };
+        let lease = unit.lease.context("unit without lease")?;
+        let counts = vec![5u8; (unit.seed_end - unit.seed_start) as usize];
+        let digest =
+            rrm_proto::unit_digest(&lease.campaign, unit.seed_start..unit.seed_end, &counts);
+        client
+            .submit(pb::SubmitRequest {
+                worker_id,
+                lease: Some(lease),
+                move_counts: counts,
+                digest: digest.to_vec(),
+                solutions: Vec::new(),
+            })
+            .await?;
+        latencies.push(started.elapsed());
+    }
+    Ok(latencies)
+}
