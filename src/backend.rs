@@ -3,9 +3,9 @@
 
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
-use rrm_coordinator::{CampaignStatus, Coordinator};
+use rrm_coordinator::{CampaignStatus, Coordinator, MinedPuzzle};
 use rrm_proto::v1 as pb;
-use rrm_store::{Campaign, CampaignSpec, Mismatch};
+use rrm_store::{Aggregates, Campaign, CampaignSpec, Group, Mismatch};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tonic::transport::Channel;
@@ -111,6 +111,116 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// The campaign to report on: the one named, or the only one there is.
+    pub fn campaign_name(&mut self, named: Option<&str>) -> Result<String> {
+        if let Some(name) = named {
+            return Ok(name.to_string());
+        }
+        let names: Vec<String> = self
+            .campaigns()?
+            .into_iter()
+            .map(|s| s.campaign.spec.name)
+            .collect();
+        match names.as_slice() {
+            [only] => Ok(only.clone()),
+            [] => anyhow::bail!("no campaigns yet; mine some seeds first (`rrm mine`)"),
+            _ => anyhow::bail!("several campaigns ({}); choose one with --campaign", names.join(", ")),
+        }
+    }
+
+    pub fn stats(&mut self, name: &str) -> Result<Aggregates> {
+        match self {
+            Backend::Local(coordinator) => Ok(coordinator.aggregates(name)?),
+            Backend::Remote(remote) => {
+                let Remote { runtime, query, .. } = &mut **remote;
+                let stats = runtime
+                    .block_on(query.get_stats(pb::CampaignRequest {
+                        campaign: name.to_string(),
+                    }))
+                    .map_err(status_error)?
+                    .into_inner();
+                let groups = |groups: Vec<pb::GroupStats>| {
+                    groups
+                        .into_iter()
+                        .map(|g| {
+                            let group = Group {
+                                puzzles: g.puzzles,
+                                total_moves: g.total_moves,
+                                max_moves: u8::try_from(g.max_moves).unwrap_or(u8::MAX),
+                            };
+                            (g.group, group)
+                        })
+                        .collect()
+                };
+                Ok(Aggregates {
+                    through_commit: 0,
+                    histogram: stats.histogram,
+                    by_target: groups(stats.by_target),
+                    by_arrangement: groups(stats.by_arrangement),
+                    by_robots_moved: stats.by_robots_moved,
+                })
+            }
+        }
+    }
+
+    pub fn hardest(&mut self, name: &str, limit: usize, min_moves: u8) -> Result<Vec<MinedPuzzle>> {
+        match self {
+            Backend::Local(coordinator) => Ok(coordinator.hardest(name, limit, min_moves)?),
+            Backend::Remote(remote) => {
+                let Remote { runtime, query, .. } = &mut **remote;
+                let reply = runtime
+                    .block_on(query.get_hardest(pb::HardestRequest {
+                        campaign: name.to_string(),
+                        limit: limit as u32,
+                        min_moves: min_moves.into(),
+                    }))
+                    .map_err(status_error)?;
+                Ok(reply.into_inner().puzzles.into_iter().map(from_pb_puzzle).collect())
+            }
+        }
+    }
+
+    /// Mined seeds within `moves`, hardest first then by seed.
+    pub fn find_puzzles(
+        &mut self,
+        name: &str,
+        moves: std::ops::RangeInclusive<u8>,
+        limit: usize,
+    ) -> Result<Vec<(u64, u8)>> {
+        match self {
+            Backend::Local(coordinator) => Ok(coordinator.find_puzzles(name, moves, limit)?),
+            Backend::Remote(remote) => {
+                let Remote { runtime, query, .. } = &mut **remote;
+                let reply = runtime
+                    .block_on(query.find_puzzles(pb::FindPuzzlesRequest {
+                        campaign: name.to_string(),
+                        min_moves: (*moves.start()).into(),
+                        max_moves: (*moves.end()).into(),
+                        limit: limit as u32,
+                    }))
+                    .map_err(status_error)?;
+                Ok(reply
+                    .into_inner()
+                    .puzzles
+                    .into_iter()
+                    .map(|p| (p.seed, u8::try_from(p.moves).unwrap_or(u8::MAX)))
+                    .collect())
+            }
+        }
+    }
+}
+
+fn from_pb_puzzle(puzzle: pb::MinedPuzzle) -> MinedPuzzle {
+    MinedPuzzle {
+        campaign: puzzle.campaign,
+        seed: puzzle.seed,
+        moves: u8::try_from(puzzle.moves).unwrap_or(u8::MAX),
+        solution: puzzle.solution,
+        re_solved: puzzle.re_solved,
+    }
+}
+
 fn status_error(status: tonic::Status) -> anyhow::Error {
     anyhow::anyhow!("coordinator: {} ({:?})", status.message(), status.code())
 }
@@ -139,6 +249,7 @@ fn from_pb_status(status: pb::CampaignStatus) -> Result<CampaignStatus> {
         units_verified: status.units_verified,
         seeds_done: status.seeds_done,
         hardest_moves: u8::try_from(status.hardest_moves).unwrap_or(u8::MAX),
+        seeds_per_second: status.seeds_per_second,
         quarantined: status
             .quarantined
             .into_iter()

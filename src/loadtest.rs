@@ -123,13 +123,15 @@ async fn simulated_worker(url: String, until: Instant) -> Result<Vec<Duration>> 
         };
         let lease = unit.lease.context("unit without lease")?;
         let counts = vec![5u8; (unit.seed_end - unit.seed_start) as usize];
+        let robots = vec![1u8; counts.len()];
         let digest =
-            rrm_proto::unit_digest(&lease.campaign, unit.seed_start..unit.seed_end, &counts);
+            rrm_proto::unit_digest(&lease.campaign, unit.seed_start..unit.seed_end, &counts, &robots);
         client
             .submit(pb::SubmitRequest {
                 worker_id,
                 lease: Some(lease),
                 move_counts: counts,
+                robots_moved: robots,
                 digest: digest.to_vec(),
                 solutions: Vec::new(),
             })

@@ -9,10 +9,14 @@ mod campaign;
 mod input;
 mod loadtest;
 mod mine;
+mod pack;
 mod report;
 mod services;
+mod show;
 mod solve;
+mod stats;
 mod summary;
+mod top;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -36,6 +40,14 @@ enum Command {
     Mine(mine::MineArgs),
     /// Create or list mining campaigns.
     Campaign(campaign::CampaignArgs),
+    /// Difficulty statistics of a campaign (text, JSON, SVG histogram).
+    Stats(stats::StatsArgs),
+    /// The hardest mined puzzles with solutions and quality metrics.
+    Top(top::TopArgs),
+    /// Show one puzzle: ASCII, SVG, optionally solved.
+    Show(show::ShowArgs),
+    /// Build a puzzle pack (printable HTML or JSON) from mined puzzles.
+    Pack(pack::PackArgs),
     /// Serve campaigns to workers over gRPC, keeping results in a store.
     Coordinator(services::CoordinatorArgs),
     /// Mine units leased from a coordinator.
@@ -64,6 +76,10 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve::run(args),
         Command::Mine(args) => mine::run(args),
         Command::Campaign(args) => campaign::run(args),
+        Command::Stats(args) => stats::run(args),
+        Command::Top(args) => top::run(args),
+        Command::Show(args) => show::run(args),
+        Command::Pack(args) => pack::run(args),
         Command::Coordinator(args) => services::coordinator(args),
         Command::Worker(args) => services::worker(args),
         Command::Bench(args) => bench::run(args),

@@ -2,7 +2,9 @@
 //! gRPC over loopback, on a local store; resumable, with progress and a closing summary.
 
 use crate::campaign::SpecArgs;
-use crate::services::{default_threads, open_coordinator, runtime, shutdown_signal};
+use crate::services::{
+    default_threads, open_coordinator, runtime, shutdown_signal, start_dashboard,
+};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -29,6 +31,9 @@ pub struct MineArgs {
     /// Campaign name (default: `GENERATOR-A-B` from the range).
     #[arg(long)]
     campaign: Option<String>,
+    /// Also serve the web dashboard on this address, e.g. 127.0.0.1:7880.
+    #[arg(long)]
+    dashboard: Option<String>,
     #[command(flatten)]
     spec: SpecArgs,
 }
@@ -64,7 +69,12 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         }
     }
     let threads = args.threads.unwrap_or_else(default_threads);
-    let interrupted = runtime()?.block_on(mine(coordinator.clone(), &name, threads))?;
+    let interrupted = runtime()?.block_on(mine(
+        coordinator.clone(),
+        &name,
+        threads,
+        args.dashboard.as_deref(),
+    ))?;
     crate::summary::print(&coordinator, &name)?;
     if interrupted {
         eprintln!(
@@ -77,7 +87,19 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
 }
 
 /// Mines until the campaign is done or Ctrl-C; true if interrupted.
-async fn mine(coordinator: Arc<Coordinator>, name: &str, threads: usize) -> Result<bool> {
+async fn mine(
+    coordinator: Arc<Coordinator>,
+    name: &str,
+    threads: usize,
+    dashboard: Option<&str>,
+) -> Result<bool> {
+    let (stop_dashboard, dashboard_stopped) = tokio::sync::watch::channel(false);
+    let dashboard = match dashboard {
+        Some(address) => {
+            Some(start_dashboard(address, coordinator.clone(), dashboard_stopped).await?)
+        }
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .context("cannot open a loopback port")?;
@@ -127,5 +149,9 @@ async fn mine(coordinator: Arc<Coordinator>, name: &str, threads: usize) -> Resu
     worker.await.context("worker task")??;
     let _ = stop_coordinator.send(());
     server.await.context("coordinator task")??;
+    let _ = stop_dashboard.send(true);
+    if let Some(dashboard) = dashboard {
+        crate::services::stop_dashboard(dashboard).await;
+    }
     Ok(interrupted)
 }

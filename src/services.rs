@@ -18,6 +18,12 @@ pub struct CoordinatorArgs {
     /// Store directory (created if missing); no other process may use it meanwhile.
     #[arg(long, default_value = "rrm-data")]
     data: PathBuf,
+    /// Address of the web dashboard.
+    #[arg(long, default_value = "127.0.0.1:7880")]
+    dashboard: String,
+    /// Serve no dashboard.
+    #[arg(long)]
+    no_dashboard: bool,
     #[command(flatten)]
     config: ConfigArgs,
 }
@@ -110,12 +116,59 @@ pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
-        // Tests and scripts read the chosen port from this line.
-        println!("listening on {address}");
+        // Tests and scripts read the chosen ports from these lines.
+        announce(&format!("listening on {address}"));
         tracing::info!(%address, data = %args.data.display(), "coordinator started");
-        rrm_coordinator::run(listener, coordinator, shutdown_signal()).await?;
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let dashboard = if args.no_dashboard {
+            None
+        } else {
+            Some(start_dashboard(&args.dashboard, coordinator.clone(), stopped).await?)
+        };
+        let signal = async move {
+            shutdown_signal().await;
+            let _ = stop.send(true);
+        };
+        rrm_coordinator::run(listener, coordinator, signal).await?;
+        if let Some(dashboard) = dashboard {
+            stop_dashboard(dashboard).await;
+        }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Prints a line for scripts on stdout; a closed stdout must not stop a service.
+fn announce(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+}
+
+/// Serves the dashboard on `address` until `stopped` turns true; prints its URL.
+pub async fn start_dashboard(
+    address: &str,
+    coordinator: Arc<Coordinator>,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) -> Result<tokio::task::JoinHandle<std::io::Result<()>>> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("cannot serve the dashboard on {address}"))?;
+    announce(&format!("dashboard on http://{}", listener.local_addr()?));
+    Ok(tokio::spawn(rrm_coordinator::dashboard::serve(
+        listener,
+        coordinator,
+        async move {
+            let _ = stopped.wait_for(|&stop| stop).await;
+        },
+    )))
+}
+
+/// Waits a little for open browser connections to finish, then drops them.
+pub async fn stop_dashboard(dashboard: tokio::task::JoinHandle<std::io::Result<()>>) {
+    let abort = dashboard.abort_handle();
+    if tokio::time::timeout(Duration::from_secs(2), dashboard).await.is_err() {
+        abort.abort();
+    }
 }
 
 pub fn worker(args: WorkerArgs) -> Result<ExitCode> {

@@ -11,10 +11,14 @@ use rrm_store::{
     Aggregates, Campaign, CampaignSpec, HardEntry, Lease, Mismatch, Store, StoreError, UnitRecord,
     UnitResult, UnitState, Verification,
 };
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::time::{Duration, Instant};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
+
+/// The span over which the mining rate is measured.
+const RATE_WINDOW: Duration = Duration::from_secs(60);
 
 /// Units up to this many seeds are checked in microseconds (see [`Coordinator::is_quick`]).
 const QUICK_UNIT: usize = 1024;
@@ -44,6 +48,7 @@ pub struct Submission {
     pub worker: u64,
     pub lease: LeaseRef,
     pub move_counts: Vec<u8>,
+    pub robots_moved: Vec<u8>,
     pub digest: Vec<u8>,
     pub solutions: Vec<(u64, Vec<String>)>,
 }
@@ -104,7 +109,7 @@ impl From<StoreError> for CoordinatorError {
 pub type Result<T, E = CoordinatorError> = std::result::Result<T, E>;
 
 /// A campaign's progress.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CampaignStatus {
     pub campaign: Campaign,
     pub units_total: u64,
@@ -114,6 +119,8 @@ pub struct CampaignStatus {
     pub units_verified: u64,
     pub seeds_done: u64,
     pub hardest_moves: u8,
+    /// Seeds mined per second over the last minute.
+    pub seeds_per_second: f64,
     /// (unit, failures, last error)
     pub quarantined: Vec<(u64, u32, String)>,
     pub mismatches: Vec<Mismatch>,
@@ -144,6 +151,8 @@ struct CampaignState {
     aggregates: Aggregates,
     units_done: u64,
     seeds_done: u64,
+    /// (when, seeds done then) at each accepted result of the last minute, for the rate.
+    progress: VecDeque<(Instant, u64)>,
 }
 
 struct State {
@@ -193,6 +202,7 @@ impl Coordinator {
                 aggregates: store.aggregates(campaign.id)?.unwrap_or_default(),
                 units_done: 0,
                 seeds_done: 0,
+                progress: VecDeque::new(),
                 campaign,
             };
             for (unit, mut record) in store.units(state.campaign.id)? {
@@ -220,14 +230,14 @@ impl Coordinator {
             if commit <= state.aggregates.through_commit {
                 continue;
             }
-            let counts = store.move_counts(id, unit)?.ok_or_else(|| {
+            let (counts, robots) = store.unit_results(id, unit)?.ok_or_else(|| {
                 CoordinatorError::Store(StoreError::Corrupt {
                     what: "commit log",
                     detail: format!("commit {commit} names unit {unit} without a result"),
                 })
             })?;
             let seeds = state.campaign.spec.unit_seeds(unit);
-            add_statistics(state.generator, seeds, &counts, &mut state.aggregates);
+            add_statistics(state.generator, seeds, &counts, &robots, &mut state.aggregates);
         }
         for state in campaigns.values_mut() {
             state.aggregates.through_commit = last_commit;
@@ -299,6 +309,7 @@ impl Coordinator {
                 aggregates,
                 units_done: 0,
                 seeds_done: 0,
+                progress: VecDeque::new(),
             },
         );
         drop(state);
@@ -654,16 +665,26 @@ impl Coordinator {
             unit: lease.unit,
             record: &record,
             move_counts: &submission.move_counts,
+            robots_moved: &submission.robots_moved,
             hardest: &checked.hardest,
             commit,
         })?;
         state.next_commit += 1;
-        merge(&mut campaign.aggregates, &checked.aggregates);
+        campaign.aggregates.merge(&checked.aggregates);
         campaign.aggregates.through_commit = commit;
         campaign.leased.remove(&lease.unit);
         campaign.pending.remove(&lease.unit);
         campaign.track(lease.unit, &mut record, 0);
         campaign.records.insert(lease.unit, record);
+        let now = Instant::now();
+        campaign.progress.push_back((now, campaign.seeds_done));
+        while campaign
+            .progress
+            .front()
+            .is_some_and(|&(when, _)| now - when > RATE_WINDOW)
+        {
+            campaign.progress.pop_front();
+        }
         Ok(Outcome::Accepted)
     }
 
@@ -719,7 +740,8 @@ impl Coordinator {
             units_quarantined: 0,
             units_verified: 0,
             seeds_done: campaign.seeds_done,
-            hardest_moves: (campaign.aggregates.histogram.len().max(1) - 1) as u8,
+            hardest_moves: campaign.aggregates.max_moves(),
+            seeds_per_second: campaign.rate(),
             quarantined: Vec::new(),
             mismatches: self.store.mismatches(campaign.campaign.id)?,
         };
@@ -778,7 +800,7 @@ impl Coordinator {
                 spec.seed_start, spec.seed_end
             ))
         })?;
-        let counts = self.store.move_counts(id, unit)?.ok_or_else(|| {
+        let (counts, _) = self.store.unit_results(id, unit)?.ok_or_else(|| {
             CoordinatorError::NotFound(format!("seed {seed} of {name:?} is not mined yet"))
         })?;
         let moves = counts[(seed - spec.unit_seeds(unit).start) as usize];
@@ -792,6 +814,44 @@ impl Coordinator {
                 re_solved: false,
             },
         })
+    }
+
+    /// Mined seeds needing `moves` (inclusive range) moves, hardest first, then by seed;
+    /// at most `limit`. Reads every done unit's block: for pack building, not hot paths.
+    pub fn find_puzzles(
+        &self,
+        name: &str,
+        moves: std::ops::RangeInclusive<u8>,
+        limit: usize,
+    ) -> Result<Vec<(u64, u8)>> {
+        let (id, spec, done): (u32, CampaignSpec, Vec<u64>) = {
+            let state = self.lock();
+            let campaign = state
+                .campaigns
+                .get(name)
+                .ok_or_else(|| CoordinatorError::UnknownCampaign(name.to_string()))?;
+            let done = campaign
+                .records
+                .iter()
+                .filter(|(_, r)| matches!(r.state, UnitState::Done { .. }))
+                .map(|(&unit, _)| unit)
+                .collect();
+            (campaign.campaign.id, campaign.campaign.spec.clone(), done)
+        };
+        let mut found = Vec::new();
+        for unit in done {
+            if let Some((counts, _)) = self.store.unit_results(id, unit)? {
+                let seeds = spec.unit_seeds(unit);
+                found.extend(
+                    seeds
+                        .zip(counts)
+                        .filter(|(_, count)| moves.contains(count)),
+                );
+            }
+        }
+        found.sort_by_key(|&(seed, count)| (std::cmp::Reverse(count), seed));
+        found.truncate(limit);
+        Ok(found)
     }
 
     fn campaign_id(&self, name: &str) -> Result<u32> {
@@ -814,6 +874,24 @@ fn mined(campaign: &str, entry: HardEntry) -> MinedPuzzle {
 }
 
 impl CampaignState {
+    /// Seeds per second over the last [`RATE_WINDOW`], counting from the seeds done just
+    /// before the oldest result in it (0 when idle that long).
+    fn rate(&self) -> f64 {
+        let now = Instant::now();
+        let recent: Vec<&(Instant, u64)> = self
+            .progress
+            .iter()
+            .filter(|(when, _)| now - *when <= RATE_WINDOW)
+            .collect();
+        match (recent.first(), recent.last()) {
+            (Some(&&(first, seeds_first)), Some(&&(_, seeds_last))) if recent.len() >= 2 => {
+                let elapsed = (now - first).as_secs_f64().max(1e-3);
+                (seeds_last - seeds_first) as f64 / elapsed
+            }
+            _ => 0.0,
+        }
+    }
+
     /// Files a unit record into the derived sets; a leased unit gets `deadline` if it is
     /// later than the stored one (a restarted coordinator gives holders a grace period).
     fn track(&mut self, unit: u64, record: &mut UnitRecord, deadline: i64) {
@@ -885,14 +963,24 @@ impl CurrentLease for UnitRecord {
 /// Length and digest: a submission failing these is refused without any change.
 fn check_integrity(submission: &Submission, spec: &CampaignSpec, seeds: Range<u64>) -> Result<()> {
     let expected = (seeds.end - seeds.start) as usize;
-    if submission.move_counts.len() != expected {
-        return Err(CoordinatorError::Invalid(format!(
-            "unit {} has {expected} seeds, got {} move counts",
-            submission.lease.unit,
-            submission.move_counts.len()
-        )));
+    for (what, values) in [
+        ("move counts", &submission.move_counts),
+        ("robots-moved counts", &submission.robots_moved),
+    ] {
+        if values.len() != expected {
+            return Err(CoordinatorError::Invalid(format!(
+                "unit {} has {expected} seeds, got {} {what}",
+                submission.lease.unit,
+                values.len()
+            )));
+        }
     }
-    let digest = rrm_proto::unit_digest(&spec.name, seeds, &submission.move_counts);
+    let digest = rrm_proto::unit_digest(
+        &spec.name,
+        seeds,
+        &submission.move_counts,
+        &submission.robots_moved,
+    );
     if submission.digest != digest {
         return Err(CoordinatorError::Invalid(
             "digest does not match the unit and its move counts".into(),
@@ -921,11 +1009,12 @@ fn check_contents(
     let mut aggregates = Aggregates::default();
     let mut hardest = Vec::new();
     let mut solver = None;
-    for (seed, &count) in seeds.clone().zip(&submission.move_counts) {
+    let results = submission.move_counts.iter().zip(&submission.robots_moved);
+    for (seed, (&count, &robots)) in seeds.clone().zip(results) {
         let generated = generator
             .generate(seed)
             .map_err(|e| format!("seed {seed}: {e}"))?;
-        aggregates.add(count, &generated.token, &generated.arrangement);
+        aggregates.add(count, robots, &generated.token, &generated.arrangement);
         let record = count >= spec.record_threshold;
         let Some(notation) = solutions.get(&seed) else {
             if record {
@@ -942,6 +1031,12 @@ fn check_contents(
         if moves.len() != usize::from(count) || !generated.puzzle.is_solution(&moves) {
             return Err(format!(
                 "seed {seed}: the solution does not solve the puzzle in {count} moves"
+            ));
+        }
+        if usize::from(robots) != ricochet::puzzle::robots_moved(&moves) {
+            return Err(format!(
+                "seed {seed}: the solution moves {} robots, not {robots}",
+                ricochet::puzzle::robots_moved(&moves)
             ));
         }
         if record {
@@ -974,31 +1069,12 @@ fn add_statistics(
     generator: Generator,
     seeds: Range<u64>,
     counts: &[u8],
+    robots: &[u8],
     aggregates: &mut Aggregates,
 ) {
-    for (seed, &count) in seeds.zip(counts) {
+    for (seed, (&count, &robots)) in seeds.zip(counts.iter().zip(robots)) {
         if let Ok(generated) = generator.generate(seed) {
-            aggregates.add(count, &generated.token, &generated.arrangement);
-        }
-    }
-}
-
-fn merge(into: &mut Aggregates, from: &Aggregates) {
-    if into.histogram.len() < from.histogram.len() {
-        into.histogram.resize(from.histogram.len(), 0);
-    }
-    for (bin, count) in from.histogram.iter().enumerate() {
-        into.histogram[bin] += count;
-    }
-    for (groups, other) in [
-        (&mut into.by_target, &from.by_target),
-        (&mut into.by_arrangement, &from.by_arrangement),
-    ] {
-        for (name, group) in other {
-            let entry = groups.entry(name.clone()).or_default();
-            entry.puzzles += group.puzzles;
-            entry.total_moves += group.total_moves;
-            entry.max_moves = entry.max_moves.max(group.max_moves);
+            aggregates.add(count, robots, &generated.token, &generated.arrangement);
         }
     }
 }

@@ -137,6 +137,7 @@ fn to_pb_status(status: CampaignStatus) -> pb::CampaignStatus {
             })
             .collect(),
         hardest_moves: status.hardest_moves.into(),
+        seeds_per_second: status.seeds_per_second,
     }
 }
 
@@ -158,6 +159,7 @@ fn to_pb_stats(campaign: String, aggregates: Aggregates) -> pb::Stats {
         histogram: aggregates.histogram,
         by_target: groups(aggregates.by_target),
         by_arrangement: groups(aggregates.by_arrangement),
+        by_robots_moved: aggregates.by_robots_moved,
     }
 }
 
@@ -240,6 +242,7 @@ impl pb::mining_server::Mining for Service {
             worker: request.worker_id,
             lease: lease_ref(request.lease)?,
             move_counts: request.move_counts,
+            robots_moved: request.robots_moved,
             digest: request.digest,
             solutions: request
                 .solutions
@@ -339,6 +342,35 @@ impl pb::query_server::Query for Service {
             .hardest(&request.campaign, limit.min(10_000), min_moves)?;
         Ok(Response::new(pb::HardestReply {
             puzzles: puzzles.into_iter().map(to_pb_puzzle).collect(),
+        }))
+    }
+
+    async fn find_puzzles(
+        &self,
+        request: Request<pb::FindPuzzlesRequest>,
+    ) -> Result<Response<pb::FindPuzzlesReply>, Status> {
+        let request = request.into_inner();
+        let moves = moves_u8(request.min_moves, "minimum moves")?
+            ..=moves_u8(request.max_moves, "maximum moves")?;
+        let limit = (request.limit as usize).clamp(1, 100_000);
+        let coordinator = self.coordinator.clone();
+        let campaign = request.campaign.clone();
+        let found = tokio::task::spawn_blocking(move || {
+            coordinator.find_puzzles(&request.campaign, moves, limit)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))??;
+        Ok(Response::new(pb::FindPuzzlesReply {
+            puzzles: found
+                .into_iter()
+                .map(|(seed, moves)| pb::MinedPuzzle {
+                    campaign: campaign.clone(),
+                    seed,
+                    moves: moves.into(),
+                    solution: Vec::new(),
+                    re_solved: false,
+                })
+                .collect(),
         }))
     }
 

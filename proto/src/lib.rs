@@ -17,14 +17,21 @@ use sha2::{Digest, Sha256};
 use std::ops::Range;
 
 /// The digest a submission carries: SHA-256 over the campaign name, a zero byte, the
-/// unit's first and end seed (big-endian `u64`) and the move counts. It ties the counts
-/// to their unit, so a result sent for the wrong unit or damaged on the way is refused.
-pub fn unit_digest(campaign: &str, seeds: Range<u64>, move_counts: &[u8]) -> [u8; 32] {
+/// unit's first and end seed (big-endian `u64`), the move counts and the robots moved. It
+/// ties the results to their unit, so a result sent for the wrong unit or damaged on the
+/// way is refused.
+pub fn unit_digest(
+    campaign: &str,
+    seeds: Range<u64>,
+    move_counts: &[u8],
+    robots_moved: &[u8],
+) -> [u8; 32] {
     let mut hasher = Sha256::new();
     hasher.update(campaign.as_bytes());
     hasher.update([0]);
     hasher.update(seeds.start.to_be_bytes());
     hasher.update(seeds.end.to_be_bytes());
     hasher.update(move_counts);
+    hasher.update(robots_moved);
     hasher.finalize().into()
 }

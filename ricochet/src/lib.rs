@@ -7,11 +7,13 @@
 pub mod board;
 pub mod fogleman;
 pub mod generator;
+pub mod metrics;
 pub mod mt;
 pub mod puzzle;
 pub mod random;
 pub mod render;
 pub mod solver;
+pub mod svg;
 mod table;
 
 pub use board::{Board, BoardError, Cell, Direction};

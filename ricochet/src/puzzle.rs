@@ -109,6 +109,15 @@ impl Move {
     }
 }
 
+/// How many different robots `moves` move.
+pub fn robots_moved(moves: &[Move]) -> usize {
+    let mut seen = 0u32;
+    for step in moves {
+        seen |= 1 << step.robot;
+    }
+    seen.count_ones() as usize
+}
+
 /// Why a puzzle was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PuzzleError {
@@ -198,28 +207,35 @@ impl Puzzle {
     pub fn is_solution(&self, moves: &[Move]) -> bool {
         let mut robots = self.robots.clone();
         for step in moves {
-            let Some(&from) = robots.get(step.robot as usize) else {
-                return false;
-            };
-            let mut at = from;
-            while let Some(next) = self.board.step_open(at, step.dir) {
-                if robots.contains(&next) {
-                    break;
-                }
-                at = next;
-            }
-            if at == from {
+            if step.robot as usize >= robots.len() {
                 return false;
             }
-            robots[step.robot as usize] = at;
+            let to = self.slide(&robots, *step);
+            if to == robots[step.robot as usize] {
+                return false;
+            }
+            robots[step.robot as usize] = to;
         }
         moves.last().is_some_and(|last| {
-            robots[last.robot as usize] == self.target.cell
-                && self
-                    .target
-                    .colour
-                    .is_none_or(|c| c.robot() == last.robot as usize)
+            robots[last.robot as usize] == self.target.cell && self.may_finish(last.robot as usize)
         })
+    }
+
+    /// Where `step` takes its robot with the robots at `robots` (its own cell if blocked).
+    pub fn slide(&self, robots: &[Cell], step: Move) -> Cell {
+        let mut at = robots[step.robot as usize];
+        while let Some(next) = self.board.step_open(at, step.dir) {
+            if robots.contains(&next) {
+                break;
+            }
+            at = next;
+        }
+        at
+    }
+
+    /// Whether `robot` finishes the puzzle by stopping on the target.
+    pub fn may_finish(&self, robot: usize) -> bool {
+        self.target.colour.is_none_or(|c| c.robot() == robot)
     }
 
     /// Robot cells in the caller's layout (`y * width + x`).

@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_MOVES: u8 = 40;
 pub const DEFAULT_TABLE_BYTES: usize = 32 << 20;
 
 /// Lower bound of a cell from which the target cannot be reached at all.
-const UNREACHABLE: u8 = u8::MAX;
+pub(crate) const UNREACHABLE: u8 = u8::MAX;
 /// Children with fewer remaining moves are searched without a table probe: their
 /// subtrees are cheaper than a cache miss.
 const MIN_TABLE_DEPTH: u8 = 2;
@@ -201,7 +201,7 @@ fn stop_tables(board: &Board) -> StopTables {
 
 /// Moves the finishing robot needs from each cell if it could stop anywhere: a BFS from the
 /// target along wall-free straight lines. Admissible, since every real move is such a line.
-fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
+pub(crate) fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
     stop_anywhere_distances(board, target, |_| true)
 }
 

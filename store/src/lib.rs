@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time |
 //! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
-//! | `results` | campaign id · unit | the unit's move counts, one byte per seed, deflated |
+//! | `results` | campaign id · unit | the unit's move counts then robots moved, one byte each per seed, deflated |
 //! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
 //! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order |
 //! | `aggregates` | campaign id | [`Aggregates`]: histograms, and the last commit they include |
@@ -64,6 +64,7 @@ pub struct UnitResult<'a> {
     pub unit: u64,
     pub record: &'a UnitRecord,
     pub move_counts: &'a [u8],
+    pub robots_moved: &'a [u8],
     pub hardest: &'a [HardEntry],
     pub commit: u64,
 }
@@ -217,7 +218,7 @@ impl Store {
     /// log entry, all or nothing.
     pub fn commit_result(&self, result: &UnitResult<'_>) -> Result<()> {
         let key = unit_key(result.campaign, result.unit);
-        let block = deflate(result.move_counts);
+        let block = deflate(&[result.move_counts, result.robots_moved].concat());
         let record = encode(result.record);
         let hardest: Vec<_> = result
             .hardest
@@ -243,12 +244,20 @@ impl Store {
         outcome.map_err(abort)
     }
 
-    /// The move counts stored for a unit, if it is done.
-    pub fn move_counts(&self, campaign: u32, unit: u64) -> Result<Option<Vec<u8>>> {
-        self.results
-            .get(unit_key(campaign, unit))?
-            .map(|block| inflate(&block))
-            .transpose()
+    /// The move counts and robots moved stored for a unit, if it is done.
+    pub fn unit_results(&self, campaign: u32, unit: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let Some(block) = self.results.get(unit_key(campaign, unit))? else {
+            return Ok(None);
+        };
+        let mut counts = inflate(&block)?;
+        if counts.len() % 2 != 0 {
+            return Err(StoreError::Corrupt {
+                what: "result block",
+                detail: format!("odd length {}", counts.len()),
+            });
+        }
+        let robots = counts.split_off(counts.len() / 2);
+        Ok(Some((counts, robots)))
     }
 
     /// The hardest stored puzzles of a campaign, most moves first, then by seed.

@@ -151,6 +151,8 @@ pub struct Aggregates {
     pub histogram: Vec<u64>,
     pub by_target: BTreeMap<String, Group>,
     pub by_arrangement: BTreeMap<String, Group>,
+    /// `by_robots_moved[k]`: puzzles whose solution moves `k` different robots.
+    pub by_robots_moved: Vec<u64>,
 }
 
 impl Aggregates {
@@ -158,12 +160,64 @@ impl Aggregates {
         self.histogram.iter().sum()
     }
 
-    pub fn add(&mut self, moves: u8, target: &str, arrangement: &str) {
-        let bin = usize::from(moves);
-        if self.histogram.len() <= bin {
-            self.histogram.resize(bin + 1, 0);
+    /// Mean optimal move count (0 when empty).
+    pub fn mean(&self) -> f64 {
+        let total: u64 = self
+            .histogram
+            .iter()
+            .enumerate()
+            .map(|(moves, &count)| moves as u64 * count)
+            .sum();
+        total as f64 / self.puzzles().max(1) as f64
+    }
+
+    /// The move count at or below which `share` (0 to 1) of the puzzles lie.
+    pub fn percentile(&self, share: f64) -> u8 {
+        let wanted = (share * self.puzzles() as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (moves, &count) in self.histogram.iter().enumerate() {
+            seen += count;
+            if seen >= wanted {
+                return moves as u8;
+            }
         }
-        self.histogram[bin] += 1;
+        self.histogram.len().saturating_sub(1) as u8
+    }
+
+    /// The hardest move count seen (0 when empty).
+    pub fn max_moves(&self) -> u8 {
+        self.histogram.iter().rposition(|&c| c > 0).unwrap_or(0) as u8
+    }
+
+    /// Adds the counts of `other`.
+    pub fn merge(&mut self, other: &Aggregates) {
+        for (into, from) in [
+            (&mut self.histogram, &other.histogram),
+            (&mut self.by_robots_moved, &other.by_robots_moved),
+        ] {
+            if into.len() < from.len() {
+                into.resize(from.len(), 0);
+            }
+            for (bin, count) in from.iter().enumerate() {
+                into[bin] += count;
+            }
+        }
+        for (groups, from) in [
+            (&mut self.by_target, &other.by_target),
+            (&mut self.by_arrangement, &other.by_arrangement),
+        ] {
+            for (name, group) in from {
+                let entry = groups.entry(name.clone()).or_default();
+                entry.puzzles += group.puzzles;
+                entry.total_moves += group.total_moves;
+                entry.max_moves = entry.max_moves.max(group.max_moves);
+            }
+        }
+    }
+
+    pub fn add(&mut self, moves: u8, robots_moved: u8, target: &str, arrangement: &str) {
+        count(&mut self.histogram, moves);
+        count(&mut self.by_robots_moved, robots_moved);
         self.by_target
             .entry(target.to_string())
             .or_default()
@@ -173,6 +227,14 @@ impl Aggregates {
             .or_default()
             .add(moves);
     }
+}
+
+fn count(histogram: &mut Vec<u64>, bin: u8) {
+    let bin = usize::from(bin);
+    if histogram.len() <= bin {
+        histogram.resize(bin + 1, 0);
+    }
+    histogram[bin] += 1;
 }
 
 /// Two results for one unit that disagree.

@@ -63,6 +63,7 @@ fn campaigns_are_unique_and_validated() {
 fn results_survive_reopening_with_their_log_and_hardest_order() {
     let dir = tempfile::tempdir().unwrap();
     let counts: Vec<u8> = (0..100).map(|i| (i % 13) as u8 + 2).collect();
+    let robots: Vec<u8> = (0..100).map(|i| (i % 3) as u8 + 1).collect();
     {
         let store = Store::open(dir.path()).unwrap();
         let campaign = store.create_campaign(spec("a"), 0).unwrap();
@@ -93,6 +94,7 @@ fn results_survive_reopening_with_their_log_and_hardest_order() {
                     unit,
                     record: &done(commit),
                     move_counts: &counts,
+                    robots_moved: &robots,
                     hardest: &hardest,
                     commit,
                 })
@@ -103,10 +105,10 @@ fn results_survive_reopening_with_their_log_and_hardest_order() {
     }
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(
-        store.move_counts(1, 4).unwrap().as_deref(),
-        Some(&counts[..])
+        store.unit_results(1, 4).unwrap(),
+        Some((counts.clone(), robots.clone()))
     );
-    assert_eq!(store.move_counts(1, 1).unwrap(), None);
+    assert_eq!(store.unit_results(1, 1).unwrap(), None);
     assert_eq!(store.last_commit().unwrap(), 2);
     assert_eq!(store.commits_after(1).unwrap(), [(2, 1, 0)]);
     let seeds: Vec<_> = store
@@ -126,4 +128,22 @@ fn a_second_opener_gets_a_clear_error() {
     let _store = Store::open(dir.path()).unwrap();
     let error = Store::open(dir.path()).err().expect("locked");
     assert!(error.to_string().contains("already using it"), "{error}");
+}
+
+#[test]
+fn aggregates_summarise_their_histogram() {
+    let mut aggregates = Aggregates::default();
+    for (moves, robots) in [(3, 1), (5, 2), (5, 2), (9, 3)] {
+        aggregates.add(moves, robots, "RT", "1A 2A 3A 4A");
+    }
+    assert_eq!(aggregates.puzzles(), 4);
+    assert!((aggregates.mean() - 5.5).abs() < 1e-9);
+    assert_eq!(aggregates.percentile(0.5), 5);
+    assert_eq!(aggregates.percentile(0.99), 9);
+    assert_eq!(aggregates.max_moves(), 9);
+    assert_eq!(aggregates.by_robots_moved, [0, 1, 2, 1]);
+    let mut doubled = aggregates.clone();
+    doubled.merge(&aggregates);
+    assert_eq!(doubled.puzzles(), 8);
+    assert_eq!(doubled.by_target["RT"].total_moves, 44);
 }

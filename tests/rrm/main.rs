@@ -4,7 +4,9 @@
 //! solver answer is held against; it shares no code with the solver.
 
 mod cli;
+mod dashboard;
 mod generator;
 mod mining;
 mod referee;
+mod reports;
 mod solver;

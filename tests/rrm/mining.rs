@@ -113,7 +113,7 @@ fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
 }
 
 /// The histogram of optimal move counts from solving every seed here, on two threads.
-fn direct_histogram(seeds: Range<u64>) -> Vec<u64> {
+pub(crate) fn direct_histogram(seeds: Range<u64>) -> Vec<u64> {
     let counts: Vec<usize> = std::thread::scope(|scope| {
         let halves = [
             seeds.start..seeds.start + (seeds.end - seeds.start) / 2,
@@ -262,11 +262,14 @@ fn coordinator_process(data: &std::path::Path, listen: &str) -> (Process, String
         data.to_str().unwrap(),
         "--lease-seconds",
         "3",
+        "--dashboard",
+        "127.0.0.1:0",
     ]);
     let mut line = String::new();
-    BufReader::new(process.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut lines = BufReader::new(process.0.stdout.take().unwrap());
+    lines.read_line(&mut line).unwrap();
+    // Keep reading, so that the coordinator's later lines never meet a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
     let address = line
         .trim()
         .strip_prefix("listening on ")
@@ -379,11 +382,12 @@ fn duplicate_late_and_malformed_submissions() {
                 worker_id,
                 digest: digest
                     .unwrap_or_else(|| {
-                        rrm_proto::unit_digest(&lease.campaign, seeds.clone(), &counts)
+                        rrm_proto::unit_digest(&lease.campaign, seeds.clone(), &counts, &result.robots_moved)
                     })
                     .to_vec(),
                 lease: Some(lease),
                 move_counts: counts,
+                robots_moved: result.robots_moved.clone(),
                 solutions: result
                     .solutions
                     .iter()
@@ -661,9 +665,10 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
             let refused = client
                 .submit(pb::SubmitRequest {
                     worker_id,
-                    digest: rrm_proto::unit_digest("failing", 1..11, &counts).to_vec(),
+                    digest: rrm_proto::unit_digest("failing", 1..11, &counts, &[1; 10]).to_vec(),
                     lease: Some(lease),
                     move_counts: counts,
+                    robots_moved: vec![1; 10],
                     solutions: Vec::new(),
                 })
                 .await

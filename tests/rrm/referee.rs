@@ -100,3 +100,56 @@ pub fn bfs_moves(record: &PuzzleRecord) -> Option<usize> {
     }
     None
 }
+
+/// Counts every move sequence of exactly `moves` moves that first solves the puzzle on
+/// its last move, by trying them all: for small counts only (16^moves sequences).
+pub fn count_solutions(record: &PuzzleRecord, moves: usize) -> u64 {
+    fn walk(record: &PuzzleRecord, robots: &mut Vec<i64>, left: usize) -> u64 {
+        let mut total = 0;
+        for robot in 0..robots.len() {
+            for dir in 0..4 {
+                let from = robots[robot];
+                let to = slide(record, robots, robot, dir);
+                if to == from {
+                    continue;
+                }
+                robots[robot] = to;
+                if finishes(record, robots, robot) {
+                    total += u64::from(left == 1);
+                } else if left > 1 {
+                    total += walk(record, robots, left - 1);
+                }
+                robots[robot] = from;
+            }
+        }
+        total
+    }
+    walk(record, &mut record.robots.clone(), moves)
+}
+
+/// Fewest moves for a robot allowed on the target to reach it alone, the others fixed.
+pub fn solo_moves(record: &PuzzleRecord) -> Option<usize> {
+    (0..record.robots.len())
+        .filter(|&r| record.target_robot == -1 || record.target_robot == r as i64)
+        .filter_map(|robot| {
+            let mut seen = HashSet::from([record.robots[robot]]);
+            let mut queue = VecDeque::from([(record.robots.clone(), 0)]);
+            while let Some((robots, depth)) = queue.pop_front() {
+                for dir in 0..4 {
+                    let mut next = robots.clone();
+                    next[robot] = slide(record, &robots, robot, dir);
+                    if next[robot] == robots[robot] {
+                        continue;
+                    }
+                    if finishes(record, &next, robot) {
+                        return Some(depth + 1);
+                    }
+                    if seen.insert(next[robot]) {
+                        queue.push_back((next, depth + 1));
+                    }
+                }
+            }
+            None
+        })
+        .min()
+}

@@ -2,7 +2,7 @@
 //! and, on small random boards, against the reference BFS.
 
 use crate::generator::seed_records;
-use crate::referee::{bfs_moves, check_solution};
+use crate::referee::{bfs_moves, check_solution, count_solutions, solo_moves};
 use proptest::prelude::*;
 use ricochet::{Game, Puzzle, PuzzleRecord, Solver, Unsolved};
 
@@ -245,4 +245,25 @@ fn puzzle_longer_than_the_limit_is_reported_and_solved_with_a_higher_one() {
     let notation: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
     assert_eq!(notation.len(), expected);
     assert_eq!(check_solution(&record, &notation), Ok(()));
+}
+
+#[test]
+fn quality_metrics_agree_with_brute_force_on_short_seeds() {
+    let mut checked = 0;
+    for record in seed_records().into_iter().filter(|r| (2..=4).contains(&r.moves)) {
+        let puzzle = Game::generate(record.seed).unwrap().puzzle();
+        let solution = Solver::new().solve(&puzzle).unwrap().moves;
+        let measured = ricochet::metrics::metrics(&puzzle, &solution, u64::MAX);
+        let file = puzzle.to_record(None);
+        assert_eq!(
+            measured.optimal_solutions,
+            Some(count_solutions(&file, solution.len())),
+            "seed {}",
+            record.seed
+        );
+        assert_eq!(measured.solo_moves.map(usize::from), solo_moves(&file), "seed {}", record.seed);
+        assert_eq!(measured.robots_moved, ricochet::puzzle::robots_moved(&solution));
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} short seeds");
 }

@@ -345,9 +345,16 @@ async fn mine_leased(
     seeds_solved.fetch_add(seeds.end - seeds.start, Ordering::Relaxed);
     let request = pb::SubmitRequest {
         worker_id,
-        digest: rrm_proto::unit_digest(&lease.campaign, seeds, &result.move_counts).to_vec(),
+        digest: rrm_proto::unit_digest(
+            &lease.campaign,
+            seeds,
+            &result.move_counts,
+            &result.robots_moved,
+        )
+        .to_vec(),
         lease: Some(lease.clone()),
         move_counts: result.move_counts,
+        robots_moved: result.robots_moved,
         solutions: result
             .solutions
             .into_iter()

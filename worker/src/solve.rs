@@ -2,17 +2,20 @@
 
 use rayon::prelude::*;
 use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
-use ricochet::Generator;
+use ricochet::puzzle::robots_moved;
+use ricochet::{Generator, Move};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Move count recorded for a seed the solver could not finish (none is known).
 pub const UNSOLVED: u8 = u8::MAX;
 
-/// A solved unit: one move count per seed, and the solutions worth keeping.
+/// A solved unit: per seed the move count and robots moved, and the solutions worth keeping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitResult {
     pub move_counts: Vec<u8>,
+    /// Different robots each seed's solution moves.
+    pub robots_moved: Vec<u8>,
     /// (seed, moves in notation): every seed at or above the record threshold and the
     /// unit's `top_count` hardest, hardest first.
     pub solutions: Vec<(u64, Vec<String>)>,
@@ -26,42 +29,40 @@ pub fn solve_unit(
     top_count: usize,
     cancel: &AtomicBool,
 ) -> Option<UnitResult> {
-    let solved: Vec<(u8, Vec<String>)> = seeds
+    let solved: Vec<Option<Vec<Move>>> = seeds
         .clone()
         .into_par_iter()
         .map(|seed| {
             if cancel.load(Ordering::Relaxed) {
-                return (UNSOLVED, Vec::new());
+                return None;
             }
-            let Ok(generated) = generator.generate(seed) else {
-                return (UNSOLVED, Vec::new());
-            };
+            let generated = generator.generate(seed).ok()?;
             with_thread_solver(DEFAULT_MAX_MOVES, |solver| {
-                match solver.solve(&generated.puzzle) {
-                    Ok(solution) => (
-                        solution.moves.len() as u8,
-                        solution.moves.iter().map(|m| m.notation()).collect(),
-                    ),
-                    Err(_) => (UNSOLVED, Vec::new()),
-                }
+                solver.solve(&generated.puzzle).ok().map(|s| s.moves)
             })
         })
         .collect();
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
-    let mut ranked: Vec<usize> = (0..solved.len())
-        .filter(|&i| solved[i].0 != UNSOLVED)
-        .collect();
-    ranked.sort_by_key(|&i| (std::cmp::Reverse(solved[i].0), i));
+    let count = |i: usize| solved[i].as_ref().map_or(UNSOLVED, |m| m.len() as u8);
+    let mut ranked: Vec<usize> = (0..solved.len()).filter(|&i| solved[i].is_some()).collect();
+    ranked.sort_by_key(|&i| (std::cmp::Reverse(count(i)), i));
     let solutions = ranked
         .iter()
         .enumerate()
-        .take_while(|&(rank, &i)| rank < top_count || solved[i].0 >= record_threshold)
-        .map(|(_, &i)| (seeds.start + i as u64, solved[i].1.clone()))
+        .take_while(|&(rank, &i)| rank < top_count || count(i) >= record_threshold)
+        .filter_map(|(_, &i)| {
+            let moves = solved[i].as_ref()?;
+            Some((seeds.start + i as u64, moves.iter().map(Move::notation).collect()))
+        })
         .collect();
     Some(UnitResult {
-        move_counts: solved.iter().map(|s| s.0).collect(),
+        move_counts: (0..solved.len()).map(count).collect(),
+        robots_moved: solved
+            .iter()
+            .map(|m| m.as_ref().map_or(0, |m| robots_moved(m) as u8))
+            .collect(),
         solutions,
     })
 }

@@ -1,0 +1,120 @@
+//! SVG charts of campaign statistics, shared by the dashboard and `rrm stats --svg`.
+
+use ricochet::svg::escape;
+use std::fmt::Write;
+
+/// Bar colours of the campaigns drawn side by side.
+const SERIES_COLOURS: [&str; 2] = ["#2e5eaa", "#d7263d"];
+
+/// A histogram of optimal move counts for one or two campaigns, on a logarithmic count
+/// axis so that the rare hard puzzles stay visible next to the common easy ones. Each
+/// bar carries its count and share in a tooltip and as `data-*` attributes.
+pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
+    let bins = series.iter().map(|(_, h)| h.len()).max().unwrap_or(0).max(1);
+    let peak = series
+        .iter()
+        .flat_map(|(_, h)| h.iter().copied())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let decades = (peak as f64).log10().ceil().max(1.0);
+    let (left, right, top, bottom) = (64.0, 16.0, 40.0, 48.0);
+    let plot_height = 260.0;
+    let group_width = (760.0 / bins as f64).clamp(14.0, 40.0);
+    let width = left + right + group_width * bins as f64;
+    let height = top + plot_height + bottom;
+    let y_of = |count: u64| {
+        let scaled = if count == 0 {
+            0.0
+        } else {
+            ((count as f64).log10() + 1.0) / (decades + 1.0)
+        };
+        top + plot_height * (1.0 - scaled)
+    };
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" class="rrm-histogram" font-family="sans-serif" font-size="11"><rect width="{width}" height="{height}" fill="#fff"/><text x="{left}" y="22" font-size="14" font-weight="bold">{}</text>"##,
+        escape(title)
+    );
+    // Axis: one grid line per decade, from 1.
+    for decade in 0..=decades as u32 {
+        let count = 10u64.pow(decade);
+        let y = y_of(count);
+        let _ = write!(
+            svg,
+            r##"<line x1="{left}" x2="{}" y1="{y}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end" fill="#555">{}</text>"##,
+            width - right,
+            left - 6.0,
+            y + 4.0,
+            count
+        );
+    }
+    let bar_width = (group_width - 4.0) / series.len().max(1) as f64;
+    for (index, (name, histogram)) in series.iter().enumerate() {
+        let total: u64 = histogram.iter().sum::<u64>().max(1);
+        for (moves, &count) in histogram.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let x = left + moves as f64 * group_width + 2.0 + index as f64 * bar_width;
+            let y = y_of(count);
+            let share = count as f64 / total as f64 * 100.0;
+            let _ = write!(
+                svg,
+                r#"<rect class="bar" data-moves="{moves}" data-count="{count}" x="{x:.1}" y="{y:.1}" width="{bar_width:.1}" height="{:.1}" fill="{}"><title>{}: {moves} moves, {count} puzzles ({share:.3} %)</title></rect>"#,
+                top + plot_height - y,
+                SERIES_COLOURS[index % SERIES_COLOURS.len()],
+                escape(name)
+            );
+        }
+    }
+    for moves in 0..bins {
+        let x = left + (moves as f64 + 0.5) * group_width;
+        let _ = write!(
+            svg,
+            r##"<text x="{x}" y="{}" text-anchor="middle" fill="#333">{moves}</text>"##,
+            top + plot_height + 16.0
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">optimal moves</text><text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle" fill="#333">puzzles (log scale)</text>"##,
+        left + (width - left - right) / 2.0,
+        height - 8.0,
+        top + plot_height / 2.0,
+        top + plot_height / 2.0
+    );
+    if series.len() > 1 {
+        for (index, (name, _)) in series.iter().enumerate() {
+            let x = width - right - 180.0;
+            let y = 14.0 + index as f64 * 14.0;
+            let _ = write!(
+                svg,
+                r#"<rect x="{x}" y="{}" width="10" height="10" fill="{}"/><text x="{}" y="{}">{}</text>"#,
+                y - 9.0,
+                SERIES_COLOURS[index % SERIES_COLOURS.len()],
+                x + 14.0,
+                y,
+                escape(name)
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_bar_per_non_empty_bin_and_series() {
+        let a = [0, 5, 100, 2];
+        let b = [0, 1, 0, 7, 1];
+        let svg = histogram_svg("x & y", &[("a", &a), ("b", &b)]);
+        assert_eq!(svg.matches(r#"class="bar""#).count(), 3 + 3);
+        assert!(svg.contains(r#"data-moves="2" data-count="100""#));
+        assert!(svg.contains("x &amp; y"));
+    }
+}

@@ -1,0 +1,325 @@
+//! The read-only web dashboard: campaigns with live progress, rate and ETA; a page per
+//! campaign with the histogram and the hardest puzzles; a page per puzzle with its board
+//! and a step-by-step playback of the solution. The same data as the query service,
+//! read from the same [`Coordinator`]; pages are rendered on the server (every number
+//! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
+
+use crate::charts::histogram_svg;
+use crate::core::{CampaignStatus, Coordinator, CoordinatorError};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Json, Response};
+use axum::routing::get;
+use axum::Router;
+use ricochet::svg::{centre, escape, Picture};
+use ricochet::{Generator, Move};
+use serde_json::{json, Value};
+use std::fmt::Write;
+use std::future::Future;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// Puzzles listed on a campaign page.
+const HARDEST_SHOWN: usize = 12;
+
+/// Serves the dashboard on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: TcpListener,
+    coordinator: Arc<Coordinator>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(coordinator))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+pub fn router(coordinator: Arc<Coordinator>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/api/campaigns", get(api_campaigns))
+        .route("/api/campaign/{name}/stats", get(api_stats))
+        .route("/campaign/{name}", get(campaign_page))
+        .route("/campaign/{name}/puzzle/{seed}", get(puzzle_page))
+        .with_state(coordinator)
+}
+
+/// Errors as pages: unknown names are 404, the rest 500.
+struct PageError(CoordinatorError);
+
+impl From<CoordinatorError> for PageError {
+    fn from(error: CoordinatorError) -> Self {
+        PageError(error)
+    }
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let status = match self.0 {
+            CoordinatorError::UnknownCampaign(_) | CoordinatorError::NotFound(_) => {
+                StatusCode::NOT_FOUND
+            }
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        let body = page("Not available", &format!("<p class=\"error\">{}</p>", escape(&self.0.to_string())), "");
+        (status, Html(body)).into_response()
+    }
+}
+
+type Coord = State<Arc<Coordinator>>;
+
+fn campaign_json(status: &CampaignStatus) -> Value {
+    let spec = &status.campaign.spec;
+    let total = spec.seed_end - spec.seed_start;
+    let remaining = total - status.seeds_done;
+    let eta = (status.seeds_per_second > 0.0).then(|| remaining as f64 / status.seeds_per_second);
+    json!({
+        "name": spec.name,
+        "generator": spec.generator,
+        "seed_start": spec.seed_start,
+        "seed_end": spec.seed_end,
+        "seeds_total": total,
+        "seeds_done": status.seeds_done,
+        "units_total": status.units_total,
+        "units_done": status.units_done,
+        "units_leased": status.units_leased,
+        "units_quarantined": status.units_quarantined,
+        "units_verified": status.units_verified,
+        "mismatches": status.mismatches.len(),
+        "hardest_moves": status.hardest_moves,
+        "seeds_per_second": status.seeds_per_second,
+        "eta_seconds": if remaining == 0 { Some(0.0) } else { eta },
+    })
+}
+
+fn statuses(coordinator: &Coordinator) -> Result<Vec<CampaignStatus>, CoordinatorError> {
+    coordinator
+        .campaign_names()
+        .iter()
+        .map(|name| coordinator.status(name))
+        .collect()
+}
+
+async fn api_campaigns(State(coordinator): Coord) -> Result<Json<Value>, PageError> {
+    let campaigns: Vec<Value> = statuses(&coordinator)?.iter().map(campaign_json).collect();
+    Ok(Json(json!({ "campaigns": campaigns })))
+}
+
+async fn api_stats(State(coordinator): Coord, Path(name): Path<String>) -> Result<Json<Value>, PageError> {
+    let a = coordinator.aggregates(&name)?;
+    Ok(Json(json!({
+        "campaign": name,
+        "puzzles": a.puzzles(),
+        "mean": a.mean(),
+        "median": a.percentile(0.5),
+        "p99": a.percentile(0.99),
+        "max": a.max_moves(),
+        "histogram": a.histogram,
+        "by_robots_moved": a.by_robots_moved,
+    })))
+}
+
+/// The page frame; `script` runs after the body.
+fn page(title: &str, body: &str, script: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} · rrm</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 0; color: #1d1d1d; background: #faf8f2; }}
+header {{ background: #2e5eaa; color: #fff; padding: .8em 1.5em; }} header a {{ color: #fff; text-decoration: none; font-weight: bold; }}
+main {{ padding: 1em 1.5em; max-width: 1100px; }}
+table {{ border-collapse: collapse; margin: .5em 0 1.5em; }} th, td {{ padding: .35em .8em; border-bottom: 1px solid #ddd; text-align: right; }}
+th:first-child, td:first-child {{ text-align: left; }}
+progress {{ width: 12em; }} .num {{ font-variant-numeric: tabular-nums; }}
+.hardest {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 1em; }}
+.hardest a {{ color: inherit; text-decoration: none; }} .hardest svg {{ width: 100%; height: auto; }}
+.card {{ background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .5em; }}
+.controls button {{ font-size: 1em; margin-right: .4em; }} .moves span.now {{ background: #f4b400; }}
+.error {{ color: #b00020; }}
+</style></head><body><header><a href="/">rrm dashboard</a></header><main><h1>{title}</h1>{body}</main>
+<script>{script}</script></body></html>"#,
+        title = escape(title)
+    )
+}
+
+fn duration_text(seconds: Option<f64>) -> String {
+    match seconds {
+        Some(s) if s <= 0.0 => "done".into(),
+        Some(s) if s < 120.0 => format!("{s:.0} s"),
+        Some(s) if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        Some(s) => format!("{:.1} h", s / 3600.0),
+        None => "–".into(),
+    }
+}
+
+async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
+    let mut body = String::from(
+        r#"<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>seeds mined</th><th>units</th><th>leased</th><th>quarantined</th><th>mismatches</th><th>rate (seeds/s)</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
+    );
+    for status in statuses(&coordinator)? {
+        let c = campaign_json(&status);
+        let name = escape(&status.campaign.spec.name);
+        let _ = write!(
+            body,
+            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done} / {total}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate:.0}</td><td class="num eta">{eta}</td><td class="num hardest" data-hardest="{hardest}">{hardest}</td></tr>"#,
+            total = c["seeds_total"],
+            done = c["seeds_done"],
+            units_done = c["units_done"],
+            units_total = c["units_total"],
+            leased = c["units_leased"],
+            quarantined = c["units_quarantined"],
+            mismatches = c["mismatches"],
+            rate = status.seeds_per_second,
+            eta = duration_text(c["eta_seconds"].as_f64()),
+            hardest = c["hardest_moves"],
+        );
+    }
+    body.push_str("</tbody></table>");
+    // Live refresh: the same numbers from /api/campaigns every two seconds.
+    let script = r#"
+function eta(s) { if (s === null) return '–'; if (s <= 0) return 'done'; if (s < 120) return Math.round(s) + ' s'; if (s < 7200) return Math.round(s / 60) + ' min'; return (s / 3600).toFixed(1) + ' h'; }
+async function refresh() {
+  try {
+    const reply = await fetch('/api/campaigns'); const data = await reply.json();
+    for (const c of data.campaigns) {
+      const row = document.querySelector(`tr[data-campaign="${CSS.escape(c.name)}"]`); if (!row) continue;
+      row.querySelector('progress').value = c.seeds_done;
+      const seeds = row.querySelector('.seeds-done'); seeds.dataset.seedsDone = c.seeds_done; seeds.textContent = `${c.seeds_done} / ${c.seeds_total}`;
+      row.querySelector('.units').textContent = `${c.units_done} / ${c.units_total}`;
+      row.querySelector('.leased').textContent = c.units_leased;
+      row.querySelector('.quarantined').textContent = c.units_quarantined;
+      row.querySelector('.mismatches').textContent = c.mismatches;
+      row.querySelector('.rate').textContent = Math.round(c.seeds_per_second);
+      row.querySelector('.eta').textContent = eta(c.eta_seconds);
+      row.querySelector('.hardest').textContent = c.hardest_moves;
+    }
+  } catch (e) { /* the coordinator may be restarting; try again later */ }
+}
+setInterval(refresh, 2000);
+"#;
+    Ok(Html(page("Campaigns", &body, script)))
+}
+
+async fn campaign_page(State(coordinator): Coord, Path(name): Path<String>) -> Result<Html<String>, PageError> {
+    let status = coordinator.status(&name)?;
+    let a = coordinator.aggregates(&name)?;
+    let generator: Generator = status
+        .campaign
+        .spec
+        .generator
+        .parse()
+        .map_err(|e: ricochet::UnknownGenerator| CoordinatorError::InvalidCampaign(e.to_string()))?;
+    let c = campaign_json(&status);
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. Rate {rate:.0} seeds/s, ETA {eta}.</p>"#,
+        puzzles = a.puzzles(),
+        mean = a.mean(),
+        median = a.percentile(0.5),
+        p99 = a.percentile(0.99),
+        max = a.max_moves(),
+        start = status.campaign.spec.seed_start,
+        end = status.campaign.spec.seed_end,
+        units_done = status.units_done,
+        units_total = status.units_total,
+        rate = status.seeds_per_second,
+        eta = duration_text(c["eta_seconds"].as_f64()),
+    );
+    body.push_str(&histogram_svg(&format!("Optimal move counts: {name}"), &[(name.as_str(), a.histogram.as_slice())]));
+    body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>puzzles</th><th>share</th><th>rarity</th></tr>"#);
+    let total = a.puzzles().max(1);
+    for (moves, &count) in a.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        let _ = write!(
+            body,
+            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.3} %</td><td class="num">1 in {:.0}</td></tr>"#,
+            count as f64 * 100.0 / total as f64,
+            total as f64 / count as f64
+        );
+    }
+    body.push_str("</table><h2>Hardest puzzles</h2><div class=\"hardest\" id=\"hardest\">");
+    for mined in coordinator.hardest(&name, HARDEST_SHOWN, 0)? {
+        let puzzle = generator
+            .generate(mined.seed)
+            .map_err(|e| CoordinatorError::NotFound(e.to_string()))?
+            .puzzle;
+        let board = ricochet::svg::board(&puzzle, &Picture::default());
+        let _ = write!(
+            body,
+            r#"<a class="card" href="/campaign/{n}/puzzle/{seed}" data-seed="{seed}" data-moves="{moves}"><b>seed {seed}</b> · {moves} moves{re}{board}</a>"#,
+            n = escape(&name),
+            seed = mined.seed,
+            moves = mined.moves,
+            re = if mined.re_solved { " · re-solved" } else { "" },
+        );
+    }
+    body.push_str("</div>");
+    Ok(Html(page(&format!("Campaign {name}"), &body, "")))
+}
+
+async fn puzzle_page(State(coordinator): Coord, Path((name, seed)): Path<(String, u64)>) -> Result<Html<String>, PageError> {
+    let status = coordinator.status(&name)?;
+    let generator: Generator = status
+        .campaign
+        .spec
+        .generator
+        .parse()
+        .map_err(|e: ricochet::UnknownGenerator| CoordinatorError::InvalidCampaign(e.to_string()))?;
+    let mined = coordinator.puzzle(&name, seed)?;
+    let generated = generator
+        .generate(seed)
+        .map_err(|e| CoordinatorError::NotFound(e.to_string()))?;
+    let puzzle = &generated.puzzle;
+    let solution: Vec<Move> = mined.solution.iter().filter_map(|m| Move::from_notation(m)).collect();
+    let board = ricochet::svg::board(
+        puzzle,
+        &Picture {
+            title: Some(&format!("seed {seed}")),
+            ..Picture::default()
+        },
+    );
+    // Robot centres after each move, for the playback.
+    let mut robots = puzzle.robots().to_vec();
+    let mut frames = vec![robots.iter().map(|&c| centre(c)).collect::<Vec<_>>()];
+    for &step in &solution {
+        robots[step.robot as usize] = puzzle.slide(&robots, step);
+        frames.push(robots.iter().map(|&c| centre(c)).collect());
+    }
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: target <b>{token}</b> on tiles {arrangement}; optimal <b>{moves}</b> moves{re}.</p><div class="card" style="max-width:560px">{board}</div>"#,
+        moves = mined.moves,
+        token = escape(&generated.token),
+        arrangement = escape(&generated.arrangement),
+        re = if mined.re_solved { ", re-solved by the coordinator" } else { "" },
+    );
+    if solution.is_empty() {
+        body.push_str("<p>Only the hardest puzzles keep their solutions; solve this one with <code>rrm show --seed ");
+        let _ = write!(body, "{seed} --solution</code>.</p>");
+    } else {
+        body.push_str(r#"<div class="controls"><button id="back">◀ back</button><button id="play">▶ play</button><button id="next">next ▶</button> step <span id="step">0</span> / "#);
+        let _ = write!(body, "{}</div><p class=\"moves\">", solution.len());
+        for (index, m) in mined.solution.iter().enumerate() {
+            let _ = write!(body, r#"<span data-step="{}">{}</span> "#, index + 1, escape(m));
+        }
+        body.push_str("</p>");
+    }
+    let script = format!(
+        r#"
+const frames = {frames};
+let step = 0, timer = null;
+function show(k) {{
+  step = Math.max(0, Math.min(frames.length - 1, k));
+  frames[step].forEach(([x, y], robot) => document.getElementById('robot-' + robot).setAttribute('transform', `translate(${{x}} ${{y}})`));
+  const label = document.getElementById('step'); if (label) label.textContent = step;
+  document.querySelectorAll('.moves span').forEach(s => s.classList.toggle('now', Number(s.dataset.step) === step));
+}}
+const on = (id, f) => {{ const b = document.getElementById(id); if (b) b.onclick = f; }};
+on('next', () => show(step + 1)); on('back', () => show(step - 1));
+on('play', () => {{ clearInterval(timer); show(0); timer = setInterval(() => {{ if (step >= frames.length - 1) clearInterval(timer); else show(step + 1); }}, 700); }});
+// A link may name a step: #step=5.
+if (location.hash.startsWith('#step=')) show(Number(location.hash.slice(6)));
+"#,
+        frames = serde_json::to_string(&frames).expect("numbers serialise")
+    );
+    Ok(Html(page(&format!("Seed {seed}"), &body, &script)))
+}

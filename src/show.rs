@@ -1,0 +1,125 @@
+//! `rrm show`: one puzzle as ASCII in the terminal and, with `--svg`, as a picture; with
+//! `--solution`, an optimal solution (numbered arrows in the picture) and its metrics.
+
+use crate::input::{self, Job, Source};
+use anyhow::{Context, Result};
+use clap::{ArgGroup, Args};
+use ricochet::metrics::{metrics, Metrics};
+use ricochet::svg::Picture;
+use ricochet::{render, Move, Solver};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Optimal solutions are counted up to this many.
+pub const SOLUTION_COUNT_CAP: u64 = 1000;
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("input").required(true).args(["seed", "puzzle"])))]
+pub struct ShowArgs {
+    /// A Fogleman generator seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A puzzle file (JSON puzzle format).
+    #[arg(long)]
+    puzzle: Option<PathBuf>,
+    /// Write an SVG picture of the board to this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Solve it: print an optimal solution and its quality metrics, and draw it.
+    #[arg(long)]
+    solution: bool,
+}
+
+pub fn run(args: ShowArgs) -> Result<ExitCode> {
+    let job = match (args.seed, &args.puzzle) {
+        (Some(seed), _) => input::seed_job(seed)?,
+        (_, Some(path)) => input::read_puzzle(path)?,
+        _ => unreachable!("clap requires one input"),
+    };
+    let title = title(&job);
+    println!("{title}");
+    print!("{}", render::ascii(&job.puzzle));
+    let solution = if args.solution {
+        let solution = Solver::new()
+            .solve(&job.puzzle)
+            .with_context(|| format!("{title}: no solution"))?
+            .moves;
+        let measured = metrics(&job.puzzle, &solution, SOLUTION_COUNT_CAP);
+        println!(
+            "{} moves: {}",
+            solution.len(),
+            solution.iter().map(Move::notation).collect::<Vec<_>>().join(" ")
+        );
+        println!("{}", metrics_line(&measured, solution.len()));
+        Some(solution)
+    } else {
+        None
+    };
+    if let Some(path) = &args.svg {
+        let svg = ricochet::svg::board(
+            &job.puzzle,
+            &Picture {
+                solution: solution.as_deref(),
+                other_tokens: &other_tokens(&job),
+                title: Some(&title),
+            },
+        );
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn title(job: &Job) -> String {
+    match &job.source {
+        Source::Seed(game) => format!("seed {} ({}, target {})", game.seed, game.quads.join(" "), game.token),
+        Source::File { name, .. } => name.clone().unwrap_or_else(|| "puzzle".into()),
+    }
+}
+
+/// The tokens of a generated board other than the target, to draw faintly.
+pub fn other_tokens(job: &Job) -> Vec<(String, ricochet::Cell)> {
+    match &job.source {
+        Source::Seed(game) => game
+            .targets
+            .iter()
+            .filter(|(token, _)| *token != game.token)
+            .map(|&(token, cell)| (token.to_string(), cell))
+            .collect(),
+        Source::File { .. } => Vec::new(),
+    }
+}
+
+/// Quality metrics in one line.
+pub fn metrics_line(m: &Metrics, optimum: usize) -> String {
+    format!(
+        "optimal solutions {}, robots moved {}, ricochets off robots {}, solo {}",
+        solutions_text(m),
+        m.robots_moved,
+        m.ricochets,
+        match (m.solo_moves, m.solo_gap(optimum)) {
+            (Some(solo), Some(gap)) => format!("{solo} moves (+{gap})"),
+            _ => "impossible".into(),
+        }
+    )
+}
+
+fn solutions_text(m: &Metrics) -> String {
+    match (m.optimal_solutions, m.capped) {
+        (Some(n), false) => n.to_string(),
+        (Some(n), true) => format!("{n}+"),
+        (None, _) => "not counted (too many states)".into(),
+    }
+}
+
+/// Quality metrics as JSON fields.
+pub fn metrics_json(m: &Metrics, optimum: usize) -> serde_json::Value {
+    json!({
+        "optimal_solutions": m.optimal_solutions,
+        "optimal_solutions_capped": m.capped,
+        "robots_moved": m.robots_moved,
+        "ricochets": m.ricochets,
+        "solo_moves": m.solo_moves,
+        "solo_gap": m.solo_gap(optimum),
+    })
+}

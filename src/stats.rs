@@ -1,0 +1,232 @@
+//! `rrm stats`: difficulty statistics of a campaign, as text, JSON or an SVG histogram.
+
+use crate::backend::{Backend, BackendArgs};
+use anyhow::{Context, Result};
+use clap::Args;
+use rrm_store::{Aggregates, Group};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Percentiles reported besides the median.
+const PERCENTILES: [(&str, f64); 5] = [
+    ("p10", 0.10),
+    ("p90", 0.90),
+    ("p99", 0.99),
+    ("p99.9", 0.999),
+    ("p99.99", 0.9999),
+];
+/// Arrangements listed in text: this many hardest and easiest by mean.
+const ARRANGEMENTS_SHOWN: usize = 5;
+
+#[derive(Args)]
+pub struct StatsArgs {
+    /// The campaign (default: the only one).
+    #[arg(long)]
+    campaign: Option<String>,
+    /// Another campaign to put side by side.
+    #[arg(long)]
+    compare: Option<String>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also draw the histogram as SVG into this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+pub fn run(args: StatsArgs) -> Result<ExitCode> {
+    let mut backend = Backend::open(&args.backend)?;
+    let name = backend.campaign_name(args.campaign.as_deref())?;
+    let mut campaigns = vec![(name.clone(), backend.stats(&name)?)];
+    if let Some(other) = &args.compare {
+        campaigns.push((other.clone(), backend.stats(other)?));
+    }
+    if let Some(path) = &args.svg {
+        let series: Vec<(&str, &[u64])> = campaigns
+            .iter()
+            .map(|(name, a)| (name.as_str(), a.histogram.as_slice()))
+            .collect();
+        let title = match &args.compare {
+            Some(other) => format!("Optimal move counts: {name} and {other}"),
+            None => format!("Optimal move counts: {name}"),
+        };
+        std::fs::write(path, rrm_coordinator::charts::histogram_svg(&title, &series))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if args.json {
+        let mut report = summary_json(&name, &campaigns[0].1);
+        if let Some((other, aggregates)) = campaigns.get(1) {
+            report["compare"] = summary_json(other, aggregates);
+        }
+        println!("{report}");
+    } else {
+        print!("{}", text(&campaigns));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// "1 in N" for a share of the puzzles.
+fn rarity(count: u64, total: u64) -> String {
+    if count == 0 {
+        return "-".into();
+    }
+    let n = total as f64 / count as f64;
+    if n < 10.0 {
+        format!("1 in {n:.1}")
+    } else {
+        format!("1 in {:.0}", n)
+    }
+}
+
+fn share(count: u64, total: u64) -> f64 {
+    count as f64 / total.max(1) as f64
+}
+
+fn summary_json(name: &str, a: &Aggregates) -> Value {
+    let total = a.puzzles();
+    let groups = |groups: &BTreeMap<String, Group>| -> Vec<Value> {
+        groups
+            .iter()
+            .map(|(group, g)| {
+                json!({
+                    "group": group,
+                    "puzzles": g.puzzles,
+                    "mean_moves": g.total_moves as f64 / g.puzzles.max(1) as f64,
+                    "max_moves": g.max_moves,
+                })
+            })
+            .collect()
+    };
+    json!({
+        "campaign": name,
+        "puzzles": total,
+        "mean": a.mean(),
+        "median": a.percentile(0.5),
+        "percentiles": PERCENTILES.iter().map(|(label, p)| (label.to_string(), json!(a.percentile(*p)))).collect::<serde_json::Map<_, _>>(),
+        "max": a.max_moves(),
+        "histogram": a.histogram.iter().enumerate().filter(|(_, &c)| c > 0).map(|(moves, &count)| json!({
+            "moves": moves,
+            "puzzles": count,
+            "share": share(count, total),
+            "rarity": rarity(count, total),
+        })).collect::<Vec<_>>(),
+        "by_target": groups(&a.by_target),
+        "by_colour": groups(&by_letter(a, 0)),
+        "by_shape": groups(&by_letter(a, 1)),
+        "by_arrangement": groups(&a.by_arrangement),
+        "by_robots_moved": a.by_robots_moved.iter().enumerate().filter(|(_, &c)| c > 0).map(|(robots, &count)| json!({
+            "robots": robots,
+            "puzzles": count,
+            "share": share(count, total),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Target groups merged by one letter of the token: 0 = colour, 1 = shape.
+fn by_letter(a: &Aggregates, position: usize) -> BTreeMap<String, Group> {
+    let mut merged: BTreeMap<String, Group> = BTreeMap::new();
+    for (token, group) in &a.by_target {
+        let key = token
+            .chars()
+            .nth(position)
+            .map_or_else(|| "none".to_string(), |c| c.to_string());
+        let entry = merged.entry(key).or_default();
+        entry.puzzles += group.puzzles;
+        entry.total_moves += group.total_moves;
+        entry.max_moves = entry.max_moves.max(group.max_moves);
+    }
+    merged
+}
+
+fn mean(g: &Group) -> f64 {
+    g.total_moves as f64 / g.puzzles.max(1) as f64
+}
+
+fn text(campaigns: &[(String, Aggregates)]) -> String {
+    let mut out = String::new();
+    for (name, a) in campaigns {
+        out += &format!(
+            "{name}: {} puzzles, mean {:.3} moves, median {}, {}, max {}\n",
+            a.puzzles(),
+            a.mean(),
+            a.percentile(0.5),
+            PERCENTILES
+                .iter()
+                .map(|(label, p)| format!("{label} {}", a.percentile(*p)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            a.max_moves()
+        );
+    }
+    // The histogram, one column group per campaign.
+    let bins = campaigns.iter().map(|(_, a)| a.histogram.len()).max().unwrap_or(0);
+    out += "\nmoves";
+    for (name, _) in campaigns {
+        out += &format!(" | {:>10} {:>8} {:>14}", truncate(name, 10), "share", "rarity");
+    }
+    out += "\n";
+    for moves in 0..bins {
+        if campaigns.iter().all(|(_, a)| a.histogram.get(moves).copied().unwrap_or(0) == 0) {
+            continue;
+        }
+        out += &format!("{moves:>5}");
+        for (_, a) in campaigns {
+            let count = a.histogram.get(moves).copied().unwrap_or(0);
+            out += &format!(
+                " | {count:>10} {:>7.3}% {:>14}",
+                share(count, a.puzzles()) * 100.0,
+                rarity(count, a.puzzles())
+            );
+        }
+        out += "\n";
+    }
+    for (name, a) in campaigns {
+        out += &format!("\n{name} by target colour: ");
+        out += &groups_line(&by_letter(a, 0));
+        out += &format!("\n{name} by target shape: ");
+        out += &groups_line(&by_letter(a, 1));
+        out += &format!("\n{name} by robots the solution moves: ");
+        out += &a
+            .by_robots_moved
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(robots, &c)| format!("{robots}: {c} ({:.2}%)", share(c, a.puzzles()) * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut arrangements: Vec<(&String, &Group)> = a.by_arrangement.iter().collect();
+        arrangements.sort_by(|x, y| mean(y.1).total_cmp(&mean(x.1)).then(x.0.cmp(y.0)));
+        out += &format!(
+            "\n{name} by board arrangement ({} seen; mean moves): hardest ",
+            arrangements.len()
+        );
+        out += &arrangement_list(arrangements.iter().take(ARRANGEMENTS_SHOWN));
+        out += "; easiest ";
+        out += &arrangement_list(arrangements.iter().rev().take(ARRANGEMENTS_SHOWN));
+        out += "\n";
+    }
+    out
+}
+
+fn groups_line(groups: &BTreeMap<String, Group>) -> String {
+    groups
+        .iter()
+        .map(|(key, g)| format!("{key} {} (mean {:.2}, max {})", g.puzzles, mean(g), g.max_moves))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn arrangement_list<'a>(items: impl Iterator<Item = &'a (&'a String, &'a Group)>) -> String {
+    items
+        .map(|(name, g)| format!("[{name}] {:.2}", mean(g)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    text.chars().take(width).collect()
+}

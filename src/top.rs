@@ -1,0 +1,82 @@
+//! `rrm top`: the hardest mined puzzles with their solutions and quality metrics.
+
+use crate::backend::{Backend, BackendArgs};
+use crate::show::{metrics_json, metrics_line, SOLUTION_COUNT_CAP};
+use anyhow::{Context, Result};
+use clap::Args;
+use ricochet::metrics::metrics;
+use ricochet::{Generator, Move};
+use serde_json::json;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct TopArgs {
+    /// How many puzzles.
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    /// Only puzzles needing at least this many moves.
+    #[arg(long, default_value_t = 0)]
+    min_moves: u8,
+    /// The campaign (default: the only one).
+    #[arg(long)]
+    campaign: Option<String>,
+    /// One JSON object per puzzle instead of text.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+pub fn run(args: TopArgs) -> Result<ExitCode> {
+    let mut backend = Backend::open(&args.backend)?;
+    let name = backend.campaign_name(args.campaign.as_deref())?;
+    let generator = generator_of(&mut backend, &name)?;
+    let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
+    if puzzles.is_empty() && !args.json {
+        println!("{name}: no kept puzzles with at least {} moves yet", args.min_moves);
+    }
+    for (rank, mined) in puzzles.iter().enumerate() {
+        let puzzle = generator.generate(mined.seed)?.puzzle;
+        let solution: Vec<Move> = mined
+            .solution
+            .iter()
+            .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
+            .collect::<Result<_>>()?;
+        let measured = metrics(&puzzle, &solution, SOLUTION_COUNT_CAP);
+        if args.json {
+            println!(
+                "{}",
+                json!({
+                    "campaign": name,
+                    "rank": rank + 1,
+                    "seed": mined.seed,
+                    "moves": mined.moves,
+                    "solution": mined.solution,
+                    "re_solved": mined.re_solved,
+                    "metrics": metrics_json(&measured, solution.len()),
+                })
+            );
+        } else {
+            println!(
+                "{:>3}. seed {:>12}  {:>2} moves{}  {}\n     {}",
+                rank + 1,
+                mined.seed,
+                mined.moves,
+                if mined.re_solved { " (re-solved)" } else { "" },
+                mined.solution.join(" "),
+                metrics_line(&measured, solution.len())
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The generator of a campaign, by its name.
+pub fn generator_of(backend: &mut Backend, name: &str) -> Result<Generator> {
+    let status = backend
+        .campaigns()?
+        .into_iter()
+        .find(|s| s.campaign.spec.name == name)
+        .with_context(|| format!("unknown campaign {name:?}"))?;
+    Ok(status.campaign.spec.generator.parse()?)
+}
