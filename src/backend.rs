@@ -125,7 +125,10 @@ impl Backend {
         match names.as_slice() {
             [only] => Ok(only.clone()),
             [] => anyhow::bail!("no campaigns yet; mine some seeds first (`rrm mine`)"),
-            _ => anyhow::bail!("several campaigns ({}); choose one with --campaign", names.join(", ")),
+            _ => anyhow::bail!(
+                "several campaigns ({}); choose one with --campaign",
+                names.join(", ")
+            ),
         }
     }
 
@@ -176,7 +179,12 @@ impl Backend {
                         min_moves: min_moves.into(),
                     }))
                     .map_err(status_error)?;
-                Ok(reply.into_inner().puzzles.into_iter().map(from_pb_puzzle).collect())
+                Ok(reply
+                    .into_inner()
+                    .puzzles
+                    .into_iter()
+                    .map(from_pb_puzzle)
+                    .collect())
             }
         }
     }

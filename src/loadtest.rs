@@ -2,7 +2,9 @@
 //!
 //! Starts a coordinator on a scratch store and N clients that each lease a unit and
 //! submit made-up move counts (with a valid digest) as fast as they can; prints round
-//! trips per second and latency percentiles. Solving is left out on purpose.
+//! trips per second, latency percentiles and the store's bytes per seed. Solving is left
+//! out on purpose; the made-up counts follow the Fogleman distribution (measured on seeds
+//! 1..1000000) so that they compress like real ones.
 
 use crate::services::runtime;
 use anyhow::{Context, Result};
@@ -32,6 +34,21 @@ pub fn run(args: LoadTestArgs) -> Result<ExitCode> {
     let result = load_test(&args, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     result
+}
+
+/// Bytes of the files in `dir` and below.
+pub fn directory_bytes(dir: &std::path::Path) -> Result<u64> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let metadata = entry.metadata()?;
+        total += if metadata.is_dir() {
+            directory_bytes(&entry.path())?
+        } else {
+            metadata.len()
+        };
+    }
+    Ok(total)
 }
 
 fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode> {
@@ -90,12 +107,48 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
         cpu
     );
     let status = coordinator.status("load")?;
+    coordinator.store().flush_blocking()?;
+    let bytes = directory_bytes(scratch)?;
     println!(
-        "coordinator: {} units done, {} puzzles counted",
+        "coordinator: {} units done, {} puzzles counted; store {} bytes on disk, {:.3} bytes per seed",
         status.units_done,
-        coordinator.aggregates("load")?.puzzles()
+        coordinator.aggregates("load")?.puzzles(),
+        bytes,
+        bytes as f64 / status.seeds_done.max(1) as f64
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Puzzles per move count among Fogleman seeds 1..1000000, from `rrm mine`.
+const FOGLEMAN_HISTOGRAM: [u32; 23] = [
+    0, 45646, 39923, 65751, 106092, 152317, 175446, 158800, 115187, 69935, 36493, 18079, 8424,
+    4055, 1989, 1039, 503, 208, 81, 26, 5, 0, 1,
+];
+
+/// Move counts drawn from [`FOGLEMAN_HISTOGRAM`] and robots moved (1 to 4), the same for
+/// the same seeds.
+fn made_up_results(seeds: std::ops::Range<u64>) -> (Vec<u8>, Vec<u8>) {
+    let total: u64 = FOGLEMAN_HISTOGRAM.iter().map(|&c| u64::from(c)).sum();
+    seeds
+        .map(|seed| {
+            // splitmix64 of the seed: two independent draws.
+            let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let mut draw = (z >> 32) % total;
+            let moves = FOGLEMAN_HISTOGRAM
+                .iter()
+                .position(|&count| {
+                    let below = draw < u64::from(count);
+                    draw = draw.saturating_sub(u64::from(count));
+                    below
+                })
+                .unwrap_or(6) as u8;
+            let robots = [1, 1, 1, 2, 2, 2, 2, 3, 3, 4][(z & 0xffff) as usize % 10];
+            (moves, robots.min(moves.max(1)))
+        })
+        .unzip()
 }
 
 /// Leases and submits until `until`; returns each round trip's duration.
@@ -122,10 +175,13 @@ async fn simulated_worker(url: String, until: Instant) -> Result<Vec<Duration>> 
             continue;
         };
         let lease = unit.lease.context("unit without lease")?;
-        let counts = vec![5u8; (unit.seed_end - unit.seed_start) as usize];
-        let robots = vec![1u8; counts.len()];
-        let digest =
-            rrm_proto::unit_digest(&lease.campaign, unit.seed_start..unit.seed_end, &counts, &robots);
+        let (counts, robots) = made_up_results(unit.seed_start..unit.seed_end);
+        let digest = rrm_proto::unit_digest(
+            &lease.campaign,
+            unit.seed_start..unit.seed_end,
+            &counts,
+            &robots,
+        );
         client
             .submit(pb::SubmitRequest {
                 worker_id,

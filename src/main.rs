@@ -58,12 +58,26 @@ enum Command {
     LoadTest(loadtest::LoadTestArgs),
 }
 
+/// Restores the default action of SIGPIPE (end the process), which Rust replaces with an
+/// error that `println!` turns into a panic.
+fn stop_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called before any thread starts; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The services log their progress; one-shot commands only warnings.
+    // The services log their progress and outlive a closed stdout; one-shot commands only
+    // warn, and stop quietly when their reader goes away (`rrm solve ... | head`).
     let level = match cli.command {
         Command::Coordinator(_) | Command::Worker(_) => "info",
-        _ => "warn",
+        _ => {
+            stop_quietly_on_closed_pipe();
+            "warn"
+        }
     };
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -62,10 +62,17 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let format = match args.out.extension().and_then(|e| e.to_str()) {
         Some("html") => Format::Html,
         Some("json") => Format::Json,
-        _ => bail!("--out must end in .html or .json, not {}", args.out.display()),
+        _ => bail!(
+            "--out must end in .html or .json, not {}",
+            args.out.display()
+        ),
     };
     if args.min_moves > args.max_moves {
-        bail!("--min-moves {} is above --max-moves {}", args.min_moves, args.max_moves);
+        bail!(
+            "--min-moves {} is above --max-moves {}",
+            args.min_moves,
+            args.max_moves
+        );
     }
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
@@ -97,10 +104,16 @@ enum Format {
     Json,
 }
 
-fn choose(args: &PackArgs, generator: ricochet::Generator, candidates: &[(u64, u8)]) -> Result<Vec<Chosen>> {
+fn choose(
+    args: &PackArgs,
+    generator: ricochet::Generator,
+    candidates: &[(u64, u8)],
+) -> Result<Vec<Chosen>> {
     let bar = ProgressBar::new(args.count as u64).with_style(
-        ProgressStyle::with_template("{spinner} choosing puzzles {pos}/{len} ({msg} candidates looked at)")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{spinner} choosing puzzles {pos}/{len} ({msg} candidates looked at)",
+        )
+        .expect("valid template"),
     );
     let mut solver = Solver::new();
     let mut boards = HashSet::new();
@@ -119,7 +132,10 @@ fn choose(args: &PackArgs, generator: ricochet::Generator, candidates: &[(u64, u
             .with_context(|| format!("seed {seed} has no solution"))?
             .moves;
         if solution.len() != usize::from(moves) {
-            bail!("seed {seed}: the store says {moves} moves, the solver finds {}", solution.len());
+            bail!(
+                "seed {seed}: the store says {moves} moves, the solver finds {}",
+                solution.len()
+            );
         }
         if ricochet::puzzle::robots_moved(&solution) < args.min_robots {
             continue;
@@ -149,7 +165,12 @@ fn notation(moves: &[Move]) -> Vec<String> {
 }
 
 /// The pack as JSON: see README, "Puzzle pack JSON".
-fn json_pack(name: &str, generator: ricochet::Generator, args: &PackArgs, chosen: &[Chosen]) -> serde_json::Value {
+fn json_pack(
+    name: &str,
+    generator: ricochet::Generator,
+    args: &PackArgs,
+    chosen: &[Chosen],
+) -> serde_json::Value {
     json!({
         "format": "rrm-pack/1",
         "campaign": name,

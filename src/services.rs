@@ -166,7 +166,10 @@ pub async fn start_dashboard(
 /// Waits a little for open browser connections to finish, then drops them.
 pub async fn stop_dashboard(dashboard: tokio::task::JoinHandle<std::io::Result<()>>) {
     let abort = dashboard.abort_handle();
-    if tokio::time::timeout(Duration::from_secs(2), dashboard).await.is_err() {
+    if tokio::time::timeout(Duration::from_secs(2), dashboard)
+        .await
+        .is_err()
+    {
         abort.abort();
     }
 }

@@ -49,7 +49,11 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
         println!(
             "{} moves: {}",
             solution.len(),
-            solution.iter().map(Move::notation).collect::<Vec<_>>().join(" ")
+            solution
+                .iter()
+                .map(Move::notation)
+                .collect::<Vec<_>>()
+                .join(" ")
         );
         println!("{}", metrics_line(&measured, solution.len()));
         Some(solution)
@@ -72,7 +76,12 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
 
 fn title(job: &Job) -> String {
     match &job.source {
-        Source::Seed(game) => format!("seed {} ({}, target {})", game.seed, game.quads.join(" "), game.token),
+        Source::Seed(game) => format!(
+            "seed {} ({}, target {})",
+            game.seed,
+            game.quads.join(" "),
+            game.token
+        ),
         Source::File { name, .. } => name.clone().unwrap_or_else(|| "puzzle".into()),
     }
 }

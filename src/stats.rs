@@ -54,8 +54,11 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
             Some(other) => format!("Optimal move counts: {name} and {other}"),
             None => format!("Optimal move counts: {name}"),
         };
-        std::fs::write(path, rrm_coordinator::charts::histogram_svg(&title, &series))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(
+            path,
+            rrm_coordinator::charts::histogram_svg(&title, &series),
+        )
+        .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if args.json {
         let mut report = summary_json(&name, &campaigns[0].1);
@@ -163,14 +166,26 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
         );
     }
     // The histogram, one column group per campaign.
-    let bins = campaigns.iter().map(|(_, a)| a.histogram.len()).max().unwrap_or(0);
+    let bins = campaigns
+        .iter()
+        .map(|(_, a)| a.histogram.len())
+        .max()
+        .unwrap_or(0);
     out += "\nmoves";
     for (name, _) in campaigns {
-        out += &format!(" | {:>10} {:>8} {:>14}", truncate(name, 10), "share", "rarity");
+        out += &format!(
+            " | {:>10} {:>8} {:>14}",
+            truncate(name, 10),
+            "share",
+            "rarity"
+        );
     }
     out += "\n";
     for moves in 0..bins {
-        if campaigns.iter().all(|(_, a)| a.histogram.get(moves).copied().unwrap_or(0) == 0) {
+        if campaigns
+            .iter()
+            .all(|(_, a)| a.histogram.get(moves).copied().unwrap_or(0) == 0)
+        {
             continue;
         }
         out += &format!("{moves:>5}");
@@ -215,7 +230,14 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
 fn groups_line(groups: &BTreeMap<String, Group>) -> String {
     groups
         .iter()
-        .map(|(key, g)| format!("{key} {} (mean {:.2}, max {})", g.puzzles, mean(g), g.max_moves))
+        .map(|(key, g)| {
+            format!(
+                "{key} {} (mean {:.2}, max {})",
+                g.puzzles,
+                mean(g),
+                g.max_moves
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

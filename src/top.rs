@@ -33,7 +33,10 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     let generator = generator_of(&mut backend, &name)?;
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
     if puzzles.is_empty() && !args.json {
-        println!("{name}: no kept puzzles with at least {} moves yet", args.min_moves);
+        println!(
+            "{name}: no kept puzzles with at least {} moves yet",
+            args.min_moves
+        );
     }
     for (rank, mined) in puzzles.iter().enumerate() {
         let puzzle = generator.generate(mined.seed)?.puzzle;

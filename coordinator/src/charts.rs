@@ -10,7 +10,12 @@ const SERIES_COLOURS: [&str; 2] = ["#2e5eaa", "#d7263d"];
 /// axis so that the rare hard puzzles stay visible next to the common easy ones. Each
 /// bar carries its count and share in a tooltip and as `data-*` attributes.
 pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
-    let bins = series.iter().map(|(_, h)| h.len()).max().unwrap_or(0).max(1);
+    let bins = series
+        .iter()
+        .map(|(_, h)| h.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let peak = series
         .iter()
         .flat_map(|(_, h)| h.iter().copied())

@@ -12,10 +12,13 @@ use rrm_store::{
     UnitResult, UnitState, Verification,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::time::{Duration, Instant};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// How often leasing looks for expired leases (each look walks every lease out).
+const EXPIRY_SCAN: Duration = Duration::from_millis(100);
 
 /// The span over which the mining rate is measured.
 const RATE_WINDOW: Duration = Duration::from_secs(60);
@@ -161,6 +164,8 @@ struct State {
     next_commit: u64,
     /// Where the next lease search starts, so campaigns share the workers.
     round_robin: usize,
+    /// When leases were last checked for expiry: at most every [`EXPIRY_SCAN`].
+    expiry_scanned: Option<Instant>,
 }
 
 /// The coordinator's state over its store.
@@ -237,7 +242,13 @@ impl Coordinator {
                 })
             })?;
             let seeds = state.campaign.spec.unit_seeds(unit);
-            add_statistics(state.generator, seeds, &counts, &robots, &mut state.aggregates);
+            add_statistics(
+                state.generator,
+                seeds,
+                &counts,
+                &robots,
+                &mut state.aggregates,
+            );
         }
         for state in campaigns.values_mut() {
             state.aggregates.through_commit = last_commit;
@@ -250,6 +261,7 @@ impl Coordinator {
                 workers: HashMap::new(),
                 next_commit: last_commit + 1,
                 round_robin: 0,
+                expiry_scanned: None,
             }),
             shutting_down: AtomicBool::new(false),
         })
@@ -340,8 +352,14 @@ impl Coordinator {
         if !state.workers.contains_key(&worker) {
             return Err(CoordinatorError::UnknownWorker(worker));
         }
-        for campaign in state.campaigns.values_mut() {
-            self.expire(campaign, now)?;
+        if state
+            .expiry_scanned
+            .is_none_or(|scanned| scanned.elapsed() >= EXPIRY_SCAN)
+        {
+            for campaign in state.campaigns.values_mut() {
+                self.expire(campaign, now)?;
+            }
+            state.expiry_scanned = Some(Instant::now());
         }
         let count = state.campaigns.len();
         for offset in 0..count {
@@ -842,11 +860,7 @@ impl Coordinator {
         for unit in done {
             if let Some((counts, _)) = self.store.unit_results(id, unit)? {
                 let seeds = spec.unit_seeds(unit);
-                found.extend(
-                    seeds
-                        .zip(counts)
-                        .filter(|(_, count)| moves.contains(count)),
-                );
+                found.extend(seeds.zip(counts).filter(|(_, count)| moves.contains(count)));
             }
         }
         found.sort_by_key(|&(seed, count)| (std::cmp::Reverse(count), seed));

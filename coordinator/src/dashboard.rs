@@ -60,7 +60,11 @@ impl IntoResponse for PageError {
             }
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        let body = page("Not available", &format!("<p class=\"error\">{}</p>", escape(&self.0.to_string())), "");
+        let body = page(
+            "Not available",
+            &format!("<p class=\"error\">{}</p>", escape(&self.0.to_string())),
+            "",
+        );
         (status, Html(body)).into_response()
     }
 }
@@ -104,7 +108,10 @@ async fn api_campaigns(State(coordinator): Coord) -> Result<Json<Value>, PageErr
     Ok(Json(json!({ "campaigns": campaigns })))
 }
 
-async fn api_stats(State(coordinator): Coord, Path(name): Path<String>) -> Result<Json<Value>, PageError> {
+async fn api_stats(
+    State(coordinator): Coord,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, PageError> {
     let a = coordinator.aggregates(&name)?;
     Ok(Json(json!({
         "campaign": name,
@@ -198,15 +205,21 @@ setInterval(refresh, 2000);
     Ok(Html(page("Campaigns", &body, script)))
 }
 
-async fn campaign_page(State(coordinator): Coord, Path(name): Path<String>) -> Result<Html<String>, PageError> {
+async fn campaign_page(
+    State(coordinator): Coord,
+    Path(name): Path<String>,
+) -> Result<Html<String>, PageError> {
     let status = coordinator.status(&name)?;
     let a = coordinator.aggregates(&name)?;
-    let generator: Generator = status
-        .campaign
-        .spec
-        .generator
-        .parse()
-        .map_err(|e: ricochet::UnknownGenerator| CoordinatorError::InvalidCampaign(e.to_string()))?;
+    let generator: Generator =
+        status
+            .campaign
+            .spec
+            .generator
+            .parse()
+            .map_err(|e: ricochet::UnknownGenerator| {
+                CoordinatorError::InvalidCampaign(e.to_string())
+            })?;
     let c = campaign_json(&status);
     let mut body = String::new();
     let _ = write!(
@@ -224,7 +237,10 @@ async fn campaign_page(State(coordinator): Coord, Path(name): Path<String>) -> R
         rate = status.seeds_per_second,
         eta = duration_text(c["eta_seconds"].as_f64()),
     );
-    body.push_str(&histogram_svg(&format!("Optimal move counts: {name}"), &[(name.as_str(), a.histogram.as_slice())]));
+    body.push_str(&histogram_svg(
+        &format!("Optimal move counts: {name}"),
+        &[(name.as_str(), a.histogram.as_slice())],
+    ));
     body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>puzzles</th><th>share</th><th>rarity</th></tr>"#);
     let total = a.puzzles().max(1);
     for (moves, &count) in a.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
@@ -255,20 +271,30 @@ async fn campaign_page(State(coordinator): Coord, Path(name): Path<String>) -> R
     Ok(Html(page(&format!("Campaign {name}"), &body, "")))
 }
 
-async fn puzzle_page(State(coordinator): Coord, Path((name, seed)): Path<(String, u64)>) -> Result<Html<String>, PageError> {
+async fn puzzle_page(
+    State(coordinator): Coord,
+    Path((name, seed)): Path<(String, u64)>,
+) -> Result<Html<String>, PageError> {
     let status = coordinator.status(&name)?;
-    let generator: Generator = status
-        .campaign
-        .spec
-        .generator
-        .parse()
-        .map_err(|e: ricochet::UnknownGenerator| CoordinatorError::InvalidCampaign(e.to_string()))?;
+    let generator: Generator =
+        status
+            .campaign
+            .spec
+            .generator
+            .parse()
+            .map_err(|e: ricochet::UnknownGenerator| {
+                CoordinatorError::InvalidCampaign(e.to_string())
+            })?;
     let mined = coordinator.puzzle(&name, seed)?;
     let generated = generator
         .generate(seed)
         .map_err(|e| CoordinatorError::NotFound(e.to_string()))?;
     let puzzle = &generated.puzzle;
-    let solution: Vec<Move> = mined.solution.iter().filter_map(|m| Move::from_notation(m)).collect();
+    let solution: Vec<Move> = mined
+        .solution
+        .iter()
+        .filter_map(|m| Move::from_notation(m))
+        .collect();
     let board = ricochet::svg::board(
         puzzle,
         &Picture {
@@ -290,7 +316,11 @@ async fn puzzle_page(State(coordinator): Coord, Path((name, seed)): Path<(String
         moves = mined.moves,
         token = escape(&generated.token),
         arrangement = escape(&generated.arrangement),
-        re = if mined.re_solved { ", re-solved by the coordinator" } else { "" },
+        re = if mined.re_solved {
+            ", re-solved by the coordinator"
+        } else {
+            ""
+        },
     );
     if solution.is_empty() {
         body.push_str("<p>Only the hardest puzzles keep their solutions; solve this one with <code>rrm show --seed ");
@@ -299,7 +329,12 @@ async fn puzzle_page(State(coordinator): Coord, Path((name, seed)): Path<(String
         body.push_str(r#"<div class="controls"><button id="back">◀ back</button><button id="play">▶ play</button><button id="next">next ▶</button> step <span id="step">0</span> / "#);
         let _ = write!(body, "{}</div><p class=\"moves\">", solution.len());
         for (index, m) in mined.solution.iter().enumerate() {
-            let _ = write!(body, r#"<span data-step="{}">{}</span> "#, index + 1, escape(m));
+            let _ = write!(
+                body,
+                r#"<span data-step="{}">{}</span> "#,
+                index + 1,
+                escape(m)
+            );
         }
         body.push_str("</p>");
     }

@@ -27,7 +27,8 @@ pub struct Metrics {
 impl Metrics {
     /// Extra moves the finishing robot needs alone, beyond the optimum.
     pub fn solo_gap(&self, optimum: usize) -> Option<usize> {
-        self.solo_moves.map(|solo| usize::from(solo).saturating_sub(optimum))
+        self.solo_moves
+            .map(|solo| usize::from(solo).saturating_sub(optimum))
     }
 }
 
@@ -74,7 +75,13 @@ fn solo_moves(puzzle: &Puzzle) -> Option<u8> {
             while let Some(at) = queue.pop_front() {
                 robots[robot] = at;
                 for dir in Direction::ALL {
-                    let to = puzzle.slide(&robots, Move { robot: robot as u8, dir });
+                    let to = puzzle.slide(
+                        &robots,
+                        Move {
+                            robot: robot as u8,
+                            dir,
+                        },
+                    );
                     if to == at {
                         continue;
                     }
@@ -138,13 +145,17 @@ impl Counter<'_> {
         let mut total = 0u64;
         for robot in 0..robots.len() {
             for dir in Direction::ALL {
-                let step = Move { robot: robot as u8, dir };
+                let step = Move {
+                    robot: robot as u8,
+                    dir,
+                };
                 let from = robots[robot];
                 let to = self.puzzle.slide(robots, step);
                 if to == from {
                     continue;
                 }
-                let solutions = if to == self.puzzle.target().cell && self.puzzle.may_finish(robot) {
+                let solutions = if to == self.puzzle.target().cell && self.puzzle.may_finish(robot)
+                {
                     // Optimal sequences end at their first arrival.
                     u64::from(left == 1)
                 } else if left > 1 {
@@ -178,7 +189,10 @@ mod tests {
         assert!(metrics.robots_moved >= 1 && metrics.robots_moved <= 4);
         assert!(metrics.ricochets <= solution.len());
         if let Some(solo) = metrics.solo_moves {
-            assert!(usize::from(solo) >= solution.len(), "alone is never shorter");
+            assert!(
+                usize::from(solo) >= solution.len(),
+                "alone is never shorter"
+            );
         }
     }
 }

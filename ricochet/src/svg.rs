@@ -69,7 +69,11 @@ pub fn board(puzzle: &Puzzle, picture: &Picture<'_>) -> String {
     let cells = || (0..height).flat_map(move |y| (0..width).map(move |x| (y * GRID + x) as Cell));
     for cell in cells() {
         let (cx, cy) = centre(cell);
-        let fill = if board.is_blocked(cell) { "#6b6b6b" } else { "#f4eedc" };
+        let fill = if board.is_blocked(cell) {
+            "#6b6b6b"
+        } else {
+            "#f4eedc"
+        };
         let _ = write!(
             svg,
             r##"<rect x="{}" y="{}" width="{CELL}" height="{CELL}" fill="{fill}" stroke="#d8cfb4" stroke-width="0.6"/>"##,
@@ -145,7 +149,11 @@ fn token(svg: &mut String, cell: Cell, colour: Option<Colour>, shape: Option<Sha
     let r = CELL * 0.3;
     let fill = colour_hex(colour);
     let points = |corners: usize, start: f64, inner: Option<f64>| -> String {
-        let total = if inner.is_some() { corners * 2 } else { corners };
+        let total = if inner.is_some() {
+            corners * 2
+        } else {
+            corners
+        };
         (0..total)
             .map(|i| {
                 let radius = match inner {
@@ -153,7 +161,11 @@ fn token(svg: &mut String, cell: Cell, colour: Option<Colour>, shape: Option<Sha
                     _ => r,
                 };
                 let angle = start + i as f64 * std::f64::consts::TAU / total as f64;
-                format!("{:.2},{:.2}", cx + radius * angle.cos(), cy + radius * angle.sin())
+                format!(
+                    "{:.2},{:.2}",
+                    cx + radius * angle.cos(),
+                    cy + radius * angle.sin()
+                )
             })
             .collect::<Vec<_>>()
             .join(" ")

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time |
 //! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
-//! | `results` | campaign id · unit | the unit's move counts then robots moved, one byte each per seed, deflated |
+//! | `results` | campaign id · unit | kind byte (0 raw, 1 deflate), then the unit's move counts and robots moved, one byte each per seed |
 //! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
 //! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order |
 //! | `aggregates` | campaign id | [`Aggregates`]: histograms, and the last commit they include |
@@ -69,6 +69,7 @@ pub struct UnitResult<'a> {
     pub commit: u64,
 }
 
+const SEGMENT: usize = 1 << 17;
 const NEXT_CAMPAIGN_ID: &[u8] = b"next_campaign_id";
 
 fn unit_key(campaign: u32, unit: u64) -> [u8; 12] {
@@ -97,21 +98,40 @@ fn decode<T: serde::de::DeserializeOwned>(what: &'static str, bytes: &[u8]) -> R
     })
 }
 
-fn deflate(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+/// First byte of a result block: how the rest is stored.
+const BLOCK_RAW: u8 = 0;
+const BLOCK_DEFLATE: u8 = 1;
+/// Blocks up to this size are stored raw: deflate would save little and its set-up
+/// (large match tables) would dominate tiny units.
+const RAW_UP_TO: usize = 256;
+
+fn pack_block(bytes: &[u8]) -> Vec<u8> {
+    if bytes.len() <= RAW_UP_TO {
+        return [&[BLOCK_RAW], bytes].concat();
+    }
+    let mut encoder =
+        flate2::write::DeflateEncoder::new(vec![BLOCK_DEFLATE], flate2::Compression::best());
     encoder.write_all(bytes).expect("writing to memory");
     encoder.finish().expect("writing to memory")
 }
 
-fn inflate(bytes: &[u8]) -> Result<Vec<u8>> {
-    let mut counts = Vec::new();
-    flate2::read::DeflateDecoder::new(bytes)
-        .read_to_end(&mut counts)
-        .map_err(|e| StoreError::Corrupt {
-            what: "result block",
-            detail: e.to_string(),
-        })?;
-    Ok(counts)
+fn unpack_block(block: &[u8]) -> Result<Vec<u8>> {
+    let corrupt = |detail: String| StoreError::Corrupt {
+        what: "result block",
+        detail,
+    };
+    match block.split_first() {
+        Some((&BLOCK_RAW, bytes)) => Ok(bytes.to_vec()),
+        Some((&BLOCK_DEFLATE, packed)) => {
+            let mut bytes = Vec::new();
+            flate2::read::DeflateDecoder::new(packed)
+                .read_to_end(&mut bytes)
+                .map_err(|e| corrupt(e.to_string()))?;
+            Ok(bytes)
+        }
+        Some((kind, _)) => Err(corrupt(format!("unknown block kind {kind}"))),
+        None => Err(corrupt("empty block".into())),
+    }
 }
 
 fn abort<T>(error: TransactionError<T>) -> StoreError
@@ -129,6 +149,7 @@ impl Store {
     pub fn open(dir: &Path) -> Result<Store> {
         let db = sled::Config::new()
             .path(dir)
+            .segment_size(SEGMENT)
             .open()
             .map_err(|source| StoreError::Open {
                 path: dir.display().to_string(),
@@ -218,7 +239,7 @@ impl Store {
     /// log entry, all or nothing.
     pub fn commit_result(&self, result: &UnitResult<'_>) -> Result<()> {
         let key = unit_key(result.campaign, result.unit);
-        let block = deflate(&[result.move_counts, result.robots_moved].concat());
+        let block = pack_block(&[result.move_counts, result.robots_moved].concat());
         let record = encode(result.record);
         let hardest: Vec<_> = result
             .hardest
@@ -249,7 +270,7 @@ impl Store {
         let Some(block) = self.results.get(unit_key(campaign, unit))? else {
             return Ok(None);
         };
-        let mut counts = inflate(&block)?;
+        let mut counts = unpack_block(&block)?;
         if counts.len() % 2 != 0 {
             return Err(StoreError::Corrupt {
                 what: "result block",

@@ -123,6 +123,30 @@ fn results_survive_reopening_with_their_log_and_hardest_order() {
 }
 
 #[test]
+fn large_blocks_are_deflated_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let campaign = store.create_campaign(spec("a"), 0).unwrap();
+    let counts: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 11) as u8 + 1).collect();
+    let robots: Vec<u8> = (0..5000u32).map(|i| (i % 4) as u8 + 1).collect();
+    store
+        .commit_result(&UnitResult {
+            campaign: campaign.id,
+            unit: 0,
+            record: &done(1),
+            move_counts: &counts,
+            robots_moved: &robots,
+            hardest: &[],
+            commit: 1,
+        })
+        .unwrap();
+    assert_eq!(
+        store.unit_results(campaign.id, 0).unwrap(),
+        Some((counts, robots))
+    );
+}
+
+#[test]
 fn a_second_opener_gets_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let _store = Store::open(dir.path()).unwrap();

@@ -42,37 +42,59 @@ fn browse(browser: &Path, profile: &Path, url: &str, action: &str) -> String {
         .arg(url)
         .output()
         .expect("chromium runs");
-    assert!(output.status.success(), "chromium failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 #[test]
 fn dashboard_shows_what_the_store_holds() {
     let Some(browser) = chromium() else {
-        assert!(std::env::var_os("RRM_REQUIRE_CHROMIUM").is_none(), "chromium is required but missing");
+        assert!(
+            std::env::var_os("RRM_REQUIRE_CHROMIUM").is_none(),
+            "chromium is required but missing"
+        );
         eprintln!("SKIPPED: no chromium on this machine (.ci/run installs it)");
         return;
     };
     let data = tempfile::tempdir().unwrap();
     let mined = Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(["mine", "--seeds", "1..3001", "--unit-size", "500", "--data", data.path().to_str().unwrap()])
+        .args([
+            "mine",
+            "--seeds",
+            "1..3001",
+            "--unit-size",
+            "500",
+            "--data",
+            data.path().to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(mined.status.success(), "{}", String::from_utf8_lossy(&mined.stderr));
-    let coordinator = Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+    assert!(
+        mined.status.success(),
+        "{}",
+        String::from_utf8_lossy(&mined.stderr)
+    );
+    let coordinator =
+        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
     let (address_tx, address_rx) = std::sync::mpsc::channel();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let served = coordinator.clone();
     let server = std::thread::spawn(move || {
-        tokio::runtime::Runtime::new().unwrap().block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            address_tx.send(listener.local_addr().unwrap()).unwrap();
-            rrm_coordinator::dashboard::serve(listener, served, async {
-                let _ = stopped.await;
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                address_tx.send(listener.local_addr().unwrap()).unwrap();
+                rrm_coordinator::dashboard::serve(listener, served, async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
             })
-            .await
-            .unwrap();
-        })
     });
     let base = format!("http://{}", address_rx.recv().unwrap());
     let profile = tempfile::tempdir().unwrap();
@@ -81,37 +103,74 @@ fn dashboard_shows_what_the_store_holds() {
     let aggregates = coordinator.aggregates(name).unwrap();
 
     let index = browse(&browser, profile.path(), &format!("{base}/"), "--dump-dom");
-    assert!(index.contains(&format!(r#"data-campaign="{name}""#)), "{index}");
+    assert!(
+        index.contains(&format!(r#"data-campaign="{name}""#)),
+        "{index}"
+    );
     assert!(index.contains(&format!(r#"data-seeds-done="{}""#, status.seeds_done)));
     assert_eq!(status.seeds_done, 3000);
     assert!(index.contains(&format!(r#"data-hardest="{}""#, aggregates.max_moves())));
 
-    let page = browse(&browser, profile.path(), &format!("{base}/campaign/{name}"), "--dump-dom");
+    let page = browse(
+        &browser,
+        profile.path(),
+        &format!("{base}/campaign/{name}"),
+        "--dump-dom",
+    );
     assert!(page.contains(&format!(r#"data-puzzles="{}""#, aggregates.puzzles())));
-    for (moves, &count) in aggregates.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+    for (moves, &count) in aggregates
+        .histogram
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c > 0)
+    {
         let row = format!(r#"<tr data-moves="{moves}" data-count="{count}">"#);
         assert!(page.contains(&row), "histogram row {row} missing");
     }
     let hardest = coordinator.hardest(name, 12, 0).unwrap();
     assert!(!hardest.is_empty());
     for mined in &hardest {
-        assert!(page.contains(&format!(r#"data-seed="{}" data-moves="{}""#, mined.seed, mined.moves)));
+        assert!(page.contains(&format!(
+            r#"data-seed="{}" data-moves="{}""#,
+            mined.seed, mined.moves
+        )));
     }
 
     // Playback: jump to the last step; the finishing robot must stand on the target.
     let top = &hardest[0];
-    let url = format!("{base}/campaign/{name}/puzzle/{}#step={}", top.seed, top.moves);
+    let url = format!(
+        "{base}/campaign/{name}/puzzle/{}#step={}",
+        top.seed, top.moves
+    );
     let puzzle_page = browse(&browser, profile.path(), &url, "--dump-dom");
     let puzzle = Generator::Fogleman.generate(top.seed).unwrap().puzzle;
     let last = ricochet::Move::from_notation(top.solution.last().unwrap()).unwrap();
     let (x, y) = ricochet::svg::centre(puzzle.target().cell);
-    let moved = format!(r#"id="robot-{}" data-cell="{}" transform="translate({x} {y})""#, last.robot, puzzle.board().index_of(puzzle.robots()[last.robot as usize]));
-    assert!(puzzle_page.contains(&moved), "robot {} not on the target after playback", last.robot);
-    assert_eq!(puzzle_page.matches("data-step=").count(), usize::from(top.moves));
+    let moved = format!(
+        r#"id="robot-{}" data-cell="{}" transform="translate({x} {y})""#,
+        last.robot,
+        puzzle
+            .board()
+            .index_of(puzzle.robots()[last.robot as usize])
+    );
+    assert!(
+        puzzle_page.contains(&moved),
+        "robot {} not on the target after playback",
+        last.robot
+    );
+    assert_eq!(
+        puzzle_page.matches("data-step=").count(),
+        usize::from(top.moves)
+    );
 
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard-campaign.png");
     let _ = std::fs::remove_file(&shot);
-    browse(&browser, profile.path(), &format!("{base}/campaign/{name}"), &format!("--screenshot={}", shot.display()));
+    browse(
+        &browser,
+        profile.path(),
+        &format!("{base}/campaign/{name}"),
+        &format!("--screenshot={}", shot.display()),
+    );
     let bytes = std::fs::metadata(&shot).expect("screenshot written").len();
     assert!(bytes > 20_000, "screenshot of {bytes} bytes looks empty");
     eprintln!("dashboard screenshot: {}", shot.display());

@@ -382,7 +382,12 @@ fn duplicate_late_and_malformed_submissions() {
                 worker_id,
                 digest: digest
                     .unwrap_or_else(|| {
-                        rrm_proto::unit_digest(&lease.campaign, seeds.clone(), &counts, &result.robots_moved)
+                        rrm_proto::unit_digest(
+                            &lease.campaign,
+                            seeds.clone(),
+                            &counts,
+                            &result.robots_moved,
+                        )
                     })
                     .to_vec(),
                 lease: Some(lease),

@@ -9,16 +9,31 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn rrm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rrm")).args(args).output().expect("rrm runs")
+    Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(args)
+        .output()
+        .expect("rrm runs")
 }
 
 fn ok(output: Output) -> String {
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout).unwrap()
 }
 
 fn mine(data: &Path, seeds: &str) {
-    ok(rrm(&["mine", "--seeds", seeds, "--unit-size", "500", "--data", data.to_str().unwrap()]));
+    ok(rrm(&[
+        "mine",
+        "--seeds",
+        seeds,
+        "--unit-size",
+        "500",
+        "--data",
+        data.to_str().unwrap(),
+    ]));
 }
 
 #[test]
@@ -27,43 +42,90 @@ fn stats_top_show_and_packs() {
     let data = store.path().to_str().unwrap();
     mine(store.path(), "1..2001");
 
-    let stats: Value = serde_json::from_str(&ok(rrm(&["stats", "--data", data, "--json"]))).unwrap();
+    let stats: Value =
+        serde_json::from_str(&ok(rrm(&["stats", "--data", data, "--json"]))).unwrap();
     assert_eq!(stats["puzzles"], 2000);
     let expected = direct_histogram(1..2001);
     for bin in stats["histogram"].as_array().unwrap() {
         let moves = bin["moves"].as_u64().unwrap() as usize;
-        assert_eq!(bin["puzzles"].as_u64().unwrap(), expected[moves], "{moves} moves");
+        assert_eq!(
+            bin["puzzles"].as_u64().unwrap(),
+            expected[moves],
+            "{moves} moves"
+        );
     }
-    let by_robots: u64 = stats["by_robots_moved"].as_array().unwrap().iter().map(|b| b["puzzles"].as_u64().unwrap()).sum();
+    let by_robots: u64 = stats["by_robots_moved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["puzzles"].as_u64().unwrap())
+        .sum();
     assert_eq!(by_robots, 2000);
-    let colours: u64 = stats["by_colour"].as_array().unwrap().iter().map(|g| g["puzzles"].as_u64().unwrap()).sum();
+    let colours: u64 = stats["by_colour"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["puzzles"].as_u64().unwrap())
+        .sum();
     assert_eq!(colours, 2000);
     let text = ok(rrm(&["stats", "--data", data]));
-    assert!(text.contains("2000 puzzles") && text.contains("1 in "), "{text}");
+    assert!(
+        text.contains("2000 puzzles") && text.contains("1 in "),
+        "{text}"
+    );
 
     // A second campaign side by side, and the histogram as a picture.
     mine(store.path(), "2001..3001");
     let svg = store.path().join("histogram.svg");
     let compared: Value = serde_json::from_str(&ok(rrm(&[
-        "stats", "--data", data, "--campaign", "fogleman-1-2001", "--compare", "fogleman-2001-3001",
-        "--json", "--svg", svg.to_str().unwrap(),
+        "stats",
+        "--data",
+        data,
+        "--campaign",
+        "fogleman-1-2001",
+        "--compare",
+        "fogleman-2001-3001",
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
     ])))
     .unwrap();
     assert_eq!(compared["compare"]["puzzles"], 1000);
     let picture = std::fs::read_to_string(&svg).unwrap();
     let bins = |v: &Value| v["histogram"].as_array().unwrap().len();
-    assert_eq!(picture.matches(r#"class="bar""#).count(), bins(&compared) + bins(&compared["compare"]));
+    assert_eq!(
+        picture.matches(r#"class="bar""#).count(),
+        bins(&compared) + bins(&compared["compare"])
+    );
 
     // Records: hardest first, solutions that replay, metrics present.
-    let top = ok(rrm(&["top", "--data", data, "--campaign", "fogleman-1-2001", "--limit", "3", "--json"]));
-    let rows: Vec<Value> = top.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let top = ok(rrm(&[
+        "top",
+        "--data",
+        data,
+        "--campaign",
+        "fogleman-1-2001",
+        "--limit",
+        "3",
+        "--json",
+    ]));
+    let rows: Vec<Value> = top
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(rows.len(), 3);
-    assert_eq!(rows[0]["moves"].as_u64(), expected.len().checked_sub(1).map(|m| m as u64));
+    assert_eq!(
+        rows[0]["moves"].as_u64(),
+        expected.len().checked_sub(1).map(|m| m as u64)
+    );
     for pair in rows.windows(2) {
         assert!(pair[0]["moves"].as_u64() >= pair[1]["moves"].as_u64());
     }
     for row in &rows {
-        let puzzle = Generator::Fogleman.generate(row["seed"].as_u64().unwrap()).unwrap().puzzle;
+        let puzzle = Generator::Fogleman
+            .generate(row["seed"].as_u64().unwrap())
+            .unwrap()
+            .puzzle;
         let moves: Vec<String> = serde_json::from_value(row["solution"].clone()).unwrap();
         assert_eq!(check_solution(&puzzle.to_record(None), &moves), Ok(()));
         assert!(row["metrics"]["optimal_solutions"].as_u64().unwrap_or(1) >= 1);
@@ -72,13 +134,32 @@ fn stats_top_show_and_packs() {
     // Packs: filters hold, solutions replay, the same flags give the same bytes.
     let pack = store.path().join("pack.json");
     let args = [
-        "pack", "--data", data, "--campaign", "fogleman-1-2001", "--min-moves", "6", "--max-moves", "9",
-        "--count", "5", "--unique", "--min-robots", "2", "--distinct-boards", "--out", pack.to_str().unwrap(),
+        "pack",
+        "--data",
+        data,
+        "--campaign",
+        "fogleman-1-2001",
+        "--min-moves",
+        "6",
+        "--max-moves",
+        "9",
+        "--count",
+        "5",
+        "--unique",
+        "--min-robots",
+        "2",
+        "--distinct-boards",
+        "--out",
+        pack.to_str().unwrap(),
     ];
     ok(rrm(&args));
     let first = std::fs::read(&pack).unwrap();
     ok(rrm(&args));
-    assert_eq!(std::fs::read(&pack).unwrap(), first, "packs are reproducible");
+    assert_eq!(
+        std::fs::read(&pack).unwrap(),
+        first,
+        "packs are reproducible"
+    );
     let pack: Value = serde_json::from_slice(&first).unwrap();
     let puzzles = pack["puzzles"].as_array().unwrap();
     assert_eq!(puzzles.len(), 5);
@@ -97,8 +178,19 @@ fn stats_top_show_and_packs() {
     }
     let html = store.path().join("pack.html");
     ok(rrm(&[
-        "pack", "--data", data, "--campaign", "fogleman-1-2001", "--min-moves", "10", "--max-moves", "12",
-        "--count", "4", "--out", html.to_str().unwrap(),
+        "pack",
+        "--data",
+        data,
+        "--campaign",
+        "fogleman-1-2001",
+        "--min-moves",
+        "10",
+        "--max-moves",
+        "12",
+        "--count",
+        "4",
+        "--out",
+        html.to_str().unwrap(),
     ]));
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(page.matches("<svg").count(), 8, "puzzles, then solutions");
@@ -108,12 +200,44 @@ fn stats_top_show_and_packs() {
     for bad in [
         vec!["stats", "--data", data, "--campaign", "nope"],
         vec!["stats", "--data", data],
-        vec!["pack", "--data", data, "--campaign", "fogleman-1-2001", "--min-moves", "9", "--max-moves", "3", "--count", "2", "--out", "x.json"],
-        vec!["pack", "--data", data, "--campaign", "fogleman-1-2001", "--min-moves", "3", "--max-moves", "9", "--count", "2", "--out", "x.txt"],
+        vec![
+            "pack",
+            "--data",
+            data,
+            "--campaign",
+            "fogleman-1-2001",
+            "--min-moves",
+            "9",
+            "--max-moves",
+            "3",
+            "--count",
+            "2",
+            "--out",
+            "x.json",
+        ],
+        vec![
+            "pack",
+            "--data",
+            data,
+            "--campaign",
+            "fogleman-1-2001",
+            "--min-moves",
+            "3",
+            "--max-moves",
+            "9",
+            "--count",
+            "2",
+            "--out",
+            "x.txt",
+        ],
     ] {
         let output = rrm(&bad);
         assert_eq!(output.status.code(), Some(2), "{bad:?}");
-        assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1, "{bad:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr).lines().count(),
+            1,
+            "{bad:?}"
+        );
     }
 }
 
@@ -121,14 +245,28 @@ fn stats_top_show_and_packs() {
 fn show_draws_the_board_and_its_solution() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("seed1.svg");
-    let text = ok(rrm(&["show", "--seed", "1", "--solution", "--svg", svg.to_str().unwrap()]));
+    let text = ok(rrm(&[
+        "show",
+        "--seed",
+        "1",
+        "--solution",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]));
     assert!(text.contains("9 moves:"), "{text}");
     assert!(text.contains("optimal solutions"), "{text}");
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert_eq!(picture.matches(r#"class="robot""#).count(), 4);
     assert_eq!(picture.matches(r#"class="step""#).count(), 9);
-    assert_eq!(picture.matches(r#"class="token""#).count(), 16, "the target and the 15 other tokens");
+    assert_eq!(
+        picture.matches(r#"class="token""#).count(),
+        16,
+        "the target and the 15 other tokens"
+    );
     let plain = ok(rrm(&["show", "--seed", "1"]));
-    assert!(plain.contains("(g)"), "ASCII board with the green target: {plain}");
+    assert!(
+        plain.contains("(g)"),
+        "ASCII board with the green target: {plain}"
+    );
     assert_eq!(rrm(&["show", "--seed", "0"]).status.code(), Some(2));
 }

@@ -250,7 +250,10 @@ fn puzzle_longer_than_the_limit_is_reported_and_solved_with_a_higher_one() {
 #[test]
 fn quality_metrics_agree_with_brute_force_on_short_seeds() {
     let mut checked = 0;
-    for record in seed_records().into_iter().filter(|r| (2..=4).contains(&r.moves)) {
+    for record in seed_records()
+        .into_iter()
+        .filter(|r| (2..=4).contains(&r.moves))
+    {
         let puzzle = Game::generate(record.seed).unwrap().puzzle();
         let solution = Solver::new().solve(&puzzle).unwrap().moves;
         let measured = ricochet::metrics::metrics(&puzzle, &solution, u64::MAX);
@@ -261,8 +264,16 @@ fn quality_metrics_agree_with_brute_force_on_short_seeds() {
             "seed {}",
             record.seed
         );
-        assert_eq!(measured.solo_moves.map(usize::from), solo_moves(&file), "seed {}", record.seed);
-        assert_eq!(measured.robots_moved, ricochet::puzzle::robots_moved(&solution));
+        assert_eq!(
+            measured.solo_moves.map(usize::from),
+            solo_moves(&file),
+            "seed {}",
+            record.seed
+        );
+        assert_eq!(
+            measured.robots_moved,
+            ricochet::puzzle::robots_moved(&solution)
+        );
         checked += 1;
     }
     assert!(checked >= 30, "only {checked} short seeds");

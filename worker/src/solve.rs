@@ -1,8 +1,8 @@
 //! Solving one unit: every seed optimally, in parallel on the current rayon pool.
 
 use rayon::prelude::*;
-use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
 use ricochet::puzzle::robots_moved;
+use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
 use ricochet::{Generator, Move};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,7 +54,10 @@ pub fn solve_unit(
         .take_while(|&(rank, &i)| rank < top_count || count(i) >= record_threshold)
         .filter_map(|(_, &i)| {
             let moves = solved[i].as_ref()?;
-            Some((seeds.start + i as u64, moves.iter().map(Move::notation).collect()))
+            Some((
+                seeds.start + i as u64,
+                moves.iter().map(Move::notation).collect(),
+            ))
         })
         .collect();
     Some(UnitResult {
