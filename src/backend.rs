@@ -49,7 +49,8 @@ impl Backend {
             return Ok(Backend::Remote(Box::new(Remote {
                 runtime,
                 campaigns: pb::campaigns_client::CampaignsClient::new(channel.clone()),
-                query: pb::query_client::QueryClient::new(channel),
+                query: pb::query_client::QueryClient::new(channel)
+                    .max_decoding_message_size(rrm_proto::MAX_MESSAGE),
             })));
         }
         let data = args

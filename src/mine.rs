@@ -132,10 +132,16 @@ async fn mine(
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut ticks = tokio::time::interval(Duration::from_millis(250));
+    let mut worker = worker;
     let interrupted = loop {
         tokio::select! {
             () = &mut signal => break true,
             _ = ticks.tick() => {}
+            // The worker only stops early on an error; report it rather than wait.
+            stopped = &mut worker => {
+                stopped.context("worker task")??;
+                anyhow::bail!("the worker stopped before the campaign was done");
+            }
         }
         let status = coordinator.status(name)?;
         bar.set_position(status.seeds_done);

@@ -250,6 +250,12 @@ impl Coordinator {
                 &mut state.aggregates,
             );
         }
+        // Saved statistics never name a commit the log lacks; if they did, numbering
+        // goes on after them rather than reuse a number they claim to include.
+        let last_commit = campaigns
+            .values()
+            .map(|c| c.aggregates.through_commit)
+            .fold(last_commit, u64::max);
         for state in campaigns.values_mut() {
             state.aggregates.through_commit = last_commit;
         }
@@ -710,9 +716,8 @@ impl Coordinator {
         let mut state = self.lock();
         let campaign = state.campaigns.get_mut(&lease.campaign).expect("looked up");
         let mut record = campaign.records[&lease.unit].clone();
-        if !matches!(record.state, UnitState::Leased(held) if held.number == lease.lease)
-            && !matches!(record.state, UnitState::Pending)
-        {
+        // Only the current lease is charged; an expired one was charged when it expired.
+        if !matches!(record.state, UnitState::Leased(held) if held.number == lease.lease) {
             return Ok(());
         }
         record.failures += 1;
@@ -1029,6 +1034,17 @@ fn check_contents(
             .generate(seed)
             .map_err(|e| format!("seed {seed}: {e}"))?;
         aggregates.add(count, robots, &generated.token, &generated.arrangement);
+        if count == rrm_proto::UNSOLVED {
+            // Not solved within the worker's limit: the coordinator must agree.
+            let solver = solver.get_or_insert_with(Solver::new);
+            if let Ok(found) = solver.solve(&generated.puzzle) {
+                return Err(format!(
+                    "seed {seed}: reported unsolved, the coordinator finds {} moves",
+                    found.moves.len()
+                ));
+            }
+            continue;
+        }
         let record = count >= spec.record_threshold;
         let Some(notation) = solutions.get(&seed) else {
             if record {

@@ -47,7 +47,7 @@ impl Default for Config {
             verify_share: 0.01,
             top_count: 5,
             drain_timeout: Duration::from_secs(10),
-            checkpoint_interval: Duration::from_secs(10),
+            checkpoint_interval: Duration::from_secs(60),
         }
     }
 }

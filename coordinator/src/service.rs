@@ -45,9 +45,15 @@ pub(crate) async fn serve(
     tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(pb::mining_server::MiningServer::new(service.clone()))
+        .add_service(
+            pb::mining_server::MiningServer::new(service.clone())
+                .max_decoding_message_size(rrm_proto::MAX_MESSAGE),
+        )
         .add_service(pb::campaigns_server::CampaignsServer::new(service.clone()))
-        .add_service(pb::query_server::QueryServer::new(service))
+        .add_service(
+            pb::query_server::QueryServer::new(service)
+                .max_encoding_message_size(rrm_proto::MAX_MESSAGE),
+        )
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await
 }

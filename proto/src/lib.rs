@@ -14,6 +14,13 @@ pub mod v1 {
 }
 
 use sha2::{Digest, Sha256};
+
+/// Largest message either side accepts: a unit of 2^20 seeds (2 MiB of counts) with its
+/// kept solutions, or a long list of puzzles.
+pub const MAX_MESSAGE: usize = 64 << 20;
+
+/// The move count a submission gives a seed its worker could not solve within its limit.
+pub const UNSOLVED: u8 = u8::MAX;
 use std::ops::Range;
 
 /// The digest a submission carries: SHA-256 over the campaign name, a zero byte, the

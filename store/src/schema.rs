@@ -55,7 +55,8 @@ impl CampaignSpec {
     /// The seeds of unit `unit`.
     pub fn unit_seeds(&self, unit: u64) -> Range<u64> {
         let start = self.seed_start + unit * self.unit_size;
-        start..(start + self.unit_size).min(self.seed_end)
+        // Never `start + unit_size`: it may pass u64::MAX in the last unit.
+        start..start + (self.seed_end - start).min(self.unit_size)
     }
 
     /// The unit holding `seed`, if the campaign covers it.

@@ -57,6 +57,13 @@ fn campaigns_are_unique_and_validated() {
     assert_eq!(first.spec.unit_seeds(9), 901..1001);
     assert_eq!(first.spec.unit_of(1000), Some(9));
     assert_eq!(first.spec.unit_of(1001), None);
+    let top = CampaignSpec {
+        seed_start: u64::MAX - 10,
+        seed_end: u64::MAX,
+        ..spec("top")
+    };
+    assert_eq!(top.units_total(), 1);
+    assert_eq!(top.unit_seeds(0), u64::MAX - 10..u64::MAX);
 }
 
 #[test]
@@ -129,21 +136,26 @@ fn large_blocks_are_deflated_and_read_back() {
     let campaign = store.create_campaign(spec("a"), 0).unwrap();
     let counts: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 11) as u8 + 1).collect();
     let robots: Vec<u8> = (0..5000u32).map(|i| (i % 4) as u8 + 1).collect();
-    store
-        .commit_result(&UnitResult {
-            campaign: campaign.id,
-            unit: 0,
-            record: &done(1),
-            move_counts: &counts,
-            robots_moved: &robots,
-            hardest: &[],
-            commit: 1,
-        })
-        .unwrap();
-    assert_eq!(
-        store.unit_results(campaign.id, 0).unwrap(),
-        Some((counts, robots))
-    );
+    // Joint bytes, and the plain deflated layout when a count does not fit in five bits.
+    let mut unsolved = counts.clone();
+    unsolved[17] = 255;
+    for (unit, counts) in [(0, counts), (1, unsolved)] {
+        store
+            .commit_result(&UnitResult {
+                campaign: campaign.id,
+                unit,
+                record: &done(unit + 1),
+                move_counts: &counts,
+                robots_moved: &robots,
+                hardest: &[],
+                commit: unit + 1,
+            })
+            .unwrap();
+        assert_eq!(
+            store.unit_results(campaign.id, unit).unwrap(),
+            Some((counts, robots.clone()))
+        );
+    }
 }
 
 #[test]

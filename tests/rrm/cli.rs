@@ -1,17 +1,11 @@
 //! The `rrm` binary end to end: output formats, batches and clear failures on bad input.
 
 use crate::referee::check_solution;
+use crate::rrm;
 use ricochet::PuzzleRecord;
 use serde_json::Value;
 use std::io::Write;
-use std::process::{Command, Output};
-
-fn rrm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(args)
-        .output()
-        .expect("rrm runs")
-}
+use std::process::Output;
 
 fn assert_success(output: &Output) {
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -61,23 +61,15 @@ fn dashboard_shows_what_the_store_holds() {
         return;
     };
     let data = tempfile::tempdir().unwrap();
-    let mined = Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args([
-            "mine",
-            "--seeds",
-            "1..3001",
-            "--unit-size",
-            "500",
-            "--data",
-            data.path().to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        mined.status.success(),
-        "{}",
-        String::from_utf8_lossy(&mined.stderr)
-    );
+    crate::rrm_ok(&[
+        "mine",
+        "--seeds",
+        "1..3001",
+        "--unit-size",
+        "500",
+        "--data",
+        data.path().to_str().unwrap(),
+    ]);
     let coordinator =
         Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
     let (address_tx, address_rx) = std::sync::mpsc::channel();

@@ -3,6 +3,7 @@
 //! forged submissions, and totals checked against solving every seed directly.
 
 use crate::referee::check_solution;
+use crate::rrm_ok;
 use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
 use ricochet::Generator;
 use rrm_coordinator::{Config, Coordinator};
@@ -212,6 +213,24 @@ fn three_workers_mine_what_solving_every_seed_gives() {
     let status = status(&server.url, "three").unwrap();
     assert_eq!(status.seeds_done, 19_999);
     assert!(status.mismatches.is_empty(), "{:?}", status.mismatches);
+
+    // The report commands read the same through the query service.
+    let report = |args: &[&str]| {
+        let tail = [
+            "--coordinator",
+            &server.url,
+            "--campaign",
+            "three",
+            "--json",
+        ];
+        rrm_ok(&[args, &tail].concat())
+    };
+    let remote: serde_json::Value = serde_json::from_str(&report(&["stats"])).unwrap();
+    assert_eq!(remote["puzzles"], 19_999);
+    assert_eq!(remote["max"].as_u64(), Some(expected.len() as u64 - 1));
+    let top = report(&["top", "--limit", "2"]);
+    let hardest: serde_json::Value = serde_json::from_str(top.lines().next().unwrap()).unwrap();
+    assert_eq!(hardest["moves"].as_u64(), Some(expected.len() as u64 - 1));
 }
 
 #[test]
@@ -283,25 +302,17 @@ fn a_killed_coordinator_resumes_exactly_after_restart() {
     let data = tempfile::tempdir().unwrap();
     let (mut coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
     let url = format!("http://{address}");
-    let created = Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args([
-            "campaign",
-            "create",
-            "restart",
-            "--seeds",
-            "1..8001",
-            "--unit-size",
-            "100",
-            "--coordinator",
-            &url,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        created.status.success(),
-        "{}",
-        String::from_utf8_lossy(&created.stderr)
-    );
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "restart",
+        "--seeds",
+        "1..8001",
+        "--unit-size",
+        "100",
+        "--coordinator",
+        &url,
+    ]);
     let _worker = worker(&url, 2);
     wait_until(Duration::from_secs(120), "some units are done", || {
         status(&url, "restart").is_some_and(|s| s.units_done >= 3)
@@ -521,24 +532,15 @@ fn duplicate_late_and_malformed_submissions() {
 #[test]
 fn mining_finds_seed_1605212351_as_a_21_move_record() {
     let data = tempfile::tempdir().unwrap();
-    let mine = Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args([
-            "mine",
-            "--seeds",
-            "1605212341..1605212361",
-            "--unit-size",
-            "10",
-            "--data",
-            data.path().to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        mine.status.success(),
-        "{}",
-        String::from_utf8_lossy(&mine.stderr)
-    );
-    let summary = String::from_utf8_lossy(&mine.stdout);
+    let summary = rrm_ok(&[
+        "mine",
+        "--seeds",
+        "1605212341..1605212361",
+        "--unit-size",
+        "10",
+        "--data",
+        data.path().to_str().unwrap(),
+    ]);
     assert!(summary.contains("seed   1605212351  21 moves"), "{summary}");
     let coordinator =
         Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
@@ -582,15 +584,7 @@ fn interrupted_mining_resumes_to_exact_totals() {
     assert!(interrupted.success());
     let code = first.0.wait().unwrap().code();
     assert_eq!(code, Some(130), "Ctrl-C exits 130 after saving");
-    let rerun = Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        rerun.status.success(),
-        "{}",
-        String::from_utf8_lossy(&rerun.stderr)
-    );
+    rrm_ok(&args);
     let coordinator =
         Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
     let aggregates = coordinator.aggregates("fogleman-1-6001").unwrap();

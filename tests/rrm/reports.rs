@@ -3,29 +3,13 @@
 
 use crate::mining::direct_histogram;
 use crate::referee::check_solution;
+use crate::{rrm, rrm_ok};
 use ricochet::{Generator, Puzzle, PuzzleRecord};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn rrm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(args)
-        .output()
-        .expect("rrm runs")
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
 
 fn mine(data: &Path, seeds: &str) {
-    ok(rrm(&[
+    rrm_ok(&[
         "mine",
         "--seeds",
         seeds,
@@ -33,7 +17,7 @@ fn mine(data: &Path, seeds: &str) {
         "500",
         "--data",
         data.to_str().unwrap(),
-    ]));
+    ]);
 }
 
 #[test]
@@ -42,8 +26,7 @@ fn stats_top_show_and_packs() {
     let data = store.path().to_str().unwrap();
     mine(store.path(), "1..2001");
 
-    let stats: Value =
-        serde_json::from_str(&ok(rrm(&["stats", "--data", data, "--json"]))).unwrap();
+    let stats: Value = serde_json::from_str(&rrm_ok(&["stats", "--data", data, "--json"])).unwrap();
     assert_eq!(stats["puzzles"], 2000);
     let expected = direct_histogram(1..2001);
     for bin in stats["histogram"].as_array().unwrap() {
@@ -68,7 +51,7 @@ fn stats_top_show_and_packs() {
         .map(|g| g["puzzles"].as_u64().unwrap())
         .sum();
     assert_eq!(colours, 2000);
-    let text = ok(rrm(&["stats", "--data", data]));
+    let text = rrm_ok(&["stats", "--data", data]);
     assert!(
         text.contains("2000 puzzles") && text.contains("1 in "),
         "{text}"
@@ -77,7 +60,7 @@ fn stats_top_show_and_packs() {
     // A second campaign side by side, and the histogram as a picture.
     mine(store.path(), "2001..3001");
     let svg = store.path().join("histogram.svg");
-    let compared: Value = serde_json::from_str(&ok(rrm(&[
+    let compared: Value = serde_json::from_str(&rrm_ok(&[
         "stats",
         "--data",
         data,
@@ -88,7 +71,7 @@ fn stats_top_show_and_packs() {
         "--json",
         "--svg",
         svg.to_str().unwrap(),
-    ])))
+    ]))
     .unwrap();
     assert_eq!(compared["compare"]["puzzles"], 1000);
     let picture = std::fs::read_to_string(&svg).unwrap();
@@ -99,7 +82,7 @@ fn stats_top_show_and_packs() {
     );
 
     // Records: hardest first, solutions that replay, metrics present.
-    let top = ok(rrm(&[
+    let top = rrm_ok(&[
         "top",
         "--data",
         data,
@@ -108,7 +91,7 @@ fn stats_top_show_and_packs() {
         "--limit",
         "3",
         "--json",
-    ]));
+    ]);
     let rows: Vec<Value> = top
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -152,9 +135,9 @@ fn stats_top_show_and_packs() {
         "--out",
         pack.to_str().unwrap(),
     ];
-    ok(rrm(&args));
+    rrm_ok(&args);
     let first = std::fs::read(&pack).unwrap();
-    ok(rrm(&args));
+    rrm_ok(&args);
     assert_eq!(
         std::fs::read(&pack).unwrap(),
         first,
@@ -177,7 +160,7 @@ fn stats_top_show_and_packs() {
         assert_eq!(record.moves, Some(moves as u32));
     }
     let html = store.path().join("pack.html");
-    ok(rrm(&[
+    rrm_ok(&[
         "pack",
         "--data",
         data,
@@ -191,7 +174,7 @@ fn stats_top_show_and_packs() {
         "4",
         "--out",
         html.to_str().unwrap(),
-    ]));
+    ]);
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(page.matches("<svg").count(), 8, "puzzles, then solutions");
     assert!(page.contains("Solutions") && page.contains("page-break-before"));
@@ -245,14 +228,14 @@ fn stats_top_show_and_packs() {
 fn show_draws_the_board_and_its_solution() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("seed1.svg");
-    let text = ok(rrm(&[
+    let text = rrm_ok(&[
         "show",
         "--seed",
         "1",
         "--solution",
         "--svg",
         svg.to_str().unwrap(),
-    ]));
+    ]);
     assert!(text.contains("9 moves:"), "{text}");
     assert!(text.contains("optimal solutions"), "{text}");
     let picture = std::fs::read_to_string(&svg).unwrap();
@@ -263,7 +246,7 @@ fn show_draws_the_board_and_its_solution() {
         16,
         "the target and the 15 other tokens"
     );
-    let plain = ok(rrm(&["show", "--seed", "1"]));
+    let plain = rrm_ok(&["show", "--seed", "1"]);
     assert!(
         plain.contains("(g)"),
         "ASCII board with the green target: {plain}"

@@ -90,10 +90,11 @@ pub async fn run(
             reason: e.to_string(),
         })?
         .connect_timeout(Duration::from_secs(5))
-        .timeout(Duration::from_secs(120));
+        // Submissions wait while the coordinator re-solves record candidates.
+        .timeout(Duration::from_secs(600));
     let client = MiningClient::new(endpoint.connect_lazy())
-        .max_decoding_message_size(64 << 20)
-        .max_encoding_message_size(64 << 20);
+        .max_decoding_message_size(rrm_proto::MAX_MESSAGE)
+        .max_encoding_message_size(rrm_proto::MAX_MESSAGE);
     let pool = Arc::new(
         rayon::ThreadPoolBuilder::new()
             .num_threads(config.threads.max(1))

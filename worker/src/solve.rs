@@ -4,11 +4,9 @@ use rayon::prelude::*;
 use ricochet::puzzle::robots_moved;
 use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
 use ricochet::{Generator, Move};
+use rrm_proto::UNSOLVED;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Move count recorded for a seed the solver could not finish (none is known).
-pub const UNSOLVED: u8 = u8::MAX;
 
 /// A solved unit: per seed the move count and robots moved, and the solutions worth keeping.
 #[derive(Clone, Debug, PartialEq, Eq)]
