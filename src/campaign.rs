@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// Seeds per work unit unless told otherwise: a few seconds of solving on two cores.
 pub const DEFAULT_UNIT_SIZE: u64 = 10_000;
-/// Move counts from which full solutions are kept and re-solved: about one seed in 100,000.
+/// Move counts from which full solutions are kept and re-solved: six of the first million seeds.
 pub const DEFAULT_RECORD_THRESHOLD: u8 = 20;
 
 #[derive(Args)]
