@@ -392,7 +392,7 @@ impl Coordinator {
                 let mut record = campaign.records[&unit].clone();
                 match &mut record.state {
                     UnitState::Done { verification, .. } => *verification = Verification::Pending,
-                    state => *state = UnitState::Pending,
+                    state => *state = UnitState::Pending { expired: None },
                 }
                 self.store.put_unit(campaign.campaign.id, unit, &record)?;
                 campaign.track(unit, &mut record, 0);
@@ -421,10 +421,14 @@ impl Coordinator {
                 state => {
                     record.failures += 1;
                     record.last_error = Some(format!("lease {} expired", record.leases_issued));
+                    let expired = match state {
+                        UnitState::Leased(lease) => Some(*lease),
+                        _ => None,
+                    };
                     *state = if record.failures >= self.config.max_failures {
                         UnitState::Quarantined
                     } else {
-                        UnitState::Pending
+                        UnitState::Pending { expired }
                     };
                 }
             }
@@ -458,7 +462,7 @@ impl Coordinator {
             return Ok(None);
         };
         let mut record = campaign.records.get(&unit).cloned().unwrap_or(UnitRecord {
-            state: UnitState::Pending,
+            state: UnitState::Pending { expired: None },
             leases_issued: 0,
             failures: 0,
             last_error: None,
@@ -538,20 +542,41 @@ impl Coordinator {
                     lease: lease.lease,
                 })
             }
-            UnitState::Pending if lease.lease != record.leases_issued => {
-                Err(CoordinatorError::StaleLease(format!(
-                    "lease {} of unit {} expired; it was leased again",
-                    lease.lease, lease.unit
-                )))
-            }
-            UnitState::Leased(_) | UnitState::Pending => {
-                match check_contents(generator, &spec, seeds, &submission) {
-                    Ok(checked) => self.accept(&submission, digest, checked),
-                    Err(why) => {
-                        self.count_failure(lease, &why)?;
-                        Err(CoordinatorError::Invalid(why))
-                    }
+            UnitState::Pending { expired } => match expired {
+                // The unit's last lease expired and nobody has it yet: its holder's
+                // result is still welcome.
+                Some(held) if held.number == lease.lease && held.worker == submission.worker => {
+                    self.check_and_accept(generator, &spec, seeds, &submission, digest)
                 }
+                Some(held) if held.number == lease.lease => Err(CoordinatorError::NotYourLease {
+                    unit: lease.unit,
+                    lease: lease.lease,
+                }),
+                _ => Err(CoordinatorError::StaleLease(format!(
+                    "lease {} of unit {} expired or its result was refused",
+                    lease.lease, lease.unit
+                ))),
+            },
+            UnitState::Leased(_) => {
+                self.check_and_accept(generator, &spec, seeds, &submission, digest)
+            }
+        }
+    }
+
+    /// Checks a fresh result's contents; accepts it, or charges the unit a failure.
+    fn check_and_accept(
+        &self,
+        generator: Generator,
+        spec: &CampaignSpec,
+        seeds: Range<u64>,
+        submission: &Submission,
+        digest: [u8; 32],
+    ) -> Result<Outcome> {
+        match check_contents(generator, spec, seeds, submission) {
+            Ok(checked) => self.accept(submission, digest, checked),
+            Err(why) => {
+                self.count_failure(&submission.lease, &why)?;
+                Err(CoordinatorError::Invalid(why))
             }
         }
     }
@@ -664,7 +689,9 @@ impl Coordinator {
         let mut record = campaign.records[&lease.unit].clone();
         let still_open = match &record.state {
             UnitState::Leased(held) => held.number == lease.lease,
-            UnitState::Pending => record.leases_issued == lease.lease,
+            UnitState::Pending {
+                expired: Some(held),
+            } => held.number == lease.lease && held.worker == submission.worker,
             _ => false,
         };
         if !still_open {
@@ -725,7 +752,7 @@ impl Coordinator {
         record.state = if record.failures >= self.config.max_failures {
             UnitState::Quarantined
         } else {
-            UnitState::Pending
+            UnitState::Pending { expired: None }
         };
         self.store
             .put_unit(campaign.campaign.id, lease.unit, &record)?;
@@ -920,7 +947,7 @@ impl CampaignState {
             .is_some_and(|r| matches!(r.state, UnitState::Done { .. }));
         self.pending.remove(&unit);
         match &mut record.state {
-            UnitState::Pending => {
+            UnitState::Pending { .. } => {
                 self.pending.insert(unit);
             }
             UnitState::Leased(lease) => {

@@ -77,8 +77,11 @@ pub struct Campaign {
 /// Where a unit stands. Units without a record are pending.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UnitState {
-    /// Waiting to be leased again (its last lease expired or its result was refused).
-    Pending,
+    /// Waiting to be leased again: its last lease expired (and may still deliver, from the
+    /// worker that held it) or its result was refused (`None`).
+    Pending {
+        expired: Option<Lease>,
+    },
     Leased(Lease),
     Done {
         digest: [u8; 32],
