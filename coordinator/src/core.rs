@@ -99,6 +99,12 @@ pub enum CoordinatorError {
     Store(StoreError),
 }
 
+impl From<ricochet::UnknownGenerator> for CoordinatorError {
+    fn from(error: ricochet::UnknownGenerator) -> Self {
+        CoordinatorError::InvalidCampaign(error.to_string())
+    }
+}
+
 impl From<StoreError> for CoordinatorError {
     fn from(error: StoreError) -> Self {
         match error {
@@ -189,27 +195,9 @@ impl Coordinator {
         let now = unix_ms();
         let mut campaigns = BTreeMap::new();
         for campaign in store.campaigns()? {
-            let generator: Generator =
-                campaign
-                    .spec
-                    .generator
-                    .parse()
-                    .map_err(|e: ricochet::UnknownGenerator| {
-                        CoordinatorError::InvalidCampaign(e.to_string())
-                    })?;
-            let mut state = CampaignState {
-                generator,
-                records: BTreeMap::new(),
-                next_unit: 0,
-                pending: BTreeSet::new(),
-                to_verify: BTreeSet::new(),
-                leased: BTreeSet::new(),
-                aggregates: store.aggregates(campaign.id)?.unwrap_or_default(),
-                units_done: 0,
-                seeds_done: 0,
-                progress: VecDeque::new(),
-                campaign,
-            };
+            let generator: Generator = campaign.spec.generator.parse()?;
+            let aggregates = store.aggregates(campaign.id)?.unwrap_or_default();
+            let mut state = CampaignState::new(campaign, generator, aggregates);
             for (unit, mut record) in store.units(state.campaign.id)? {
                 state.track(unit, &mut record, now + config.lease_ms());
                 state.records.insert(unit, record);
@@ -295,12 +283,7 @@ impl Coordinator {
     }
 
     pub fn create_campaign(&self, spec: CampaignSpec) -> Result<CampaignStatus> {
-        let generator: Generator =
-            spec.generator
-                .parse()
-                .map_err(|e: ricochet::UnknownGenerator| {
-                    CoordinatorError::InvalidCampaign(e.to_string())
-                })?;
+        let generator: Generator = spec.generator.parse()?;
         if spec.seed_start < generator.first_seed() {
             return Err(CoordinatorError::InvalidCampaign(format!(
                 "generator {generator} starts at seed {}",
@@ -316,19 +299,7 @@ impl Coordinator {
         };
         state.campaigns.insert(
             name.clone(),
-            CampaignState {
-                campaign,
-                generator,
-                records: BTreeMap::new(),
-                next_unit: 0,
-                pending: BTreeSet::new(),
-                to_verify: BTreeSet::new(),
-                leased: BTreeSet::new(),
-                aggregates,
-                units_done: 0,
-                seeds_done: 0,
-                progress: VecDeque::new(),
-            },
+            CampaignState::new(campaign, generator, aggregates),
         );
         drop(state);
         self.status(&name)
@@ -900,6 +871,15 @@ impl Coordinator {
         Ok(found)
     }
 
+    /// The generator of campaign `name`.
+    pub fn generator(&self, name: &str) -> Result<Generator> {
+        self.lock()
+            .campaigns
+            .get(name)
+            .map(|c| c.generator)
+            .ok_or_else(|| CoordinatorError::UnknownCampaign(name.to_string()))
+    }
+
     fn campaign_id(&self, name: &str) -> Result<u32> {
         self.lock()
             .campaigns
@@ -920,6 +900,22 @@ fn mined(campaign: &str, entry: HardEntry) -> MinedPuzzle {
 }
 
 impl CampaignState {
+    fn new(campaign: Campaign, generator: Generator, aggregates: Aggregates) -> CampaignState {
+        CampaignState {
+            campaign,
+            generator,
+            records: BTreeMap::new(),
+            next_unit: 0,
+            pending: BTreeSet::new(),
+            to_verify: BTreeSet::new(),
+            leased: BTreeSet::new(),
+            aggregates,
+            units_done: 0,
+            seeds_done: 0,
+            progress: VecDeque::new(),
+        }
+    }
+
     /// Seeds per second over the last [`RATE_WINDOW`], counting from the seeds done just
     /// before the oldest result in it (0 when idle that long).
     fn rate(&self) -> f64 {

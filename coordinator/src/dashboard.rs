@@ -12,7 +12,7 @@ use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use axum::Router;
 use ricochet::svg::{centre, escape, Picture};
-use ricochet::{Generator, Move};
+use ricochet::Move;
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::future::Future;
@@ -211,15 +211,7 @@ async fn campaign_page(
 ) -> Result<Html<String>, PageError> {
     let status = coordinator.status(&name)?;
     let a = coordinator.aggregates(&name)?;
-    let generator: Generator =
-        status
-            .campaign
-            .spec
-            .generator
-            .parse()
-            .map_err(|e: ricochet::UnknownGenerator| {
-                CoordinatorError::InvalidCampaign(e.to_string())
-            })?;
+    let generator = coordinator.generator(&name)?;
     let c = campaign_json(&status);
     let mut body = String::new();
     let _ = write!(
@@ -275,16 +267,7 @@ async fn puzzle_page(
     State(coordinator): Coord,
     Path((name, seed)): Path<(String, u64)>,
 ) -> Result<Html<String>, PageError> {
-    let status = coordinator.status(&name)?;
-    let generator: Generator =
-        status
-            .campaign
-            .spec
-            .generator
-            .parse()
-            .map_err(|e: ricochet::UnknownGenerator| {
-                CoordinatorError::InvalidCampaign(e.to_string())
-            })?;
+    let generator = coordinator.generator(&name)?;
     let mined = coordinator.puzzle(&name, seed)?;
     let generated = generator
         .generate(seed)

@@ -188,6 +188,30 @@ fn status(url: &str, campaign: &str) -> Option<pb::CampaignStatus> {
     })
 }
 
+/// A bare gRPC client registered as a worker, for hand-made requests.
+async fn raw_worker(
+    url: &str,
+    name: &str,
+) -> (
+    pb::mining_client::MiningClient<tonic::transport::Channel>,
+    u64,
+) {
+    let mut client = pb::mining_client::MiningClient::connect(url.to_string())
+        .await
+        .unwrap();
+    let worker_id = client
+        .register(pb::RegisterRequest {
+            name: name.into(),
+            threads: 1,
+            version: env!("CARGO_PKG_VERSION").into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    (client, worker_id)
+}
+
 fn is_done(status: &pb::CampaignStatus) -> bool {
     status.units_done == status.units_total
 }
@@ -352,19 +376,7 @@ fn duplicate_late_and_malformed_submissions() {
         .create_campaign(spec("forge", 1..101, 10))
         .unwrap();
     block_on(async {
-        let mut client = pb::mining_client::MiningClient::connect(server.url.clone())
-            .await
-            .unwrap();
-        let worker_id = client
-            .register(pb::RegisterRequest {
-                name: "test".into(),
-                threads: 1,
-                version: env!("CARGO_PKG_VERSION").into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
+        let (mut client, worker_id) = raw_worker(&server.url, "test").await;
         let first = client
             .lease(pb::LeaseRequest { worker_id })
             .await
@@ -636,19 +648,7 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
         .create_campaign(every_seed_a_record)
         .unwrap();
     block_on(async {
-        let mut client = pb::mining_client::MiningClient::connect(server.url.clone())
-            .await
-            .unwrap();
-        let worker_id = client
-            .register(pb::RegisterRequest {
-                name: "liar".into(),
-                threads: 1,
-                version: env!("CARGO_PKG_VERSION").into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .worker_id;
+        let (mut client, worker_id) = raw_worker(&server.url, "liar").await;
         for attempt in 1..=2 {
             let unit = client
                 .lease(pb::LeaseRequest { worker_id })

@@ -104,6 +104,13 @@ pub async fn run(
     let held: Held = Arc::default();
     let stopping = Arc::new(AtomicBool::new(false));
     let seeds_solved = Arc::new(AtomicU64::new(0));
+    let shared = Shared {
+        client: client.clone(),
+        pool,
+        held: held.clone(),
+        stopping: stopping.clone(),
+        seeds_solved: seeds_solved.clone(),
+    };
     let mut summary = Summary::default();
     let mut units: JoinSet<bool> = JoinSet::new();
     let mut worker_id = None;
@@ -171,17 +178,7 @@ pub async fn run(
                     (lease.campaign.clone(), lease.unit, lease.lease),
                     (id, cancel.clone()),
                 );
-                units.spawn(mine_unit(
-                    client.clone(),
-                    pool.clone(),
-                    id,
-                    unit,
-                    lease,
-                    cancel,
-                    held.clone(),
-                    stopping.clone(),
-                    seeds_solved.clone(),
-                ));
+                units.spawn(mine_unit(shared.clone(), id, unit, lease, cancel));
             }
             Ok(pb::LeaseReply {
                 unit: None,
@@ -271,45 +268,37 @@ async fn heartbeat_loop(client: MiningClient<Channel>, held: Held, interval: Dur
     }
 }
 
-/// Solves one leased unit and submits it until acknowledged. True if it was accepted.
-#[allow(clippy::too_many_arguments)]
-async fn mine_unit(
+/// What every unit task of a worker shares.
+#[derive(Clone)]
+struct Shared {
     client: MiningClient<Channel>,
     pool: Arc<rayon::ThreadPool>,
+    held: Held,
+    /// Raised on shutdown: results still unacknowledged get a few last tries.
+    stopping: Arc<AtomicBool>,
+    seeds_solved: Arc<AtomicU64>,
+}
+
+/// Solves one leased unit and submits it until acknowledged. True if it was accepted.
+async fn mine_unit(
+    shared: Shared,
     worker_id: u64,
     unit: pb::WorkUnit,
     lease: pb::LeaseRef,
     cancel: Arc<AtomicBool>,
-    held: Held,
-    stopping: Arc<AtomicBool>,
-    seeds_solved: Arc<AtomicU64>,
 ) -> bool {
     let key = (lease.campaign.clone(), lease.unit, lease.lease);
-    let outcome = mine_leased(
-        client,
-        pool,
-        worker_id,
-        unit,
-        lease,
-        cancel,
-        stopping,
-        seeds_solved,
-    )
-    .await;
-    held.lock().expect("held leases").remove(&key);
+    let outcome = mine_leased(&shared, worker_id, unit, lease, cancel).await;
+    shared.held.lock().expect("held leases").remove(&key);
     outcome
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn mine_leased(
-    client: MiningClient<Channel>,
-    pool: Arc<rayon::ThreadPool>,
+    shared: &Shared,
     worker_id: u64,
     unit: pb::WorkUnit,
     lease: pb::LeaseRef,
     cancel: Arc<AtomicBool>,
-    stopping: Arc<AtomicBool>,
-    seeds_solved: Arc<AtomicU64>,
 ) -> bool {
     let generator: ricochet::Generator = match unit.generator.parse() {
         Ok(generator) => generator,
@@ -323,6 +312,7 @@ async fn mine_leased(
     let top_count = unit.top_count as usize;
     let solving_cancel = cancel.clone();
     let solving_seeds = seeds.clone();
+    let pool = shared.pool.clone();
     let solved = tokio::task::spawn_blocking(move || {
         pool.install(|| {
             solve_unit(
@@ -343,7 +333,9 @@ async fn mine_leased(
             return false;
         }
     };
-    seeds_solved.fetch_add(seeds.end - seeds.start, Ordering::Relaxed);
+    shared
+        .seeds_solved
+        .fetch_add(seeds.end - seeds.start, Ordering::Relaxed);
     let request = pb::SubmitRequest {
         worker_id,
         digest: rrm_proto::unit_digest(
@@ -366,14 +358,14 @@ async fn mine_leased(
     // Kept until acknowledged; after shutdown began, a few last tries only.
     let mut last_tries = 3;
     loop {
-        match client.clone().submit(request.clone()).await {
+        match shared.client.clone().submit(request.clone()).await {
             Ok(reply) => {
                 let outcome = reply.into_inner().outcome();
                 tracing::info!(unit = lease.unit, campaign = %lease.campaign, ?outcome, "submitted");
                 return outcome == pb::SubmitOutcome::Accepted;
             }
             Err(status) if transient(&status) => {
-                if stopping.load(Ordering::SeqCst) {
+                if shared.stopping.load(Ordering::SeqCst) {
                     last_tries -= 1;
                     if last_tries == 0 {
                         tracing::warn!(
