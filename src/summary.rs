@@ -30,16 +30,7 @@ pub fn print(coordinator: &Coordinator, name: &str) -> Result<()> {
         let bar = "#".repeat(((count as f64 / widest as f64) * 40.0).ceil() as usize);
         println!("{moves:>5} {count:>9} {:>6.2}%  {bar}", share * 100.0);
     }
-    let total: u64 = aggregates
-        .histogram
-        .iter()
-        .enumerate()
-        .map(|(moves, &count)| moves as u64 * count)
-        .sum();
-    println!(
-        "mean {:.3} moves over {puzzles} puzzles",
-        total as f64 / puzzles as f64
-    );
+    println!("mean {:.3} moves over {puzzles} puzzles", aggregates.mean());
     println!("hardest seeds:");
     for puzzle in coordinator.hardest(name, HARDEST_SHOWN, 0)? {
         println!(
