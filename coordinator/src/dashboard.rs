@@ -132,10 +132,10 @@ fn page(title: &str, body: &str, script: &str) -> String {
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 0; color: #1d1d1d; background: #faf8f2; }}
 header {{ background: #2e5eaa; color: #fff; padding: .8em 1.5em; }} header a {{ color: #fff; text-decoration: none; font-weight: bold; }}
-main {{ padding: 1em 1.5em; max-width: 1100px; }}
+main {{ padding: 1em 1.5em; }}
 table {{ border-collapse: collapse; margin: .5em 0 1.5em; }} th, td {{ padding: .35em .8em; border-bottom: 1px solid #ddd; text-align: right; }}
 th:first-child, td:first-child {{ text-align: left; }}
-progress {{ width: 12em; }} .num {{ font-variant-numeric: tabular-nums; }}
+progress {{ width: 9em; }} td a {{ white-space: nowrap; }} .num {{ font-variant-numeric: tabular-nums; }}
 .hardest {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 1em; }}
 .hardest a {{ color: inherit; text-decoration: none; }} .hardest svg {{ width: 100%; height: auto; }}
 .card {{ background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .5em; }}
@@ -166,7 +166,7 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
         let name = escape(&status.campaign.spec.name);
         let _ = write!(
             body,
-            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done} / {total}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate:.0}</td><td class="num eta">{eta}</td><td class="num hardest" data-hardest="{hardest}">{hardest}</td></tr>"#,
+            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done} / {total}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate:.0}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
             total = c["seeds_total"],
             done = c["seeds_done"],
             units_done = c["units_done"],
@@ -196,7 +196,7 @@ async function refresh() {
       row.querySelector('.mismatches').textContent = c.mismatches;
       row.querySelector('.rate').textContent = Math.round(c.seeds_per_second);
       row.querySelector('.eta').textContent = eta(c.eta_seconds);
-      row.querySelector('.hardest').textContent = c.hardest_moves;
+      row.querySelector('.hardest-moves').textContent = c.hardest_moves;
     }
   } catch (e) { /* the coordinator may be restarting; try again later */ }
 }
