@@ -36,21 +36,6 @@ pub fn run(args: LoadTestArgs) -> Result<ExitCode> {
     result
 }
 
-/// Bytes of the files in `dir` and below.
-pub fn directory_bytes(dir: &std::path::Path) -> Result<u64> {
-    let mut total = 0;
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let metadata = entry.metadata()?;
-        total += if metadata.is_dir() {
-            directory_bytes(&entry.path())?
-        } else {
-            metadata.len()
-        };
-    }
-    Ok(total)
-}
-
 fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode> {
     let coordinator = Arc::new(Coordinator::open(Store::open(scratch)?, Config::default())?);
     coordinator.create_campaign(CampaignSpec {
@@ -108,7 +93,7 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
     );
     let status = coordinator.status("load")?;
     coordinator.store().flush_blocking()?;
-    let bytes = directory_bytes(scratch)?;
+    let bytes = coordinator.store().size_on_disk()?;
     println!(
         "coordinator: {} units done, {} puzzles counted; store {} bytes on disk, {:.3} bytes per seed",
         status.units_done,

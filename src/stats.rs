@@ -3,6 +3,7 @@
 use crate::backend::{Backend, BackendArgs};
 use anyhow::{Context, Result};
 use clap::Args;
+use rrm_coordinator::charts::rarity;
 use rrm_store::{Aggregates, Group};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -72,19 +73,6 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// "1 in N" for a share of the puzzles.
-fn rarity(count: u64, total: u64) -> String {
-    if count == 0 {
-        return "-".into();
-    }
-    let n = total as f64 / count as f64;
-    if n < 10.0 {
-        format!("1 in {n:.1}")
-    } else {
-        format!("1 in {:.0}", n)
-    }
-}
-
 fn share(count: u64, total: u64) -> f64 {
     count as f64 / total.max(1) as f64
 }
@@ -98,7 +86,7 @@ fn summary_json(name: &str, a: &Aggregates) -> Value {
                 json!({
                     "group": group,
                     "puzzles": g.puzzles,
-                    "mean_moves": g.total_moves as f64 / g.puzzles.max(1) as f64,
+                    "mean_moves": g.mean(),
                     "max_moves": g.max_moves,
                 })
             })
@@ -137,16 +125,9 @@ fn by_letter(a: &Aggregates, position: usize) -> BTreeMap<String, Group> {
             .chars()
             .nth(position)
             .map_or_else(|| "none".to_string(), |c| c.to_string());
-        let entry = merged.entry(key).or_default();
-        entry.puzzles += group.puzzles;
-        entry.total_moves += group.total_moves;
-        entry.max_moves = entry.max_moves.max(group.max_moves);
+        merged.entry(key).or_default().merge(group);
     }
     merged
-}
-
-fn mean(g: &Group) -> f64 {
-    g.total_moves as f64 / g.puzzles.max(1) as f64
 }
 
 fn text(campaigns: &[(String, Aggregates)]) -> String {
@@ -214,7 +195,7 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
             .collect::<Vec<_>>()
             .join(", ");
         let mut arrangements: Vec<(&String, &Group)> = a.by_arrangement.iter().collect();
-        arrangements.sort_by(|x, y| mean(y.1).total_cmp(&mean(x.1)).then(x.0.cmp(y.0)));
+        arrangements.sort_by(|x, y| y.1.mean().total_cmp(&x.1.mean()).then(x.0.cmp(y.0)));
         out += &format!(
             "\n{name} by board arrangement ({} seen; mean moves): hardest ",
             arrangements.len()
@@ -234,7 +215,7 @@ fn groups_line(groups: &BTreeMap<String, Group>) -> String {
             format!(
                 "{key} {} (mean {:.2}, max {})",
                 g.puzzles,
-                mean(g),
+                g.mean(),
                 g.max_moves
             )
         })
@@ -244,7 +225,7 @@ fn groups_line(groups: &BTreeMap<String, Group>) -> String {
 
 fn arrangement_list<'a>(items: impl Iterator<Item = &'a (&'a String, &'a Group)>) -> String {
     items
-        .map(|(name, g)| format!("[{name}] {:.2}", mean(g)))
+        .map(|(name, g)| format!("[{name}] {:.2}", g.mean()))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -6,6 +6,19 @@ use std::fmt::Write;
 /// Bar colours of the campaigns drawn side by side.
 const SERIES_COLOURS: [&str; 2] = ["#2e5eaa", "#d7263d"];
 
+/// "1 in N": how rare `count` puzzles of `total` are.
+pub fn rarity(count: u64, total: u64) -> String {
+    if count == 0 {
+        return "-".into();
+    }
+    let n = total as f64 / count as f64;
+    if n < 10.0 {
+        format!("1 in {n:.1}")
+    } else {
+        format!("1 in {n:.0}")
+    }
+}
+
 /// A histogram of optimal move counts for one or two campaigns, on a logarithmic count
 /// axis so that the rare hard puzzles stay visible next to the common easy ones. Each
 /// bar carries its count and share in a tooltip and as `data-*` attributes.

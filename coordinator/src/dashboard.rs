@@ -4,7 +4,7 @@
 //! read from the same [`Coordinator`]; pages are rendered on the server (every number
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
 
-use crate::charts::histogram_svg;
+use crate::charts::{histogram_svg, rarity};
 use crate::core::{CampaignStatus, Coordinator, CoordinatorError};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -238,9 +238,9 @@ async fn campaign_page(
     for (moves, &count) in a.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
         let _ = write!(
             body,
-            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.3} %</td><td class="num">1 in {:.0}</td></tr>"#,
+            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.3} %</td><td class="num">{}</td></tr>"#,
             count as f64 * 100.0 / total as f64,
-            total as f64 / count as f64
+            rarity(count, total)
         );
     }
     body.push_str("</table><h2>Hardest puzzles</h2><div class=\"hardest\" id=\"hardest\">");

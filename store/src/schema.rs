@@ -145,6 +145,18 @@ impl Group {
         self.total_moves += u64::from(moves);
         self.max_moves = self.max_moves.max(moves);
     }
+
+    /// Adds the puzzles of `other`.
+    pub fn merge(&mut self, other: &Group) {
+        self.puzzles += other.puzzles;
+        self.total_moves += other.total_moves;
+        self.max_moves = self.max_moves.max(other.max_moves);
+    }
+
+    /// Mean optimal move count (0 when empty).
+    pub fn mean(&self) -> f64 {
+        self.total_moves as f64 / self.puzzles.max(1) as f64
+    }
 }
 
 /// A campaign's statistics, including every commit up to `through_commit`.
@@ -211,10 +223,7 @@ impl Aggregates {
             (&mut self.by_arrangement, &other.by_arrangement),
         ] {
             for (name, group) in from {
-                let entry = groups.entry(name.clone()).or_default();
-                entry.puzzles += group.puzzles;
-                entry.total_moves += group.total_moves;
-                entry.max_moves = entry.max_moves.max(group.max_moves);
+                groups.entry(name.clone()).or_default().merge(group);
             }
         }
     }

@@ -37,20 +37,16 @@ fn stats_top_show_and_packs() {
             "{moves} moves"
         );
     }
-    let by_robots: u64 = stats["by_robots_moved"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["puzzles"].as_u64().unwrap())
-        .sum();
-    assert_eq!(by_robots, 2000);
-    let colours: u64 = stats["by_colour"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["puzzles"].as_u64().unwrap())
-        .sum();
-    assert_eq!(colours, 2000);
+    // Every breakdown accounts for every puzzle.
+    for breakdown in ["by_robots_moved", "by_colour", "by_shape", "by_target"] {
+        let puzzles: u64 = stats[breakdown]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|group| group["puzzles"].as_u64().unwrap())
+            .sum();
+        assert_eq!(puzzles, 2000, "{breakdown}");
+    }
     let text = rrm_ok(&["stats", "--data", data]);
     assert!(
         text.contains("2000 puzzles") && text.contains("1 in "),
