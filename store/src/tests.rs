@@ -1,3 +1,5 @@
+//! Store round trips: campaigns, results, hardest order, block layouts, aggregates, locking.
+
 use super::*;
 
 fn spec(name: &str) -> CampaignSpec {
