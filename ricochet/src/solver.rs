@@ -28,7 +28,7 @@ use crate::table::TransTable;
 /// Default longest solution looked for; no known puzzle comes close.
 pub const DEFAULT_MAX_MOVES: u8 = 40;
 /// Default size limit of the transposition table.
-pub const DEFAULT_TABLE_BYTES: usize = 32 << 20;
+pub const DEFAULT_TABLE_BYTES: usize = 16 << 20;
 
 /// Lower bound of a cell from which the target cannot be reached at all.
 pub(crate) const UNREACHABLE: u8 = u8::MAX;
@@ -106,7 +106,6 @@ impl Solver {
     /// Finds a proven optimal solution of `puzzle`.
     pub fn solve(&mut self, puzzle: &Puzzle) -> Result<Solution, Unsolved> {
         let started = Instant::now();
-        self.table.reset();
         let result = match (puzzle.robots().len(), puzzle.target().colour.is_none()) {
             (1, false) => self.run::<1, false>(puzzle),
             (2, false) => self.run::<2, false>(puzzle),
@@ -133,6 +132,8 @@ impl Solver {
         &mut self,
         puzzle: &Puzzle,
     ) -> Result<(Vec<Move>, u64), Unsolved> {
+        // A key has eight bits per robot.
+        self.table.reset(if N <= 4 { 32 } else { 40 });
         let board = puzzle.board();
         let target = puzzle.target();
         // Internal order: the robot that must finish first, the others after it.

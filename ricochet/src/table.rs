@@ -1,70 +1,106 @@
 //! The transposition table of the iterative-deepening search.
 //!
-//! Maps a canonical state key (at most 40 bits) to the largest remaining depth at which
-//! the state was already searched without success. Entries pack `key << 8 | remaining`
-//! into one `u64` (0 = empty). The table starts small, so that short puzzles cost only a
-//! few kilobytes to clear, doubles while it fills, and past its size limit replaces the
-//! shallowest entry of the probed run: a lost entry only means a state is searched again.
+//! Maps a canonical state key to the largest remaining depth at which the state was
+//! already searched without success. The key is spread by a bijective hash; its top bits
+//! pick a bucket of 16 four-byte slots, one cache line, and each slot keeps the hash's
+//! other bits above six bits of depth (0 = empty). So a probe touches one line and stores
+//! the key exactly in half the bytes of a full one. The table starts small, so that short
+//! puzzles cost only a few kilobytes to clear, doubles while it fills, and past its size
+//! limit replaces the shallowest entry of the bucket: a lost entry only means a state is
+//! searched again. Memory it grew into is kept for the next puzzle, since first touching
+//! fresh pages costs more than clearing warm ones.
 
-/// Slots looked at before an insertion replaces an entry.
-const PROBES: usize = 16;
-/// Initial size: 2^12 slots, 32 KiB.
-const INITIAL_BITS: u32 = 12;
+/// Slots in a bucket.
+const SLOTS: usize = 16;
+/// Bits of a slot holding the depth.
+const DEPTH_BITS: u32 = 6;
+const DEPTH_MASK: u32 = (1 << DEPTH_BITS) - 1;
+/// Initial size: 2^9 buckets, 32 KiB (more for keys too wide for a slot to keep the rest).
+const INITIAL_BITS: u32 = 9;
+/// Buckets a reset clears one by one rather than all at once.
+const DIRTY_LIMIT: usize = 1024;
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket([u32; SLOTS]);
 
 pub(crate) struct TransTable {
-    slots: Vec<u64>,
+    buckets: Vec<Bucket>,
+    /// Where `grow` keeps the old entries while it spreads them out again.
+    spare: Vec<Bucket>,
+    /// Bits of the hash choosing the bucket.
     bits: u32,
     max_bits: u32,
+    /// Bits of a key (and of its hash).
+    key_bits: u32,
     len: usize,
+    /// The buckets holding entries, while there are at most [`DIRTY_LIMIT`]: short puzzles
+    /// then clear only what they used.
+    dirty: Vec<u32>,
 }
 
 impl TransTable {
     pub(crate) fn new(max_bytes: usize) -> TransTable {
-        let max_slots = (max_bytes / 8).max(1 << INITIAL_BITS);
-        let max_bits = usize::BITS - 1 - max_slots.leading_zeros();
+        let max_buckets = (max_bytes / size_of::<Bucket>()).max(1 << INITIAL_BITS);
         TransTable {
-            slots: zeroed_slots(INITIAL_BITS),
-            bits: INITIAL_BITS,
-            max_bits,
+            buckets: Vec::new(),
+            spare: Vec::new(),
+            bits: 0,
+            max_bits: usize::BITS - 1 - max_buckets.leading_zeros(),
+            key_bits: 0,
             len: 0,
+            dirty: Vec::with_capacity(DIRTY_LIMIT),
         }
     }
 
-    /// Empties the table, giving back memory a hard puzzle made it take.
-    pub(crate) fn reset(&mut self) {
-        if self.bits > INITIAL_BITS {
-            *self = TransTable {
-                slots: zeroed_slots(INITIAL_BITS),
-                bits: INITIAL_BITS,
-                max_bits: self.max_bits,
-                len: 0,
-            };
-        } else if self.len > 0 {
-            self.slots.fill(0);
-            self.len = 0;
+    /// Empties the table for keys of `key_bits` bits.
+    pub(crate) fn reset(&mut self, key_bits: u32) {
+        // The slot keeps `key_bits - bits` bits of hash above the depth.
+        let min_bits = INITIAL_BITS.max((key_bits + DEPTH_BITS).saturating_sub(32));
+        if self.bits != min_bits || self.dirty.len() == DIRTY_LIMIT {
+            self.buckets.clear();
+            self.buckets.resize(1 << min_bits, Bucket::default());
+        } else {
+            for &index in &self.dirty {
+                self.buckets[index as usize] = Bucket::default();
+            }
         }
+        self.dirty.clear();
+        self.bits = min_bits;
+        self.key_bits = key_bits;
+        self.len = 0;
     }
 
-    /// Bytes the table holds now.
+    /// Bytes the table uses now.
     #[cfg(test)]
     fn bytes(&self) -> usize {
-        self.slots.len() * 8
+        self.buckets.len() * size_of::<Bucket>()
     }
 
+    /// The key's hash: a bijection of `key_bits`-bit numbers whose top bits depend on all.
     #[inline(always)]
-    fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    fn hash(&self, key: u64) -> u64 {
+        key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & ((1 << self.key_bits) - 1)
     }
 
-    /// Starts loading the slot of `key` into cache ahead of `visit`.
+    /// The bucket of a hash and what its slot keeps of it.
+    #[inline(always)]
+    fn split(&self, hash: u64) -> (usize, u32) {
+        let rest = self.key_bits - self.bits;
+        ((hash >> rest) as usize, (hash & ((1 << rest) - 1)) as u32)
+    }
+
+    /// Starts loading the bucket of `key` into cache ahead of `visit`.
     #[inline(always)]
     pub(crate) fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {
-            let slot = self.slots.as_ptr().wrapping_add(self.home(key));
+            let bucket = self.buckets.as_ptr().wrapping_add(self.split(self.hash(key)).0);
             // SAFETY: a prefetch is a hint; it never faults, even on a bad address.
             unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast())
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    bucket.cast(),
+                )
             };
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -75,70 +111,84 @@ impl TransTable {
     /// false when it was already searched with at least as many (so the search skips it).
     #[inline(always)]
     pub(crate) fn visit(&mut self, key: u64, remaining: u8) -> bool {
-        let entry = key << 8 | remaining as u64;
-        let mask = self.slots.len() - 1;
-        let mut index = self.home(key);
-        let mut shallowest = index;
-        for _ in 0..PROBES {
-            let slot = self.slots[index];
-            if slot == 0 {
-                self.slots[index] = entry;
-                self.len += 1;
-                if self.len * 2 > self.slots.len() && self.bits < self.max_bits {
-                    self.grow();
-                }
-                return true;
-            }
-            if slot >> 8 == key {
-                if (slot & 0xff) as u8 >= remaining {
-                    return false;
-                }
-                self.slots[index] = entry;
-                return true;
-            }
-            if slot & 0xff < self.slots[shallowest] & 0xff {
-                shallowest = index;
-            }
-            index = (index + 1) & mask;
+        let depth = (remaining as u32).min(DEPTH_MASK);
+        let (index, rest) = self.split(self.hash(key));
+        let entry = rest << DEPTH_BITS | depth;
+        let bucket = &mut self.buckets[index].0;
+        // Compared all at once (vectorised): slots fill from the front and are never
+        // emptied, so the first empty one follows the last entry.
+        let (mut hits, mut empties) = (0u32, 0u32);
+        for (i, &slot) in bucket.iter().enumerate() {
+            hits |= ((slot >> DEPTH_BITS == rest && slot != 0) as u32) << i;
+            empties |= ((slot == 0) as u32) << i;
         }
-        self.slots[shallowest] = entry;
+        if hits != 0 {
+            let i = hits.trailing_zeros() as usize;
+            if bucket[i] & DEPTH_MASK >= depth {
+                return false;
+            }
+            bucket[i] = entry;
+            return true;
+        }
+        if empties != 0 {
+            let free = empties.trailing_zeros() as usize;
+            bucket[free] = entry;
+            if free == 0 && self.dirty.len() < DIRTY_LIMIT {
+                self.dirty.push(index as u32);
+            }
+            self.len += 1;
+            if self.len * 2 > self.buckets.len() * SLOTS && self.bits < self.max_bits {
+                self.grow();
+            }
+            return true;
+        }
+        let shallowest = (0..SLOTS).min_by_key(|&i| bucket[i] & DEPTH_MASK).unwrap_or(0);
+        bucket[shallowest] = entry;
         true
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, zeroed_slots(self.bits + 1));
+        std::mem::swap(&mut self.buckets, &mut self.spare);
+        let old_bits = self.bits;
         self.bits += 1;
         self.len = 0;
-        let mask = self.slots.len() - 1;
-        for entry in old.into_iter().filter(|&e| e != 0) {
-            let mut index = self.home(entry >> 8);
-            for _ in 0..PROBES {
-                if self.slots[index] == 0 {
-                    self.slots[index] = entry;
+        // Entries move to other buckets: a reset must clear them all.
+        self.dirty.resize(DIRTY_LIMIT, 0);
+        self.buckets.clear();
+        if self.buckets.capacity() < 1 << self.bits {
+            self.buckets = with_huge_pages(1 << self.bits);
+        }
+        self.buckets.resize(1 << self.bits, Bucket::default());
+        let old_rest = self.key_bits - old_bits;
+        for (index, bucket) in self.spare.iter().enumerate() {
+            for &slot in bucket.0.iter().filter(|&&slot| slot != 0) {
+                let hash = (index as u64) << old_rest | (slot >> DEPTH_BITS) as u64;
+                let (new_index, rest) = self.split(hash);
+                let target = &mut self.buckets[new_index].0;
+                if let Some(free) = target.iter_mut().find(|s| **s == 0) {
+                    *free = rest << DEPTH_BITS | slot & DEPTH_MASK;
                     self.len += 1;
-                    break;
                 }
-                index = (index + 1) & mask;
             }
         }
     }
 }
 
-/// `2^bits` empty slots. Large tables ask for transparent huge pages: the search probes
-/// them at random, and 4 KiB pages would make nearly every probe a TLB miss too.
-fn zeroed_slots(bits: u32) -> Vec<u64> {
-    let slots = vec![0u64; 1 << bits];
+/// Room for `buckets` buckets. Large tables ask for transparent huge pages: the search
+/// probes them at random, and 4 KiB pages would make nearly every probe a TLB miss too.
+fn with_huge_pages(buckets: usize) -> Vec<Bucket> {
+    let table = Vec::<Bucket>::with_capacity(buckets);
     #[cfg(target_os = "linux")]
-    if slots.len() * 8 >= 4 << 20 {
+    if buckets * size_of::<Bucket>() >= 4 << 20 {
         // madvise wants a page-aligned start; the allocator's header shifts ours a little.
         const PAGE: usize = 4096;
-        let start = slots.as_ptr() as usize;
+        let start = table.as_ptr() as usize;
         let aligned = start.next_multiple_of(PAGE);
-        let len = (start + slots.len() * 8 - aligned) / PAGE * PAGE;
+        let len = (start + buckets * size_of::<Bucket>() - aligned) / PAGE * PAGE;
         // SAFETY: the range lies inside this vector's own allocation; advice changes no contents.
         unsafe { libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
     }
-    slots
+    table
 }
 
 #[cfg(test)]
@@ -148,6 +198,7 @@ mod tests {
     #[test]
     fn skips_a_state_searched_as_deep_and_grows() {
         let mut table = TransTable::new(1 << 20);
+        table.reset(32);
         assert!(table.visit(7, 3));
         assert!(!table.visit(7, 3));
         assert!(!table.visit(7, 2));
@@ -157,17 +208,34 @@ mod tests {
         }
         assert!(table.bytes() > 1 << 15);
         assert!(!table.visit(7, 4), "entries survive growth");
-        table.reset();
+        for key in 100..20_000u64 {
+            assert!(!table.visit(key, 5));
+        }
+        table.reset(32);
         assert!(table.visit(7, 1));
         assert_eq!(table.bytes(), 1 << 15);
     }
 
     #[test]
+    fn reset_after_a_short_search_forgets_its_entries() {
+        let mut table = TransTable::new(1 << 20);
+        table.reset(40);
+        let keys: Vec<u64> = (0..500).map(|i| i << 30 | 5).collect();
+        for &key in &keys {
+            assert!(table.visit(key, 9));
+        }
+        assert!(keys.iter().all(|&key| !table.visit(key, 9)));
+        table.reset(40);
+        assert!(keys.iter().all(|&key| table.visit(key, 9)));
+    }
+
+    #[test]
     fn full_table_replaces_instead_of_failing() {
         let mut table = TransTable::new(1 << 15);
+        table.reset(40);
         for key in 0..100_000u64 {
             assert!(table.visit(key + 1, 2));
         }
-        assert_eq!(table.bytes(), 1 << 15);
+        assert!(table.bytes() <= 1 << 20);
     }
 }
