@@ -36,7 +36,7 @@ pub(crate) const UNREACHABLE: u8 = u8::MAX;
 /// subtrees are cheaper than a cache miss.
 const MIN_TABLE_DEPTH: u8 = 2;
 const NO_MOVE: u8 = u8::MAX;
-/// Key of a child searched without a table probe (real keys have at most 40 bits).
+/// Key hash of a child searched without a table probe (real ones have at most 40 bits).
 const NO_KEY: u64 = u64::MAX;
 
 /// An optimal solution and what finding it cost.
@@ -640,15 +640,19 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 if !self.beyond_reach(robots, child) {
                     // Tight children are settled by `finishes_alone`, cheaper than a table probe.
                     let probe = child >= MIN_TABLE_DEPTH && bound < child;
-                    let key = if probe { Self::key(robots) } else { NO_KEY };
-                    if key != NO_KEY {
-                        self.table.prefetch(key);
+                    let hash = if probe {
+                        self.table.hash(Self::key(robots))
+                    } else {
+                        NO_KEY
+                    };
+                    if hash != NO_KEY {
+                        self.table.prefetch(hash);
                     }
                     children[count] = std::mem::MaybeUninit::new(Child {
                         robot: robot as u8,
                         dir: dir as u8,
                         to,
-                        key,
+                        hash,
                     });
                     count += 1;
                 }
@@ -661,9 +665,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 robot,
                 dir,
                 to,
-                key,
+                hash,
             } = unsafe { child_slot.assume_init() };
-            if key != NO_KEY && !self.table.visit(key, child) {
+            if hash != NO_KEY && !self.table.visit(hash, child) {
                 continue;
             }
             let from = robots[robot as usize];
@@ -696,5 +700,6 @@ struct Child {
     robot: u8,
     dir: u8,
     to: Cell,
-    key: u64,
+    /// The table hash of the child's key, or [`NO_KEY`].
+    hash: u64,
 }

@@ -77,9 +77,10 @@ impl TransTable {
         self.buckets.len() * size_of::<Bucket>()
     }
 
-    /// The key's hash: a bijection of `key_bits`-bit numbers whose top bits depend on all.
+    /// The key's hash, what `prefetch` and `visit` take: a bijection of `key_bits`-bit
+    /// numbers whose top bits depend on all.
     #[inline(always)]
-    fn hash(&self, key: u64) -> u64 {
+    pub(crate) fn hash(&self, key: u64) -> u64 {
         key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & ((1 << self.key_bits) - 1)
     }
 
@@ -90,12 +91,12 @@ impl TransTable {
         ((hash >> rest) as usize, (hash & ((1 << rest) - 1)) as u32)
     }
 
-    /// Starts loading the bucket of `key` into cache ahead of `visit`.
+    /// Starts loading the bucket of the key with hash `hash` into cache ahead of `visit`.
     #[inline(always)]
-    pub(crate) fn prefetch(&self, key: u64) {
+    pub(crate) fn prefetch(&self, hash: u64) {
         #[cfg(target_arch = "x86_64")]
         {
-            let bucket = self.buckets.as_ptr().wrapping_add(self.split(self.hash(key)).0);
+            let bucket = self.buckets.as_ptr().wrapping_add(self.split(hash).0);
             // SAFETY: a prefetch is a hint; it never faults, even on a bad address.
             unsafe {
                 std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
@@ -104,15 +105,16 @@ impl TransTable {
             };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        let _ = hash;
     }
 
-    /// Records that `key` is about to be searched with `remaining` moves left. Returns
-    /// false when it was already searched with at least as many (so the search skips it).
+    /// Records that the key with hash `hash` is about to be searched with `remaining`
+    /// moves left. Returns false when it was already searched with at least as many (so
+    /// the search skips it).
     #[inline(always)]
-    pub(crate) fn visit(&mut self, key: u64, remaining: u8) -> bool {
+    pub(crate) fn visit(&mut self, hash: u64, remaining: u8) -> bool {
         let depth = (remaining as u32).min(DEPTH_MASK);
-        let (index, rest) = self.split(self.hash(key));
+        let (index, rest) = self.split(hash);
         let entry = rest << DEPTH_BITS | depth;
         let bucket = &mut self.buckets[index].0;
         // Compared all at once (vectorised): slots fill from the front and are never
@@ -199,20 +201,20 @@ mod tests {
     fn skips_a_state_searched_as_deep_and_grows() {
         let mut table = TransTable::new(1 << 20);
         table.reset(32);
-        assert!(table.visit(7, 3));
-        assert!(!table.visit(7, 3));
-        assert!(!table.visit(7, 2));
-        assert!(table.visit(7, 4));
+        assert!(table.visit(table.hash(7), 3));
+        assert!(!table.visit(table.hash(7), 3));
+        assert!(!table.visit(table.hash(7), 2));
+        assert!(table.visit(table.hash(7), 4));
         for key in 100..20_000u64 {
-            assert!(table.visit(key, 5));
+            assert!(table.visit(table.hash(key), 5));
         }
         assert!(table.bytes() > 1 << 15);
-        assert!(!table.visit(7, 4), "entries survive growth");
+        assert!(!table.visit(table.hash(7), 4), "entries survive growth");
         for key in 100..20_000u64 {
-            assert!(!table.visit(key, 5));
+            assert!(!table.visit(table.hash(key), 5));
         }
         table.reset(32);
-        assert!(table.visit(7, 1));
+        assert!(table.visit(table.hash(7), 1));
         assert_eq!(table.bytes(), 1 << 15);
     }
 
@@ -222,11 +224,11 @@ mod tests {
         table.reset(40);
         let keys: Vec<u64> = (0..500).map(|i| i << 30 | 5).collect();
         for &key in &keys {
-            assert!(table.visit(key, 9));
+            assert!(table.visit(table.hash(key), 9));
         }
-        assert!(keys.iter().all(|&key| !table.visit(key, 9)));
+        assert!(keys.iter().all(|&key| !table.visit(table.hash(key), 9)));
         table.reset(40);
-        assert!(keys.iter().all(|&key| table.visit(key, 9)));
+        assert!(keys.iter().all(|&key| table.visit(table.hash(key), 9)));
     }
 
     #[test]
@@ -234,7 +236,7 @@ mod tests {
         let mut table = TransTable::new(1 << 15);
         table.reset(40);
         for key in 0..100_000u64 {
-            assert!(table.visit(key + 1, 2));
+            assert!(table.visit(table.hash(key + 1), 2));
         }
         assert!(table.bytes() <= 1 << 20);
     }
