@@ -141,7 +141,7 @@ impl Solver {
         if let Some(colour) = target.colour {
             order.swap(0, colour.robot());
         }
-        let mut robots: [Cell; N] = std::array::from_fn(|i| puzzle.robots()[order[i]]);
+        let robots: [Cell; N] = std::array::from_fn(|i| puzzle.robots()[order[i]]);
         let lower_bound = lower_bounds(board, target.cell);
         let mut search = Search::<N, WILD> {
             stops: stop_tables(board),
@@ -164,7 +164,7 @@ impl Solver {
             if depth >= REGIONS_FROM_DEPTH && !WILD && !search.regions_ready {
                 search.prepare_deep_search(board);
             }
-            if search.dfs(&mut robots, depth, NO_MOVE) {
+            if search.dfs(robots, depth, NO_MOVE) {
                 let moves = search
                     .path
                     .iter()
@@ -570,8 +570,8 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     ///
     /// Children are generated first and their table slots prefetched, so that the
     /// table's cache misses overlap instead of stalling one after the other.
-    fn dfs(&mut self, robots: &mut [Cell; N], remaining: u8, last: u8) -> bool {
-        let bound = self.bound(robots);
+    fn dfs(&mut self, robots: [Cell; N], remaining: u8, last: u8) -> bool {
+        let bound = self.bound(&robots);
         if bound == remaining {
             // Tight: only a robot whose own bound is tight can finish, alone and downhill.
             let finishers = if WILD { N } else { 1 };
@@ -579,7 +579,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             let solved = (0..finishers).any(|robot| {
                 run.failed = Default::default();
                 self.lower_bound[robots[robot] as usize] == remaining
-                    && self.finishes_alone(*robots, robot, false, &mut run)
+                    && self.finishes_alone(robots, robot, false, &mut run)
             });
             self.states += run.visited;
             self.path.append(&mut run.moves);
@@ -611,7 +611,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             {
                 continue;
             }
-            let ends = self.slides(robots, robot);
+            let ends = self.slides(&robots, robot);
             for (dir, &to) in ends.iter().enumerate() {
                 if to == from {
                     continue;
@@ -635,13 +635,13 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 if remaining == 1 {
                     continue;
                 }
-                robots[robot] = to;
-                let bound = self.bound(robots);
-                if !self.beyond_reach(robots, child) {
+                let next = moved(robots, robot, to);
+                let bound = self.bound(&next);
+                if !self.beyond_reach(&next, child) {
                     // Tight children are settled by `finishes_alone`, cheaper than a table probe.
                     let probe = child >= MIN_TABLE_DEPTH && bound < child;
                     let hash = if probe {
-                        self.table.hash(Self::key(robots))
+                        self.table.hash(Self::key(&next))
                     } else {
                         NO_KEY
                     };
@@ -656,7 +656,6 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     });
                     count += 1;
                 }
-                robots[robot] = from;
             }
         }
         for child_slot in &children[..count] {
@@ -670,10 +669,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             if hash != NO_KEY && !self.table.visit(hash, child) {
                 continue;
             }
-            let from = robots[robot as usize];
-            robots[robot as usize] = to;
-            let solved = self.dfs(robots, child, robot * 4 + dir);
-            robots[robot as usize] = from;
+            let solved = self.dfs(moved(robots, robot as usize, to), child, robot * 4 + dir);
             if solved {
                 self.path.push((robot, dir));
                 return true;
@@ -681,6 +677,18 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         }
         false
     }
+}
+
+/// `robots` with robot `robot` on `to`, built in registers: a one-byte store into an array
+/// in memory followed by reading the array whole (for the key) stalls store forwarding.
+#[inline(always)]
+fn moved<const N: usize>(robots: [Cell; N], robot: usize, to: Cell) -> [Cell; N] {
+    let packed = robots
+        .iter()
+        .enumerate()
+        .fold(0u64, |packed, (i, &cell)| packed | (cell as u64) << (8 * i));
+    let packed = packed & !(0xff << (8 * robot)) | (to as u64) << (8 * robot);
+    std::array::from_fn(|i| (packed >> (8 * i)) as Cell)
 }
 
 /// The state of one `finishes_alone` search.
