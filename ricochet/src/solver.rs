@@ -94,7 +94,8 @@ impl Solver {
         Solver::with_limits(DEFAULT_MAX_MOVES, DEFAULT_TABLE_BYTES)
     }
 
-    /// A solver that gives up beyond `max_moves` and keeps its table under `table_bytes`.
+    /// A solver that gives up beyond `max_moves` and keeps its table under `table_bytes`
+    /// (but at 1 MiB or more for 5-robot puzzles, whose wider keys need as many buckets).
     pub fn with_limits(max_moves: u8, table_bytes: usize) -> Solver {
         Solver {
             table: TransTable::new(table_bytes),

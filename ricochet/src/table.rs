@@ -113,6 +113,7 @@ impl TransTable {
     /// the search skips it).
     #[inline(always)]
     pub(crate) fn visit(&mut self, hash: u64, remaining: u8) -> bool {
+        // Deeper searches are recorded as DEPTH_MASK deep, which never lets them be skipped.
         let depth = (remaining as u32).min(DEPTH_MASK);
         let (index, rest) = self.split(hash);
         let entry = rest << DEPTH_BITS | depth;
@@ -126,7 +127,7 @@ impl TransTable {
         }
         if hits != 0 {
             let i = hits.trailing_zeros() as usize;
-            if bucket[i] & DEPTH_MASK >= depth {
+            if bucket[i] & DEPTH_MASK >= remaining as u32 {
                 return false;
             }
             bucket[i] = entry;
@@ -229,6 +230,16 @@ mod tests {
         assert!(keys.iter().all(|&key| !table.visit(table.hash(key), 9)));
         table.reset(40);
         assert!(keys.iter().all(|&key| table.visit(table.hash(key), 9)));
+    }
+
+    #[test]
+    fn searches_deeper_than_the_depth_field_are_never_skipped() {
+        let mut table = TransTable::new(1 << 20);
+        table.reset(32);
+        let hash = table.hash(42);
+        assert!(table.visit(hash, 70));
+        assert!(table.visit(hash, 70), "recorded as 63 deep, not 70");
+        assert!(!table.visit(hash, 63));
     }
 
     #[test]
