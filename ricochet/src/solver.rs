@@ -37,7 +37,7 @@ pub(crate) const UNREACHABLE: u8 = u8::MAX;
 const MIN_TABLE_DEPTH: u8 = 2;
 const NO_MOVE: u8 = u8::MAX;
 /// Key hash of a child searched without a table probe (real ones have at most 40 bits).
-const NO_KEY: u64 = u64::MAX;
+const NO_HASH: u64 = u64::MAX;
 
 /// An optimal solution and what finding it cost.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -644,9 +644,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     let hash = if probe {
                         self.table.hash(Self::key(&next))
                     } else {
-                        NO_KEY
+                        NO_HASH
                     };
-                    if hash != NO_KEY {
+                    if hash != NO_HASH {
                         self.table.prefetch(hash);
                     }
                     children[count] = std::mem::MaybeUninit::new(Child {
@@ -667,7 +667,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 to,
                 hash,
             } = unsafe { child_slot.assume_init() };
-            if hash != NO_KEY && !self.table.visit(hash, child) {
+            if hash != NO_HASH && !self.table.visit(hash, child) {
                 continue;
             }
             let solved = self.dfs(moved(robots, robot as usize, to), child, robot * 4 + dir);
@@ -709,6 +709,6 @@ struct Child {
     robot: u8,
     dir: u8,
     to: Cell,
-    /// The table hash of the child's key, or [`NO_KEY`].
+    /// The table hash of the child's key, or [`NO_HASH`].
     hash: u64,
 }
