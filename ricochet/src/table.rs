@@ -99,9 +99,7 @@ impl TransTable {
             let bucket = self.buckets.as_ptr().wrapping_add(self.split(hash).0);
             // SAFETY: a prefetch is a hint; it never faults, even on a bad address.
             unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    bucket.cast(),
-                )
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(bucket.cast())
             };
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -145,7 +143,9 @@ impl TransTable {
             }
             return true;
         }
-        let shallowest = (0..SLOTS).min_by_key(|&i| bucket[i] & DEPTH_MASK).unwrap_or(0);
+        let shallowest = (0..SLOTS)
+            .min_by_key(|&i| bucket[i] & DEPTH_MASK)
+            .unwrap_or(0);
         bucket[shallowest] = entry;
         true
     }
