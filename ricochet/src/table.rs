@@ -111,7 +111,10 @@ impl TransTable {
     /// the search skips it).
     #[inline(always)]
     pub(crate) fn visit(&mut self, hash: u64, remaining: u8) -> bool {
-        debug_assert!(remaining > 0, "a zero-depth entry would read as an empty slot");
+        debug_assert!(
+            remaining > 0,
+            "a zero-depth entry would read as an empty slot"
+        );
         // Deeper searches are recorded as DEPTH_MASK deep, which never lets them be skipped.
         let depth = (remaining as u32).min(DEPTH_MASK);
         let (index, rest) = self.split(hash);
