@@ -16,17 +16,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tonic::Code;
 
-/// A coordinator served from this process on its own runtime thread.
+/// A coordinator served from this process on its own runtime thread, on a fresh data
+/// directory removed after it stops.
 struct Server {
     url: String,
     coordinator: Arc<Coordinator>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
+    _data: tempfile::TempDir,
 }
 
 impl Server {
-    fn start(data: &std::path::Path, config: Config) -> Server {
-        let coordinator = Arc::new(Coordinator::open(Store::open(data).unwrap(), config).unwrap());
+    fn start(config: Config) -> Server {
+        let data = tempfile::tempdir().unwrap();
+        let coordinator =
+            Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (address_tx, address_rx) = std::sync::mpsc::channel();
         let served = coordinator.clone();
@@ -48,7 +52,15 @@ impl Server {
             coordinator,
             stop: Some(stop),
             thread: Some(thread),
+            _data: data,
         }
+    }
+
+    /// A server holding one campaign.
+    fn with_campaign(config: Config, campaign: CampaignSpec) -> Server {
+        let server = Server::start(config);
+        server.coordinator.create_campaign(campaign).unwrap();
+        server
     }
 }
 
@@ -218,12 +230,7 @@ fn is_done(status: &pb::CampaignStatus) -> bool {
 
 #[test]
 fn three_workers_mine_what_solving_every_seed_gives() {
-    let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path(), Config::default());
-    server
-        .coordinator
-        .create_campaign(spec("three", 1..20_000, 500))
-        .unwrap();
+    let server = Server::with_campaign(Config::default(), spec("three", 1..20_000, 500));
     let _workers: Vec<Process> = (0..3).map(|_| worker(&server.url, 1)).collect();
     let expected = direct_histogram(1..20_000);
     wait_until(Duration::from_secs(600), "the campaign is mined", || {
@@ -259,16 +266,11 @@ fn three_workers_mine_what_solving_every_seed_gives() {
 
 #[test]
 fn a_killed_workers_unit_is_reissued_and_totals_stay_exact() {
-    let data = tempfile::tempdir().unwrap();
     let config = Config {
         lease_duration: Duration::from_secs(2),
         ..Config::default()
     };
-    let server = Server::start(data.path(), config);
-    server
-        .coordinator
-        .create_campaign(spec("crash", 1..3_001, 300))
-        .unwrap();
+    let server = Server::with_campaign(config, spec("crash", 1..3_001, 300));
     let mut doomed = worker(&server.url, 1);
     wait_until(
         Duration::from_secs(60),
@@ -365,16 +367,11 @@ fn a_killed_coordinator_resumes_exactly_after_restart() {
 
 #[test]
 fn duplicate_late_and_malformed_submissions() {
-    let data = tempfile::tempdir().unwrap();
     let config = Config {
         lease_duration: Duration::from_secs(1),
         ..Config::default()
     };
-    let server = Server::start(data.path(), config);
-    server
-        .coordinator
-        .create_campaign(spec("forge", 1..101, 10))
-        .unwrap();
+    let server = Server::with_campaign(config, spec("forge", 1..101, 10));
     block_on(async {
         let (mut client, worker_id) = raw_worker(&server.url, "test").await;
         let first = client
@@ -605,16 +602,11 @@ fn interrupted_mining_resumes_to_exact_totals() {
 
 #[test]
 fn a_share_of_units_is_checked_by_a_second_worker() {
-    let data = tempfile::tempdir().unwrap();
     let config = Config {
         verify_share: 1.0,
         ..Config::default()
     };
-    let server = Server::start(data.path(), config);
-    server
-        .coordinator
-        .create_campaign(spec("checked", 1..2_001, 250))
-        .unwrap();
+    let server = Server::with_campaign(config, spec("checked", 1..2_001, 250));
     let _workers: Vec<Process> = (0..2).map(|_| worker(&server.url, 1)).collect();
     wait_until(
         Duration::from_secs(300),
@@ -635,18 +627,13 @@ fn a_share_of_units_is_checked_by_a_second_worker() {
 
 #[test]
 fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
-    let data = tempfile::tempdir().unwrap();
     let config = Config {
         max_failures: 2,
         ..Config::default()
     };
-    let server = Server::start(data.path(), config);
     let mut every_seed_a_record = spec("failing", 1..11, 10);
     every_seed_a_record.record_threshold = 1;
-    server
-        .coordinator
-        .create_campaign(every_seed_a_record)
-        .unwrap();
+    let server = Server::with_campaign(config, every_seed_a_record);
     block_on(async {
         let (mut client, worker_id) = raw_worker(&server.url, "liar").await;
         for attempt in 1..=2 {
@@ -699,8 +686,7 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
 
 #[test]
 fn health_and_reflection_are_served() {
-    let data = tempfile::tempdir().unwrap();
-    let server = Server::start(data.path(), Config::default());
+    let server = Server::start(Config::default());
     block_on(async {
         let channel = tonic::transport::Endpoint::from_shared(server.url.clone())
             .unwrap()
