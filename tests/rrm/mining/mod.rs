@@ -1,0 +1,262 @@
+//! Distributed mining end to end: real coordinators on 127.0.0.1 with free ports, worker
+//! processes (killed with SIGKILL where the test is about crashes), raw gRPC clients for
+//! forged submissions, and totals checked against solving every seed directly.
+//!
+//! This module holds the harness (an in-process server, worker processes, raw clients);
+//! the tests live in its children by topic.
+
+mod service;
+mod submissions;
+mod workers;
+
+use crate::referee::check_solution;
+use crate::rrm_ok;
+use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
+use ricochet::Generator;
+use rrm_coordinator::{Config, Coordinator};
+use rrm_proto::v1 as pb;
+use rrm_store::{CampaignSpec, Store, UnitState};
+use std::io::{BufRead, BufReader};
+use std::ops::Range;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tonic::Code;
+
+/// A coordinator served from this process on its own runtime thread, on a fresh data
+/// directory removed after it stops.
+struct Server {
+    url: String,
+    coordinator: Arc<Coordinator>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _data: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(config: Config) -> Server {
+        let data = tempfile::tempdir().unwrap();
+        let coordinator =
+            Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (address_tx, address_rx) = std::sync::mpsc::channel();
+        let served = coordinator.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                address_tx.send(listener.local_addr().unwrap()).unwrap();
+                rrm_coordinator::run(listener, served, async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+            });
+        });
+        let address = address_rx.recv().unwrap();
+        Server {
+            url: format!("http://{address}"),
+            coordinator,
+            stop: Some(stop),
+            thread: Some(thread),
+            _data: data,
+        }
+    }
+
+    /// A server holding one campaign.
+    fn with_campaign(config: Config, campaign: CampaignSpec) -> Server {
+        let server = Server::start(config);
+        server.coordinator.create_campaign(campaign).unwrap();
+        server
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn rrm_process(args: &[&str]) -> Process {
+    Process(
+        Command::new(env!("CARGO_BIN_EXE_rrm"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("rrm starts"),
+    )
+}
+
+fn worker(url: &str, threads: usize) -> Process {
+    rrm_process(&[
+        "worker",
+        "--coordinator",
+        url,
+        "--threads",
+        &threads.to_string(),
+    ])
+}
+
+fn spec(name: &str, seeds: Range<u64>, unit_size: u64) -> CampaignSpec {
+    CampaignSpec {
+        name: name.into(),
+        generator: "fogleman".into(),
+        seed_start: seeds.start,
+        seed_end: seeds.end,
+        unit_size,
+        record_threshold: 20,
+    }
+}
+
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < limit, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The histogram of optimal move counts from solving every seed here, on two threads.
+pub(crate) fn direct_histogram(seeds: Range<u64>) -> Vec<u64> {
+    let counts: Vec<usize> = std::thread::scope(|scope| {
+        let halves = [
+            seeds.start..seeds.start + (seeds.end - seeds.start) / 2,
+            seeds.start + (seeds.end - seeds.start) / 2..seeds.end,
+        ];
+        let handles: Vec<_> = halves
+            .into_iter()
+            .map(|half| {
+                scope.spawn(move || {
+                    half.map(|seed| {
+                        let puzzle = Generator::Fogleman.generate(seed).unwrap().puzzle;
+                        with_thread_solver(DEFAULT_MAX_MOVES, |s| {
+                            s.solve(&puzzle).unwrap().moves.len()
+                        })
+                    })
+                    .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    let mut histogram = vec![0; counts.iter().max().unwrap() + 1];
+    for moves in counts {
+        histogram[moves] += 1;
+    }
+    histogram
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+async fn query(url: &str) -> pb::query_client::QueryClient<tonic::transport::Channel> {
+    pb::query_client::QueryClient::connect(url.to_string())
+        .await
+        .unwrap()
+}
+
+fn stats(url: &str, campaign: &str) -> pb::Stats {
+    block_on(async {
+        query(url)
+            .await
+            .get_stats(pb::CampaignRequest {
+                campaign: campaign.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+    })
+}
+
+fn status(url: &str, campaign: &str) -> Option<pb::CampaignStatus> {
+    block_on(async {
+        let mut client = pb::query_client::QueryClient::connect(url.to_string())
+            .await
+            .ok()?;
+        client
+            .get_campaign_status(pb::CampaignRequest {
+                campaign: campaign.into(),
+            })
+            .await
+            .ok()
+            .map(tonic::Response::into_inner)
+    })
+}
+
+/// A bare gRPC client registered as a worker, for hand-made requests.
+async fn raw_worker(
+    url: &str,
+    name: &str,
+) -> (
+    pb::mining_client::MiningClient<tonic::transport::Channel>,
+    u64,
+) {
+    let mut client = pb::mining_client::MiningClient::connect(url.to_string())
+        .await
+        .unwrap();
+    let worker_id = client
+        .register(pb::RegisterRequest {
+            name: name.into(),
+            threads: 1,
+            version: env!("CARGO_PKG_VERSION").into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .worker_id;
+    (client, worker_id)
+}
+
+fn is_done(status: &pb::CampaignStatus) -> bool {
+    status.units_done == status.units_total
+}
+
+/// Starts `rrm coordinator` and reads the address it chose.
+fn coordinator_process(data: &std::path::Path, listen: &str) -> (Process, String) {
+    let mut process = rrm_process(&[
+        "coordinator",
+        "--listen",
+        listen,
+        "--data",
+        data.to_str().unwrap(),
+        "--lease-seconds",
+        "3",
+        "--dashboard",
+        "127.0.0.1:0",
+    ]);
+    let mut line = String::new();
+    let mut lines = BufReader::new(process.0.stdout.take().unwrap());
+    lines.read_line(&mut line).unwrap();
+    // Keep reading, so that the coordinator's later lines never meet a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+    let address = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("address line")
+        .to_string();
+    (process, address)
+}

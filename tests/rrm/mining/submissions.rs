@@ -1,0 +1,236 @@
+//! Submissions a coordinator must judge: duplicates, late and malformed results, and units
+//! that keep failing.
+
+use super::*;
+
+#[test]
+fn duplicate_late_and_malformed_submissions() {
+    let config = Config {
+        lease_duration: Duration::from_secs(1),
+        ..Config::default()
+    };
+    let server = Server::with_campaign(config, spec("forge", 1..101, 10));
+    block_on(async {
+        let (mut client, worker_id) = raw_worker(&server.url, "test").await;
+        let first = client
+            .lease(pb::LeaseRequest { worker_id })
+            .await
+            .unwrap()
+            .into_inner()
+            .unit
+            .unwrap();
+        let first_lease = first.lease.clone().unwrap();
+        // Let it expire; the same unit comes back under lease 2.
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        let second = client
+            .lease(pb::LeaseRequest { worker_id })
+            .await
+            .unwrap()
+            .into_inner()
+            .unit
+            .unwrap();
+        let lease = second.lease.clone().unwrap();
+        assert_eq!((lease.unit, lease.lease), (first_lease.unit, 2));
+        let seeds = second.seed_start..second.seed_end;
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let result =
+            rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel).unwrap();
+        let submit =
+            |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| pb::SubmitRequest {
+                worker_id,
+                digest: digest
+                    .unwrap_or_else(|| {
+                        rrm_proto::unit_digest(
+                            &lease.campaign,
+                            seeds.clone(),
+                            &counts,
+                            &result.robots_moved,
+                        )
+                    })
+                    .to_vec(),
+                lease: Some(lease),
+                move_counts: counts,
+                robots_moved: result.robots_moved.clone(),
+                solutions: result
+                    .solutions
+                    .iter()
+                    .map(|(seed, moves)| pb::Solution {
+                        seed: *seed,
+                        moves: moves.clone(),
+                    })
+                    .collect(),
+            };
+        let snapshot = |server: &Server| {
+            let store = server.coordinator.store();
+            (
+                server.coordinator.status("forge").unwrap(),
+                server.coordinator.aggregates("forge").unwrap(),
+                store.units(1).unwrap(),
+                store.hardest(1, 100, 0).unwrap(),
+            )
+        };
+        let before = snapshot(&server);
+        let good = result.move_counts.clone();
+        let cases = [
+            (
+                "wrong length",
+                submit(lease.clone(), good[1..].to_vec(), None),
+                Code::InvalidArgument,
+            ),
+            (
+                "bad digest",
+                submit(lease.clone(), good.clone(), Some([0; 32])),
+                Code::InvalidArgument,
+            ),
+            (
+                "unknown unit",
+                submit(
+                    pb::LeaseRef {
+                        unit: 999,
+                        ..lease.clone()
+                    },
+                    good.clone(),
+                    None,
+                ),
+                Code::NotFound,
+            ),
+            (
+                "unknown campaign",
+                submit(
+                    pb::LeaseRef {
+                        campaign: "nope".into(),
+                        ..lease.clone()
+                    },
+                    good.clone(),
+                    None,
+                ),
+                Code::NotFound,
+            ),
+            (
+                "never issued lease",
+                submit(
+                    pb::LeaseRef {
+                        lease: 9,
+                        ..lease.clone()
+                    },
+                    good.clone(),
+                    None,
+                ),
+                Code::NotFound,
+            ),
+            (
+                "stale lease",
+                submit(first_lease.clone(), good.clone(), None),
+                Code::FailedPrecondition,
+            ),
+            (
+                "someone else's lease",
+                pb::SubmitRequest {
+                    worker_id: worker_id ^ 1,
+                    ..submit(lease.clone(), good.clone(), None)
+                },
+                Code::PermissionDenied,
+            ),
+        ];
+        for (what, request, code) in cases {
+            let refused = client.submit(request).await.expect_err(what);
+            assert_eq!(refused.code(), code, "{what}: {}", refused.message());
+            assert_eq!(snapshot(&server), before, "{what} changed the store");
+        }
+        let accepted = client
+            .submit(submit(lease.clone(), good.clone(), None))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(accepted.outcome(), pb::SubmitOutcome::Accepted);
+        let after = snapshot(&server);
+        assert_eq!(after.1.puzzles(), 10);
+        let duplicate = client
+            .submit(submit(lease.clone(), good.clone(), None))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(duplicate.outcome(), pb::SubmitOutcome::Duplicate);
+        let late = client
+            .submit(submit(first_lease.clone(), good.clone(), None))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(late.outcome(), pb::SubmitOutcome::Duplicate);
+        assert_eq!(snapshot(&server), after, "duplicates changed the store");
+        let mut wrong = good.clone();
+        wrong[0] += 1;
+        let disagreeing = client
+            .submit(submit(first_lease.clone(), wrong, None))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(disagreeing.outcome(), pb::SubmitOutcome::Mismatch);
+        let status = server.coordinator.status("forge").unwrap();
+        assert_eq!(status.mismatches.len(), 1, "the mismatch is visible");
+        assert_eq!(
+            server.coordinator.aggregates("forge").unwrap(),
+            after.1,
+            "never counted twice"
+        );
+    });
+}
+
+#[test]
+fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
+    let config = Config {
+        max_failures: 2,
+        ..Config::default()
+    };
+    let mut every_seed_a_record = spec("failing", 1..11, 10);
+    every_seed_a_record.record_threshold = 1;
+    let server = Server::with_campaign(config, every_seed_a_record);
+    block_on(async {
+        let (mut client, worker_id) = raw_worker(&server.url, "liar").await;
+        for attempt in 1..=2 {
+            let unit = client
+                .lease(pb::LeaseRequest { worker_id })
+                .await
+                .unwrap()
+                .into_inner()
+                .unit
+                .expect("unit");
+            let lease = unit.lease.unwrap();
+            assert_eq!(lease.lease, attempt);
+            // Record candidates without their solutions.
+            let counts = vec![3u8; 10];
+            let refused = client
+                .submit(pb::SubmitRequest {
+                    worker_id,
+                    digest: rrm_proto::unit_digest("failing", 1..11, &counts, &[1; 10]).to_vec(),
+                    lease: Some(lease),
+                    move_counts: counts,
+                    robots_moved: vec![1; 10],
+                    solutions: Vec::new(),
+                })
+                .await
+                .expect_err("no solutions");
+            assert_eq!(refused.code(), Code::InvalidArgument);
+        }
+        let nothing = client
+            .lease(pb::LeaseRequest { worker_id })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            nothing.unit.is_none(),
+            "a quarantined unit is not leased again"
+        );
+    });
+    let status = server.coordinator.status("failing").unwrap();
+    assert_eq!(status.units_quarantined, 1);
+    assert!(
+        status.quarantined[0].2.contains("no solution"),
+        "{:?}",
+        status.quarantined
+    );
+    assert_eq!(
+        server.coordinator.aggregates("failing").unwrap().puzzles(),
+        0
+    );
+}

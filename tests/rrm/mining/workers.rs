@@ -1,0 +1,202 @@
+//! Workers mining campaigns end to end: totals, killed workers and coordinators, resumption,
+//! records and second opinions.
+
+use super::*;
+
+#[test]
+fn three_workers_mine_what_solving_every_seed_gives() {
+    let server = Server::with_campaign(Config::default(), spec("three", 1..20_000, 500));
+    let _workers: Vec<Process> = (0..3).map(|_| worker(&server.url, 1)).collect();
+    let expected = direct_histogram(1..20_000);
+    wait_until(Duration::from_secs(600), "the campaign is mined", || {
+        status(&server.url, "three").is_some_and(|s| is_done(&s))
+    });
+    let stored = stats(&server.url, "three");
+    assert_eq!(stored.histogram, expected);
+    assert_eq!(stored.puzzles, 19_999);
+    let by_target: u64 = stored.by_target.iter().map(|g| g.puzzles).sum();
+    assert_eq!(by_target, 19_999);
+    let status = status(&server.url, "three").unwrap();
+    assert_eq!(status.seeds_done, 19_999);
+    assert!(status.mismatches.is_empty(), "{:?}", status.mismatches);
+
+    // The report commands read the same through the query service.
+    let report = |args: &[&str]| {
+        let tail = [
+            "--coordinator",
+            &server.url,
+            "--campaign",
+            "three",
+            "--json",
+        ];
+        rrm_ok(&[args, &tail].concat())
+    };
+    let remote: serde_json::Value = serde_json::from_str(&report(&["stats"])).unwrap();
+    assert_eq!(remote["puzzles"], 19_999);
+    assert_eq!(remote["max"].as_u64(), Some(expected.len() as u64 - 1));
+    let top = report(&["top", "--limit", "2"]);
+    let hardest: serde_json::Value = serde_json::from_str(top.lines().next().unwrap()).unwrap();
+    assert_eq!(hardest["moves"].as_u64(), Some(expected.len() as u64 - 1));
+}
+
+#[test]
+fn a_killed_workers_unit_is_reissued_and_totals_stay_exact() {
+    let config = Config {
+        lease_duration: Duration::from_secs(2),
+        ..Config::default()
+    };
+    let server = Server::with_campaign(config, spec("crash", 1..3_001, 300));
+    let mut doomed = worker(&server.url, 1);
+    wait_until(
+        Duration::from_secs(60),
+        "the first worker holds a lease",
+        || server.coordinator.status("crash").unwrap().units_leased > 0,
+    );
+    doomed.0.kill().unwrap(); // SIGKILL: no goodbye, the lease just stops being renewed
+    let _survivor = worker(&server.url, 2);
+    let expected = direct_histogram(1..3_001);
+    wait_until(Duration::from_secs(300), "the campaign is mined", || {
+        status(&server.url, "crash").is_some_and(|s| is_done(&s))
+    });
+    assert_eq!(stats(&server.url, "crash").histogram, expected);
+    let reissued = server
+        .coordinator
+        .store()
+        .units(1)
+        .unwrap()
+        .into_iter()
+        .filter(|(_, record)| {
+            record.leases_issued >= 2 && matches!(record.state, UnitState::Done { .. })
+        })
+        .count();
+    assert!(reissued >= 1, "no unit was leased twice");
+}
+
+#[test]
+fn a_killed_coordinator_resumes_exactly_after_restart() {
+    let data = tempfile::tempdir().unwrap();
+    let (mut coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let url = format!("http://{address}");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "restart",
+        "--seeds",
+        "1..8001",
+        "--unit-size",
+        "100",
+        "--coordinator",
+        &url,
+    ]);
+    let _worker = worker(&url, 2);
+    wait_until(Duration::from_secs(120), "some units are done", || {
+        status(&url, "restart").is_some_and(|s| s.units_done >= 3)
+    });
+    coordinator.0.kill().unwrap();
+    let at_kill = status(&url, "restart");
+    assert!(at_kill.is_none(), "the coordinator is gone");
+    coordinator.0.wait().unwrap();
+    let (_restarted, again) = coordinator_process(data.path(), &address);
+    assert_eq!(again, address);
+    let resumed = status(&url, "restart").unwrap();
+    assert!(
+        !is_done(&resumed),
+        "killed mid-campaign ({} of {} units)",
+        resumed.units_done,
+        resumed.units_total
+    );
+    let expected = direct_histogram(1..8_001);
+    wait_until(Duration::from_secs(300), "the campaign is mined", || {
+        status(&url, "restart").is_some_and(|s| is_done(&s))
+    });
+    let stored = stats(&url, "restart");
+    assert_eq!(stored.histogram, expected);
+    assert_eq!(status(&url, "restart").unwrap().seeds_done, 8_000);
+}
+
+#[test]
+fn mining_finds_seed_1605212351_as_a_21_move_record() {
+    let data = tempfile::tempdir().unwrap();
+    let summary = rrm_ok(&[
+        "mine",
+        "--seeds",
+        "1605212341..1605212361",
+        "--unit-size",
+        "10",
+        "--data",
+        data.path().to_str().unwrap(),
+    ]);
+    assert!(summary.contains("seed   1605212351  21 moves"), "{summary}");
+    let coordinator =
+        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
+    let records = coordinator
+        .hardest("fogleman-1605212341-1605212361", 10, 20)
+        .unwrap();
+    let record = records
+        .iter()
+        .find(|p| p.seed == 1_605_212_351)
+        .expect("listed as a record");
+    assert_eq!(record.moves, 21);
+    assert!(record.re_solved, "the coordinator solved it again");
+    let puzzle = Generator::Fogleman.generate(1_605_212_351).unwrap().puzzle;
+    assert_eq!(
+        check_solution(&puzzle.to_record(None), &record.solution),
+        Ok(())
+    );
+}
+
+#[test]
+fn interrupted_mining_resumes_to_exact_totals() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().to_str().unwrap();
+    let args = [
+        "mine",
+        "--seeds",
+        "1..6001",
+        "--unit-size",
+        "100",
+        "--threads",
+        "1",
+        "--data",
+        dir,
+    ];
+    let mut first = rrm_process(&args);
+    std::thread::sleep(Duration::from_millis(1500));
+    let interrupted = Command::new("kill")
+        .args(["-INT", &first.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let code = first.0.wait().unwrap().code();
+    assert_eq!(code, Some(130), "Ctrl-C exits 130 after saving");
+    rrm_ok(&args);
+    let coordinator =
+        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
+    let aggregates = coordinator.aggregates("fogleman-1-6001").unwrap();
+    assert_eq!(aggregates.histogram, direct_histogram(1..6_001));
+}
+
+#[test]
+fn a_share_of_units_is_checked_by_a_second_worker() {
+    let config = Config {
+        verify_share: 1.0,
+        ..Config::default()
+    };
+    let server = Server::with_campaign(config, spec("checked", 1..2_001, 250));
+    let _workers: Vec<Process> = (0..2).map(|_| worker(&server.url, 1)).collect();
+    wait_until(
+        Duration::from_secs(300),
+        "every unit is mined and verified",
+        || {
+            status(&server.url, "checked")
+                .is_some_and(|s| is_done(&s) && s.units_verified == s.units_total)
+        },
+    );
+    let status = status(&server.url, "checked").unwrap();
+    assert!(status.mismatches.is_empty());
+    assert_eq!(
+        stats(&server.url, "checked").puzzles,
+        2_000,
+        "checks are not counted again"
+    );
+}
