@@ -67,13 +67,21 @@ thread_local! {
     static THREAD_SOLVER: std::cell::RefCell<Option<Solver>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Runs `work` with this thread's reusable solver, made with `max_moves` on first use,
-/// so that parallel batches allocate one table per thread rather than per puzzle.
+/// Runs `work` with this thread's reusable solver, giving up beyond `max_moves` for this
+/// call, so that parallel batches allocate one table per thread rather than per puzzle.
 pub fn with_thread_solver<R>(max_moves: u8, work: impl FnOnce(&mut Solver) -> R) -> R {
     THREAD_SOLVER.with(|cell| {
         let mut slot = cell.borrow_mut();
-        work(slot.get_or_insert_with(|| Solver::with_limits(max_moves, DEFAULT_TABLE_BYTES)))
+        let solver =
+            slot.get_or_insert_with(|| Solver::with_limits(max_moves, DEFAULT_TABLE_BYTES));
+        solver.max_moves = capped(max_moves);
+        work(solver)
     })
+}
+
+/// The limit stays below `u8::MAX`, so depth arithmetic one move past it cannot overflow.
+fn capped(max_moves: u8) -> u8 {
+    max_moves.min(254)
 }
 
 /// A reusable solver; keeps its transposition table between puzzles.
@@ -100,7 +108,7 @@ impl Solver {
         Solver {
             table: TransTable::new(table_bytes),
             regions: Regions::new(),
-            max_moves: max_moves.min(254),
+            max_moves: capped(max_moves),
         }
     }
 

@@ -4,6 +4,7 @@
 use crate::generator::seed_records;
 use crate::referee::{bfs_moves, check_solution, count_solutions, solo_moves};
 use proptest::prelude::*;
+use ricochet::solver::with_thread_solver;
 use ricochet::{Game, Puzzle, PuzzleRecord, Solver, Unsolved};
 
 /// Solves `record`'s puzzle and checks the answer with the referee; returns the move count.
@@ -245,6 +246,21 @@ fn puzzle_longer_than_the_limit_is_reported_and_solved_with_a_higher_one() {
     let notation: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
     assert_eq!(notation.len(), expected);
     assert_eq!(check_solution(&record, &notation), Ok(()));
+}
+
+/// A thread's reusable solver takes each call's limit, not only its first one's.
+#[test]
+fn the_thread_solver_follows_each_calls_move_limit() {
+    let record = forty_one_move_record();
+    let puzzle = Puzzle::from_record(&record).expect("valid puzzle");
+    let expected = bfs_moves(&record).expect("solvable");
+    let solve = |limit: u8| with_thread_solver(limit, |solver| solver.solve(&puzzle));
+    assert_eq!(solve(40).err(), Some(Unsolved::TooLong(40)));
+    let solution = solve(60).expect("solved within 60");
+    let notation: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
+    assert_eq!(notation.len(), expected);
+    assert_eq!(check_solution(&record, &notation), Ok(()));
+    assert_eq!(solve(40).err(), Some(Unsolved::TooLong(40)));
 }
 
 #[test]
