@@ -27,9 +27,11 @@ impl CampaignSpec {
                 .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !name_ok {
+        // `.` and `..` would be path segments in the dashboard's URLs, not names.
+        let dots_only = self.name.chars().all(|c| c == '.');
+        if !name_ok || dots_only {
             return Err(format!(
-                "name {:?}: use 1 to 64 letters, digits, '-', '_' or '.'",
+                "name {:?}: use 1 to 64 letters, digits, '-', '_' or '.', not only dots",
                 self.name
             ));
         }
@@ -256,4 +258,30 @@ pub struct Mismatch {
     pub unit: u64,
     pub worker: u64,
     pub detail: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CampaignSpec;
+
+    fn named(name: &str) -> CampaignSpec {
+        CampaignSpec {
+            name: name.into(),
+            generator: "fogleman".into(),
+            seed_start: 1,
+            seed_end: 11,
+            unit_size: 10,
+            record_threshold: 20,
+        }
+    }
+
+    #[test]
+    fn names_must_be_reachable_as_url_segments() {
+        for refused in [".", "..", "...", "", "a/b", "a b", &"x".repeat(65)] {
+            assert!(named(refused).validate().is_err(), "{refused:?} accepted");
+        }
+        for accepted in ["a.b", ".hidden", "fogleman-1-100001", "x_2"] {
+            assert_eq!(named(accepted).validate(), Ok(()), "{accepted:?} refused");
+        }
+    }
 }
