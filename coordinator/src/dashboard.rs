@@ -7,12 +7,12 @@
 use crate::charts::{histogram_svg, rarity};
 use crate::core::{CampaignStatus, Coordinator, CoordinatorError};
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use axum::Router;
 use ricochet::svg::{centre, escape, Picture};
-use ricochet::Move;
+use ricochet::{Move, SeedError};
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::future::Future;
@@ -21,6 +21,28 @@ use tokio::net::TcpListener;
 
 /// Puzzles listed on a campaign page.
 const HARDEST_SHOWN: usize = 12;
+
+/// The page frame, with `{title}`, `{body}` and `{script}` markers.
+const PAGE: &str = include_str!("../assets/page.html");
+
+/// Static files: (name, content type, contents).
+const ASSETS: [(&str, &str, &str); 3] = [
+    (
+        "dashboard.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/dashboard.css"),
+    ),
+    (
+        "campaigns.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/campaigns.js"),
+    ),
+    (
+        "puzzle.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/puzzle.js"),
+    ),
+];
 
 /// Serves the dashboard on `listener` until `shutdown` completes.
 pub async fn serve(
@@ -40,32 +62,86 @@ pub fn router(coordinator: Arc<Coordinator>) -> Router {
         .route("/api/campaign/{name}/stats", get(api_stats))
         .route("/campaign/{name}", get(campaign_page))
         .route("/campaign/{name}/puzzle/{seed}", get(puzzle_page))
+        .route("/assets/{file}", get(asset))
+        .fallback(not_found)
         .with_state(coordinator)
 }
 
-/// Errors as pages: unknown names are 404, the rest 500.
-struct PageError(CoordinatorError);
+/// Why a page or an API answer is not available.
+#[derive(Debug, thiserror::Error)]
+enum DashboardError {
+    #[error(transparent)]
+    Coordinator(#[from] CoordinatorError),
+    #[error(transparent)]
+    Seed(#[from] SeedError),
+    #[error("no such page: {0}")]
+    NoRoute(String),
+}
 
-impl From<CoordinatorError> for PageError {
-    fn from(error: CoordinatorError) -> Self {
-        PageError(error)
+impl DashboardError {
+    /// Unknown names are 404, store faults 500.
+    fn status(&self) -> StatusCode {
+        match self {
+            DashboardError::Coordinator(
+                CoordinatorError::UnknownCampaign(_)
+                | CoordinatorError::SeedOutside { .. }
+                | CoordinatorError::NotMined { .. },
+            )
+            | DashboardError::Seed(_)
+            | DashboardError::NoRoute(_) => StatusCode::NOT_FOUND,
+            DashboardError::Coordinator(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// Errors of pages: an HTML page.
+struct PageError(DashboardError);
+
+impl<E: Into<DashboardError>> From<E> for PageError {
+    fn from(error: E) -> Self {
+        PageError(error.into())
     }
 }
 
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
-        let status = match self.0 {
-            CoordinatorError::UnknownCampaign(_) | CoordinatorError::NotFound(_) => {
-                StatusCode::NOT_FOUND
-            }
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        let body = page(
-            "Not available",
-            &format!("<p class=\"error\">{}</p>", escape(&self.0.to_string())),
-            "",
-        );
-        (status, Html(body)).into_response()
+        let body = format!("<p class=\"error\">{}</p>", escape(&self.0.to_string()));
+        (self.0.status(), Html(page("Not available", &body, None))).into_response()
+    }
+}
+
+/// Errors of `/api/`: a JSON object `{"error": ...}`.
+struct ApiError(DashboardError);
+
+impl<E: Into<DashboardError>> From<E> for ApiError {
+    fn from(error: E) -> Self {
+        ApiError(error.into())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Json(json!({ "error": self.0.to_string() }));
+        (self.0.status(), body).into_response()
+    }
+}
+
+/// Unknown paths: JSON under `/api/`, a page elsewhere.
+async fn not_found(uri: Uri) -> Response {
+    let error = DashboardError::NoRoute(uri.path().to_string());
+    if uri.path().starts_with("/api/") {
+        ApiError(error).into_response()
+    } else {
+        PageError(error).into_response()
+    }
+}
+
+async fn asset(Path(file): Path<String>) -> Response {
+    match ASSETS.iter().find(|(name, _, _)| *name == file) {
+        Some((_, content_type, contents)) => {
+            ([(header::CONTENT_TYPE, *content_type)], *contents).into_response()
+        }
+        None => PageError(DashboardError::NoRoute(format!("/assets/{file}"))).into_response(),
     }
 }
 
@@ -103,7 +179,7 @@ fn statuses(coordinator: &Coordinator) -> Result<Vec<CampaignStatus>, Coordinato
         .collect()
 }
 
-async fn api_campaigns(State(coordinator): Coord) -> Result<Json<Value>, PageError> {
+async fn api_campaigns(State(coordinator): Coord) -> Result<Json<Value>, ApiError> {
     let campaigns: Vec<Value> = statuses(&coordinator)?.iter().map(campaign_json).collect();
     Ok(Json(json!({ "campaigns": campaigns })))
 }
@@ -111,7 +187,7 @@ async fn api_campaigns(State(coordinator): Coord) -> Result<Json<Value>, PageErr
 async fn api_stats(
     State(coordinator): Coord,
     Path(name): Path<String>,
-) -> Result<Json<Value>, PageError> {
+) -> Result<Json<Value>, ApiError> {
     let a = coordinator.aggregates(&name)?;
     Ok(Json(json!({
         "campaign": name,
@@ -125,26 +201,21 @@ async fn api_stats(
     })))
 }
 
-/// The page frame; `script` runs after the body.
-fn page(title: &str, body: &str, script: &str) -> String {
-    format!(
-        r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} · rrm</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 0; color: #1d1d1d; background: #faf8f2; }}
-header {{ background: #2e5eaa; color: #fff; padding: .8em 1.5em; }} header a {{ color: #fff; text-decoration: none; font-weight: bold; }}
-main {{ padding: 1em 1.5em; }}
-table {{ border-collapse: collapse; margin: .5em 0 1.5em; }} th, td {{ padding: .35em .8em; border-bottom: 1px solid #ddd; text-align: right; }}
-th:first-child, td:first-child {{ text-align: left; }}
-progress {{ width: 9em; }} td a {{ white-space: nowrap; }} .num {{ font-variant-numeric: tabular-nums; }}
-.hardest {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 1em; }}
-.hardest a {{ color: inherit; text-decoration: none; }} .hardest svg {{ width: 100%; height: auto; }}
-.card {{ background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .5em; }}
-.controls button {{ font-size: 1em; margin-right: .4em; }} .moves span.now {{ background: #f4b400; }}
-.error {{ color: #b00020; }}
-</style></head><body><header><a href="/">rrm dashboard</a></header><main><h1>{title}</h1>{body}</main>
-<script>{script}</script></body></html>"#,
-        title = escape(title)
-    )
+/// A page in the frame; `script` names an asset to run after the body.
+fn page(title: &str, body: &str, script: Option<&str>) -> String {
+    let title = escape(title);
+    let script = script.map_or_else(String::new, |name| {
+        format!(r#"<script src="/assets/{name}"></script>"#)
+    });
+    // Split at the body marker rather than replace in the filled page, so that nothing in
+    // the body is ever taken for a marker.
+    let (head, tail) = PAGE
+        .split_once("{body}")
+        .expect("the page frame has a body");
+    let mut page = head.replace("{title}", &title);
+    page.push_str(body);
+    page.push_str(&tail.replace("{script}", &script));
+    page
 }
 
 fn duration_text(seconds: Option<f64>) -> String {
@@ -180,29 +251,7 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
         );
     }
     body.push_str("</tbody></table>");
-    // Live refresh: the same numbers from /api/campaigns every two seconds.
-    let script = r#"
-function eta(s) { if (s === null) return '–'; if (s <= 0) return 'done'; if (s < 120) return Math.round(s) + ' s'; if (s < 7200) return Math.round(s / 60) + ' min'; return (s / 3600).toFixed(1) + ' h'; }
-async function refresh() {
-  try {
-    const reply = await fetch('/api/campaigns'); const data = await reply.json();
-    for (const c of data.campaigns) {
-      const row = document.querySelector(`tr[data-campaign="${CSS.escape(c.name)}"]`); if (!row) continue;
-      row.querySelector('progress').value = c.seeds_done;
-      const seeds = row.querySelector('.seeds-done'); seeds.dataset.seedsDone = c.seeds_done; seeds.textContent = `${c.seeds_done} / ${c.seeds_total}`;
-      row.querySelector('.units').textContent = `${c.units_done} / ${c.units_total}`;
-      row.querySelector('.leased').textContent = c.units_leased;
-      row.querySelector('.quarantined').textContent = c.units_quarantined;
-      row.querySelector('.mismatches').textContent = c.mismatches;
-      row.querySelector('.rate').textContent = Math.round(c.seeds_per_second);
-      row.querySelector('.eta').textContent = eta(c.eta_seconds);
-      row.querySelector('.hardest-moves').textContent = c.hardest_moves;
-    }
-  } catch (e) { /* the coordinator may be restarting; try again later */ }
-}
-setInterval(refresh, 2000);
-"#;
-    Ok(Html(page("Campaigns", &body, script)))
+    Ok(Html(page("Campaigns", &body, Some("campaigns.js"))))
 }
 
 async fn campaign_page(
@@ -245,10 +294,7 @@ async fn campaign_page(
     }
     body.push_str("</table><h2>Hardest puzzles</h2><div class=\"hardest\" id=\"hardest\">");
     for mined in coordinator.hardest(&name, HARDEST_SHOWN, 0)? {
-        let puzzle = generator
-            .generate(mined.seed)
-            .map_err(|e| CoordinatorError::NotFound(e.to_string()))?
-            .puzzle;
+        let puzzle = generator.generate(mined.seed)?.puzzle;
         let board = ricochet::svg::board(&puzzle, &Picture::default());
         let _ = write!(
             body,
@@ -260,7 +306,7 @@ async fn campaign_page(
         );
     }
     body.push_str("</div>");
-    Ok(Html(page(&format!("Campaign {name}"), &body, "")))
+    Ok(Html(page(&format!("Campaign {name}"), &body, None)))
 }
 
 async fn puzzle_page(
@@ -269,9 +315,7 @@ async fn puzzle_page(
 ) -> Result<Html<String>, PageError> {
     let generator = coordinator.generator(&name)?;
     let mined = coordinator.puzzle(&name, seed)?;
-    let generated = generator
-        .generate(seed)
-        .map_err(|e| CoordinatorError::NotFound(e.to_string()))?;
+    let generated = generator.generate(seed)?;
     let puzzle = &generated.puzzle;
     let solution: Vec<Move> = mined
         .solution
@@ -295,7 +339,7 @@ async fn puzzle_page(
     let mut body = String::new();
     let _ = write!(
         body,
-        r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: target <b>{token}</b> on tiles {arrangement}; optimal <b>{moves}</b> moves{re}.</p><div class="card" style="max-width:560px">{board}</div>"#,
+        r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: target <b>{token}</b> on tiles {arrangement}; optimal <b>{moves}</b> moves{re}.</p><div class="card board">{board}</div>"#,
         moves = mined.moves,
         token = escape(&generated.token),
         arrangement = escape(&generated.arrangement),
@@ -321,23 +365,14 @@ async fn puzzle_page(
         }
         body.push_str("</p>");
     }
-    let script = format!(
-        r#"
-const frames = {frames};
-let step = 0, timer = null;
-function show(k) {{
-  step = Math.max(0, Math.min(frames.length - 1, k));
-  frames[step].forEach(([x, y], robot) => document.getElementById('robot-' + robot).setAttribute('transform', `translate(${{x}} ${{y}})`));
-  const label = document.getElementById('step'); if (label) label.textContent = step;
-  document.querySelectorAll('.moves span').forEach(s => s.classList.toggle('now', Number(s.dataset.step) === step));
-}}
-const on = (id, f) => {{ const b = document.getElementById(id); if (b) b.onclick = f; }};
-on('next', () => show(step + 1)); on('back', () => show(step - 1));
-on('play', () => {{ clearInterval(timer); show(0); timer = setInterval(() => {{ if (step >= frames.length - 1) clearInterval(timer); else show(step + 1); }}, 700); }});
-// A link may name a step: #step=5.
-if (location.hash.startsWith('#step=')) show(Number(location.hash.slice(6)));
-"#,
-        frames = serde_json::to_string(&frames).expect("numbers serialise")
+    let _ = write!(
+        body,
+        r#"<script type="application/json" id="frames">{}</script>"#,
+        serde_json::to_string(&frames).expect("numbers serialise")
     );
-    Ok(Html(page(&format!("Seed {seed}"), &body, &script)))
+    Ok(Html(page(
+        &format!("Seed {seed}"),
+        &body,
+        Some("puzzle.js"),
+    )))
 }

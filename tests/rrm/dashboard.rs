@@ -170,3 +170,64 @@ fn dashboard_shows_what_the_store_holds() {
     let _ = stop.send(());
     server.join().unwrap();
 }
+
+/// GETs `path` over a raw HTTP/1.0 connection: (status code, content type, body).
+fn get(address: std::net::SocketAddr, path: &str) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let (head, body) = reply.split_once("\r\n\r\n").expect("headers end");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let content_type = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    (status, content_type, body.to_string())
+}
+
+#[test]
+fn unknown_api_paths_answer_json_and_pages_html() {
+    let data = tempfile::tempdir().unwrap();
+    let coordinator =
+        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = runtime.spawn(rrm_coordinator::dashboard::serve(
+        listener,
+        coordinator,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    for path in ["/api/nothing-here", "/api/campaign/none/stats"] {
+        let (status, content_type, body) = get(address, path);
+        assert_eq!(status, 404, "{path}");
+        assert!(
+            content_type.starts_with("application/json"),
+            "{path}: {content_type}"
+        );
+        let error: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(error["error"].is_string(), "{path}: {body}");
+    }
+    let (status, content_type, body) = get(address, "/campaign/none");
+    assert_eq!((status, content_type.starts_with("text/html")), (404, true));
+    assert!(body.contains("unknown campaign"), "{body}");
+    let (status, content_type, body) = get(address, "/assets/dashboard.css");
+    assert_eq!(
+        (status, content_type.as_str()),
+        (200, "text/css; charset=utf-8")
+    );
+    assert!(body.contains(".hardest"));
+    let _ = stop.send(());
+    runtime.block_on(server).unwrap().unwrap();
+}
