@@ -3,9 +3,10 @@
 
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
+use rrm_coordinator::wire::{create_request, CampaignStats};
 use rrm_coordinator::{CampaignStatus, Coordinator, MinedPuzzle};
 use rrm_proto::v1 as pb;
-use rrm_store::{Aggregates, Campaign, CampaignSpec, Group, Mismatch};
+use rrm_store::{Aggregates, CampaignSpec};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tonic::transport::Channel;
@@ -73,18 +74,10 @@ impl Backend {
                 let Remote {
                     runtime, campaigns, ..
                 } = &mut **remote;
-                let request = pb::CreateCampaignRequest {
-                    name: spec.name,
-                    generator: spec.generator,
-                    seed_start: spec.seed_start,
-                    seed_end: spec.seed_end,
-                    unit_size: spec.unit_size,
-                    record_threshold: spec.record_threshold.into(),
-                };
                 let reply = runtime
-                    .block_on(campaigns.create_campaign(request))
+                    .block_on(campaigns.create_campaign(create_request(spec)))
                     .map_err(status_error)?;
-                from_pb_status(reply.into_inner())
+                Ok(reply.into_inner().try_into()?)
             }
         }
     }
@@ -105,7 +98,7 @@ impl Backend {
                     .into_inner()
                     .campaigns
                     .into_iter()
-                    .map(from_pb_status)
+                    .map(|status| Ok(status.try_into()?))
                     .collect()
             }
         }
@@ -144,26 +137,7 @@ impl Backend {
                     }))
                     .map_err(status_error)?
                     .into_inner();
-                let groups = |groups: Vec<pb::GroupStats>| {
-                    groups
-                        .into_iter()
-                        .map(|g| {
-                            let group = Group {
-                                puzzles: g.puzzles,
-                                total_moves: g.total_moves,
-                                max_moves: u8::try_from(g.max_moves).unwrap_or(u8::MAX),
-                            };
-                            (g.group, group)
-                        })
-                        .collect()
-                };
-                Ok(Aggregates {
-                    through_commit: 0,
-                    histogram: stats.histogram,
-                    by_target: groups(stats.by_target),
-                    by_arrangement: groups(stats.by_arrangement),
-                    by_robots_moved: stats.by_robots_moved,
-                })
+                Ok(CampaignStats::try_from(stats)?.aggregates)
             }
         }
     }
@@ -180,12 +154,12 @@ impl Backend {
                         min_moves: min_moves.into(),
                     }))
                     .map_err(status_error)?;
-                Ok(reply
+                reply
                     .into_inner()
                     .puzzles
                     .into_iter()
-                    .map(from_pb_puzzle)
-                    .collect())
+                    .map(|puzzle| Ok(puzzle.try_into()?))
+                    .collect()
             }
         }
     }
@@ -209,69 +183,20 @@ impl Backend {
                         limit: limit as u32,
                     }))
                     .map_err(status_error)?;
-                Ok(reply
+                reply
                     .into_inner()
                     .puzzles
                     .into_iter()
-                    .map(|p| (p.seed, u8::try_from(p.moves).unwrap_or(u8::MAX)))
-                    .collect())
+                    .map(|puzzle| {
+                        let puzzle = MinedPuzzle::try_from(puzzle)?;
+                        Ok((puzzle.seed, puzzle.moves))
+                    })
+                    .collect()
             }
         }
     }
 }
 
-fn from_pb_puzzle(puzzle: pb::MinedPuzzle) -> MinedPuzzle {
-    MinedPuzzle {
-        campaign: puzzle.campaign,
-        seed: puzzle.seed,
-        moves: u8::try_from(puzzle.moves).unwrap_or(u8::MAX),
-        solution: puzzle.solution,
-        re_solved: puzzle.re_solved,
-    }
-}
-
 fn status_error(status: tonic::Status) -> anyhow::Error {
     anyhow::anyhow!("coordinator: {} ({:?})", status.message(), status.code())
-}
-
-fn from_pb_status(status: pb::CampaignStatus) -> Result<CampaignStatus> {
-    let campaign = status
-        .campaign
-        .context("coordinator sent a status without its campaign")?;
-    Ok(CampaignStatus {
-        campaign: Campaign {
-            id: 0,
-            spec: CampaignSpec {
-                name: campaign.name,
-                generator: campaign.generator,
-                seed_start: campaign.seed_start,
-                seed_end: campaign.seed_end,
-                unit_size: campaign.unit_size,
-                record_threshold: u8::try_from(campaign.record_threshold).unwrap_or(u8::MAX),
-            },
-            created_unix_ms: campaign.created_unix_ms,
-        },
-        units_total: status.units_total,
-        units_done: status.units_done,
-        units_leased: status.units_leased,
-        units_quarantined: status.units_quarantined,
-        units_verified: status.units_verified,
-        seeds_done: status.seeds_done,
-        hardest_moves: u8::try_from(status.hardest_moves).unwrap_or(u8::MAX),
-        seeds_per_second: status.seeds_per_second,
-        quarantined: status
-            .quarantined
-            .into_iter()
-            .map(|q| (q.unit, q.failures, q.last_error))
-            .collect(),
-        mismatches: status
-            .mismatches
-            .into_iter()
-            .map(|m| Mismatch {
-                unit: m.unit,
-                worker: m.worker_id,
-                detail: m.detail,
-            })
-            .collect(),
-    })
 }

@@ -129,8 +129,11 @@ fn status_line(status: &CampaignStatus) -> String {
         status.seeds_done,
         status.hardest_moves
     );
-    for (unit, failures, error) in &status.quarantined {
-        line += &format!("\n  quarantined unit {unit} after {failures} failures: {error}");
+    for q in &status.quarantined {
+        line += &format!(
+            "\n  quarantined unit {} after {} failures: {}",
+            q.unit, q.failures, q.last_error
+        );
     }
     for mismatch in &status.mismatches {
         line += &format!(
@@ -157,7 +160,7 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
         "units_verified": status.units_verified,
         "seeds_done": status.seeds_done,
         "hardest_moves": status.hardest_moves,
-        "quarantined": status.quarantined.iter().map(|(unit, failures, error)| serde_json::json!({"unit": unit, "failures": failures, "last_error": error})).collect::<Vec<_>>(),
+        "quarantined": status.quarantined.iter().map(|q| serde_json::json!({"unit": q.unit, "failures": q.failures, "last_error": q.last_error})).collect::<Vec<_>>(),
         "mismatches": status.mismatches.iter().map(|m| serde_json::json!({"unit": m.unit, "worker": m.worker, "detail": m.detail})).collect::<Vec<_>>(),
     })
 }

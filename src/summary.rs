@@ -40,8 +40,11 @@ pub fn print(coordinator: &Coordinator, name: &str) -> Result<()> {
             puzzle.solution.join(" ")
         );
     }
-    for (unit, failures, error) in &status.quarantined {
-        println!("quarantined unit {unit} after {failures} failures: {error}");
+    for q in &status.quarantined {
+        println!(
+            "quarantined unit {} after {} failures: {}",
+            q.unit, q.failures, q.last_error
+        );
     }
     Ok(())
 }

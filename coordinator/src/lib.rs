@@ -11,10 +11,11 @@ mod core;
 pub mod dashboard;
 mod flush;
 mod service;
+pub mod wire;
 
 pub use crate::core::{
-    Assignment, CampaignStatus, Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Outcome,
-    Submission,
+    Assignment, CampaignStatus, Coordinator, CoordinatorError, Counts, LeaseRef, MinedPuzzle,
+    Outcome, QuarantinedUnit, Rejection, Submission,
 };
 
 use std::future::Future;

@@ -1,13 +1,10 @@
-//! The gRPC edge: converts `rrm.v1` messages to the coordinator's types and back, and
-//! its errors to status codes. No bookkeeping happens here.
+//! The gRPC edge: `rrm.v1` requests go through `crate::wire` to the coordinator's types
+//! and back, and its errors become status codes. No bookkeeping happens here.
 
-use crate::core::{
-    Assignment, CampaignStatus, Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Outcome,
-    Submission,
-};
-use crate::flush::GroupFlush;
+use crate::core::{Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Submission};
+use crate::flush::{FlushError, GroupFlush};
+use crate::wire::{moves_u8, spec_from_request, CampaignStats};
 use rrm_proto::v1 as pb;
-use rrm_store::{Aggregates, CampaignSpec};
 use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -63,11 +60,13 @@ impl From<CoordinatorError> for Status {
         use CoordinatorError::*;
         let message = error.to_string();
         match error {
-            UnknownCampaign(_) | UnknownUnit { .. } | UnknownLease { .. } | NotFound(_) => {
-                Status::not_found(message)
-            }
+            UnknownCampaign(_)
+            | UnknownUnit { .. }
+            | UnknownLease { .. }
+            | SeedOutside { .. }
+            | NotMined { .. } => Status::not_found(message),
             UnknownWorker(_) => Status::unauthenticated(message),
-            StaleLease(_) | Quarantined(_) => Status::failed_precondition(message),
+            StaleLease { .. } | Quarantined(_) => Status::failed_precondition(message),
             NotYourLease { .. } => Status::permission_denied(message),
             Invalid(_) | InvalidCampaign(_) => Status::invalid_argument(message),
             CampaignExists(_) => Status::already_exists(message),
@@ -77,110 +76,10 @@ impl From<CoordinatorError> for Status {
     }
 }
 
-fn lease_ref(lease: Option<pb::LeaseRef>) -> Result<LeaseRef, Status> {
-    let lease = lease.ok_or_else(|| Status::invalid_argument("missing lease"))?;
-    Ok(LeaseRef {
-        campaign: lease.campaign,
-        unit: lease.unit,
-        lease: lease.lease,
-    })
-}
-
-fn to_pb_lease(lease: LeaseRef) -> pb::LeaseRef {
-    pb::LeaseRef {
-        campaign: lease.campaign,
-        unit: lease.unit,
-        lease: lease.lease,
+impl From<FlushError> for Status {
+    fn from(error: FlushError) -> Status {
+        Status::internal(error.to_string())
     }
-}
-
-fn to_pb_unit(assignment: Assignment) -> pb::WorkUnit {
-    pb::WorkUnit {
-        lease: Some(to_pb_lease(assignment.lease)),
-        generator: assignment.generator.name().to_string(),
-        seed_start: assignment.seeds.start,
-        seed_end: assignment.seeds.end,
-        record_threshold: assignment.record_threshold.into(),
-        top_count: assignment.top_count,
-        deadline_unix_ms: assignment.deadline_unix_ms,
-    }
-}
-
-fn to_pb_status(status: CampaignStatus) -> pb::CampaignStatus {
-    let campaign = status.campaign;
-    pb::CampaignStatus {
-        campaign: Some(pb::Campaign {
-            name: campaign.spec.name,
-            generator: campaign.spec.generator,
-            seed_start: campaign.spec.seed_start,
-            seed_end: campaign.spec.seed_end,
-            unit_size: campaign.spec.unit_size,
-            record_threshold: campaign.spec.record_threshold.into(),
-            created_unix_ms: campaign.created_unix_ms,
-        }),
-        units_total: status.units_total,
-        units_done: status.units_done,
-        units_leased: status.units_leased,
-        units_quarantined: status.units_quarantined,
-        seeds_done: status.seeds_done,
-        units_verified: status.units_verified,
-        quarantined: status
-            .quarantined
-            .into_iter()
-            .map(|(unit, failures, last_error)| pb::QuarantinedUnit {
-                unit,
-                failures,
-                last_error,
-            })
-            .collect(),
-        mismatches: status
-            .mismatches
-            .into_iter()
-            .map(|m| pb::Mismatch {
-                unit: m.unit,
-                worker_id: m.worker,
-                detail: m.detail,
-            })
-            .collect(),
-        hardest_moves: status.hardest_moves.into(),
-        seeds_per_second: status.seeds_per_second,
-    }
-}
-
-fn to_pb_stats(campaign: String, aggregates: Aggregates) -> pb::Stats {
-    let groups = |groups: std::collections::BTreeMap<String, rrm_store::Group>| {
-        groups
-            .into_iter()
-            .map(|(group, g)| pb::GroupStats {
-                group,
-                puzzles: g.puzzles,
-                total_moves: g.total_moves,
-                max_moves: g.max_moves.into(),
-            })
-            .collect()
-    };
-    pb::Stats {
-        campaign,
-        puzzles: aggregates.puzzles(),
-        histogram: aggregates.histogram,
-        by_target: groups(aggregates.by_target),
-        by_arrangement: groups(aggregates.by_arrangement),
-        by_robots_moved: aggregates.by_robots_moved,
-    }
-}
-
-fn to_pb_puzzle(puzzle: MinedPuzzle) -> pb::MinedPuzzle {
-    pb::MinedPuzzle {
-        campaign: puzzle.campaign,
-        seed: puzzle.seed,
-        moves: puzzle.moves.into(),
-        solution: puzzle.solution,
-        re_solved: puzzle.re_solved,
-    }
-}
-
-fn moves_u8(value: u32, what: &str) -> Result<u8, Status> {
-    u8::try_from(value).map_err(|_| Status::invalid_argument(format!("{what} {value} is over 255")))
 }
 
 #[tonic::async_trait]
@@ -218,7 +117,7 @@ impl pb::mining_server::Mining for Service {
         let assignment = self.coordinator.lease(worker)?;
         Ok(Response::new(pb::LeaseReply {
             retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
-            unit: assignment.map(to_pb_unit),
+            unit: assignment.map(Into::into),
         }))
     }
 
@@ -227,14 +126,10 @@ impl pb::mining_server::Mining for Service {
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatReply>, Status> {
         let request = request.into_inner();
-        let leases: Vec<LeaseRef> = request
-            .leases
-            .into_iter()
-            .map(|l| lease_ref(Some(l)))
-            .collect::<Result<_, _>>()?;
+        let leases: Vec<LeaseRef> = request.leases.into_iter().map(Into::into).collect();
         let (lost, deadline) = self.coordinator.heartbeat(request.worker_id, &leases);
         Ok(Response::new(pb::HeartbeatReply {
-            lost: lost.into_iter().map(to_pb_lease).collect(),
+            lost: lost.into_iter().map(Into::into).collect(),
             deadline_unix_ms: deadline,
         }))
     }
@@ -243,19 +138,7 @@ impl pb::mining_server::Mining for Service {
         &self,
         request: Request<pb::SubmitRequest>,
     ) -> Result<Response<pb::SubmitReply>, Status> {
-        let request = request.into_inner();
-        let submission = Submission {
-            worker: request.worker_id,
-            lease: lease_ref(request.lease)?,
-            move_counts: request.move_counts,
-            robots_moved: request.robots_moved,
-            digest: request.digest,
-            solutions: request
-                .solutions
-                .into_iter()
-                .map(|s| (s.seed, s.moves))
-                .collect(),
-        };
+        let submission = Submission::try_from(request.into_inner())?;
         let outcome = if self.coordinator.is_quick(&submission) {
             self.coordinator.submit(submission)?
         } else {
@@ -266,15 +149,9 @@ impl pb::mining_server::Mining for Service {
                 .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??
         };
         // Acknowledged only once on disk.
-        self.flusher.flushed().await.map_err(Status::internal)?;
-        let outcome = match outcome {
-            Outcome::Accepted => pb::SubmitOutcome::Accepted,
-            Outcome::Duplicate => pb::SubmitOutcome::Duplicate,
-            Outcome::Mismatch => pb::SubmitOutcome::Mismatch,
-            Outcome::Verified => pb::SubmitOutcome::Verified,
-        };
+        self.flusher.flushed().await?;
         Ok(Response::new(pb::SubmitReply {
-            outcome: outcome.into(),
+            outcome: pb::SubmitOutcome::from(outcome).into(),
         }))
     }
 }
@@ -285,18 +162,10 @@ impl pb::campaigns_server::Campaigns for Service {
         &self,
         request: Request<pb::CreateCampaignRequest>,
     ) -> Result<Response<pb::CampaignStatus>, Status> {
-        let request = request.into_inner();
-        let spec = CampaignSpec {
-            name: request.name,
-            generator: request.generator,
-            seed_start: request.seed_start,
-            seed_end: request.seed_end,
-            unit_size: request.unit_size,
-            record_threshold: moves_u8(request.record_threshold, "record threshold")?,
-        };
+        let spec = spec_from_request(request.into_inner())?;
         let status = self.coordinator.create_campaign(spec)?;
-        self.flusher.flushed().await.map_err(Status::internal)?;
-        Ok(Response::new(to_pb_status(status)))
+        self.flusher.flushed().await?;
+        Ok(Response::new(status.into()))
     }
 }
 
@@ -310,7 +179,7 @@ impl pb::query_server::Query for Service {
             .coordinator
             .campaign_names()
             .iter()
-            .map(|name| self.coordinator.status(name).map(to_pb_status))
+            .map(|name| self.coordinator.status(name).map(Into::into))
             .collect::<Result<_, _>>()?;
         Ok(Response::new(pb::ListCampaignsReply { campaigns }))
     }
@@ -320,7 +189,7 @@ impl pb::query_server::Query for Service {
         request: Request<pb::CampaignRequest>,
     ) -> Result<Response<pb::CampaignStatus>, Status> {
         let name = request.into_inner().campaign;
-        Ok(Response::new(to_pb_status(self.coordinator.status(&name)?)))
+        Ok(Response::new(self.coordinator.status(&name)?.into()))
     }
 
     async fn get_stats(
@@ -329,7 +198,11 @@ impl pb::query_server::Query for Service {
     ) -> Result<Response<pb::Stats>, Status> {
         let name = request.into_inner().campaign;
         let aggregates = self.coordinator.aggregates(&name)?;
-        Ok(Response::new(to_pb_stats(name, aggregates)))
+        let stats = CampaignStats {
+            campaign: name,
+            aggregates,
+        };
+        Ok(Response::new(stats.into()))
     }
 
     async fn get_hardest(
@@ -347,7 +220,7 @@ impl pb::query_server::Query for Service {
             .coordinator
             .hardest(&request.campaign, limit.min(10_000), min_moves)?;
         Ok(Response::new(pb::HardestReply {
-            puzzles: puzzles.into_iter().map(to_pb_puzzle).collect(),
+            puzzles: puzzles.into_iter().map(Into::into).collect(),
         }))
     }
 
@@ -369,12 +242,15 @@ impl pb::query_server::Query for Service {
         Ok(Response::new(pb::FindPuzzlesReply {
             puzzles: found
                 .into_iter()
-                .map(|(seed, moves)| pb::MinedPuzzle {
-                    campaign: campaign.clone(),
-                    seed,
-                    moves: moves.into(),
-                    solution: Vec::new(),
-                    re_solved: false,
+                .map(|(seed, moves)| {
+                    MinedPuzzle {
+                        campaign: campaign.clone(),
+                        seed,
+                        moves,
+                        solution: Vec::new(),
+                        re_solved: false,
+                    }
+                    .into()
                 })
                 .collect(),
         }))
@@ -386,6 +262,6 @@ impl pb::query_server::Query for Service {
     ) -> Result<Response<pb::MinedPuzzle>, Status> {
         let request = request.into_inner();
         let puzzle = self.coordinator.puzzle(&request.campaign, request.seed)?;
-        Ok(Response::new(to_pb_puzzle(puzzle)))
+        Ok(Response::new(puzzle.into()))
     }
 }

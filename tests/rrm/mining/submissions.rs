@@ -2,6 +2,7 @@
 //! that keep failing.
 
 use super::*;
+use rrm_coordinator::{CoordinatorError, Outcome, Rejection, Submission};
 
 #[test]
 fn duplicate_late_and_malformed_submissions() {
@@ -224,13 +225,141 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
     });
     let status = server.coordinator.status("failing").unwrap();
     assert_eq!(status.units_quarantined, 1);
-    assert!(
-        status.quarantined[0].2.contains("no solution"),
-        "{:?}",
-        status.quarantined
-    );
+    let missing = Rejection::MissingRecordSolution { seed: 1, moves: 3 };
+    assert_eq!(status.quarantined[0].last_error, missing.to_string());
     assert_eq!(
         server.coordinator.aggregates("failing").unwrap().puzzles(),
         0
     );
+}
+
+/// The coordinator's own answers, without gRPC: every refusal is a typed variant, and a
+/// result keeps no more solutions than its records and the unit's top count.
+#[test]
+fn refusals_are_typed_and_kept_solutions_are_bounded() {
+    let data = tempfile::tempdir().unwrap();
+    let config = Config {
+        top_count: 2,
+        ..Config::default()
+    };
+    let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap();
+    coordinator
+        .create_campaign(spec("typed", 1..41, 40))
+        .unwrap();
+    let worker = coordinator.register("typed".into());
+    let first = coordinator.lease(worker).unwrap().expect("a unit");
+    // The worker vanishes; its unit comes back under lease 2.
+    coordinator.release_leases().unwrap();
+    let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
+    assert_eq!(assignment.lease.lease, 2);
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let solved = rrm_worker::solve_unit(
+        Generator::Fogleman,
+        assignment.seeds.clone(),
+        20,
+        2,
+        &cancel,
+    )
+    .unwrap();
+    let honest = Submission {
+        worker,
+        lease: assignment.lease.clone(),
+        digest: rrm_proto::unit_digest(
+            "typed",
+            assignment.seeds.clone(),
+            &solved.move_counts,
+            &solved.robots_moved,
+        )
+        .to_vec(),
+        move_counts: solved.move_counts.clone(),
+        robots_moved: solved.robots_moved.clone(),
+        solutions: solved.solutions.clone(),
+    };
+    let mut short = honest.clone();
+    short.move_counts.pop();
+    assert!(matches!(
+        coordinator.submit(short),
+        Err(CoordinatorError::Invalid(Rejection::WrongLength {
+            expected: 40,
+            got: 39,
+            ..
+        }))
+    ));
+    let mut forged = honest.clone();
+    forged.digest[0] ^= 1;
+    assert!(matches!(
+        coordinator.submit(forged),
+        Err(CoordinatorError::Invalid(Rejection::DigestMismatch))
+    ));
+    let stale = Submission {
+        lease: first.lease.clone(),
+        ..honest.clone()
+    };
+    assert!(matches!(
+        coordinator.submit(stale),
+        Err(CoordinatorError::StaleLease {
+            unit: 0,
+            lease: 1,
+            superseded_by: Some(2)
+        })
+    ));
+    let someone_else = Submission {
+        worker: worker ^ 1,
+        ..honest.clone()
+    };
+    assert!(matches!(
+        coordinator.submit(someone_else),
+        Err(CoordinatorError::NotYourLease { unit: 0, lease: 2 })
+    ));
+    let mut beyond = honest.clone();
+    beyond.lease.unit = 5;
+    assert!(matches!(
+        coordinator.submit(beyond),
+        Err(CoordinatorError::UnknownUnit { unit: 5, .. })
+    ));
+    // A solution the unit did not ask for would grow the hardest list: refused, and
+    // charged to the unit like any wrong result.
+    let kept: Vec<u64> = honest.solutions.iter().map(|s| s.0).collect();
+    let extra = (1..41).find(|seed| !kept.contains(seed)).unwrap();
+    let mut greedy = honest.clone();
+    greedy.solutions.push((extra, vec!["RN".into()]));
+    assert!(matches!(
+        coordinator.submit(greedy),
+        Err(CoordinatorError::Invalid(Rejection::UnaskedSolution { seed, top_count: 2 })) if seed == extra
+    ));
+    assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures, 1);
+    // The unit went back to the queue; its next lease delivers the honest result.
+    let third = coordinator
+        .lease(worker)
+        .unwrap()
+        .expect("the unit once more");
+    let honest = Submission {
+        lease: third.lease,
+        ..honest
+    };
+    assert_eq!(
+        coordinator.submit(honest.clone()).unwrap(),
+        Outcome::Accepted
+    );
+    assert_eq!(coordinator.submit(honest).unwrap(), Outcome::Duplicate);
+    let records = solved.move_counts.iter().filter(|&&m| m >= 20).count();
+    let stored = coordinator.store().hardest(1, 1000, 0).unwrap();
+    assert_eq!(stored.len(), records.max(2));
+    for entry in stored {
+        let index = (entry.seed - 1) as usize;
+        assert_eq!(entry.moves, solved.move_counts[index]);
+        check_solution(
+            &Generator::Fogleman
+                .generate(entry.seed)
+                .unwrap()
+                .puzzle
+                .to_record(None),
+            &entry.solution,
+        )
+        .unwrap();
+    }
+    assert!(matches!(
+        coordinator.puzzle("typed", 99),
+        Err(CoordinatorError::SeedOutside { seed: 99, .. })
+    ));
 }

@@ -1,0 +1,147 @@
+//! One campaign's state in memory: its unit records and the sets derived from them
+//! (pending, leased, awaiting verification), its statistics and its recent rate.
+
+use ricochet::Generator;
+use rrm_store::{Aggregates, Campaign, Lease, UnitRecord, UnitState, Verification};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::{Duration, Instant};
+
+/// The span over which the mining rate is measured.
+const RATE_WINDOW: Duration = Duration::from_secs(60);
+
+pub(super) struct CampaignState {
+    pub(super) campaign: Campaign,
+    pub(super) generator: Generator,
+    /// Every unit leased at least once, as stored.
+    pub(super) records: BTreeMap<u64, UnitRecord>,
+    /// Units from here on were never leased (and have no record).
+    pub(super) next_unit: u64,
+    /// Units waiting for a lease again, oldest first.
+    pub(super) pending: BTreeSet<u64>,
+    /// Done units chosen for a second worker's check.
+    pub(super) to_verify: BTreeSet<u64>,
+    /// Units whose main or verification lease is out.
+    pub(super) leased: BTreeSet<u64>,
+    pub(super) aggregates: Aggregates,
+    pub(super) units_done: u64,
+    pub(super) seeds_done: u64,
+    /// (when, seeds done then) at each accepted result of the last minute, for the rate.
+    progress: VecDeque<(Instant, u64)>,
+}
+
+impl CampaignState {
+    pub(super) fn new(
+        campaign: Campaign,
+        generator: Generator,
+        aggregates: Aggregates,
+    ) -> CampaignState {
+        CampaignState {
+            campaign,
+            generator,
+            records: BTreeMap::new(),
+            next_unit: 0,
+            pending: BTreeSet::new(),
+            to_verify: BTreeSet::new(),
+            leased: BTreeSet::new(),
+            aggregates,
+            units_done: 0,
+            seeds_done: 0,
+            progress: VecDeque::new(),
+        }
+    }
+
+    /// Notes the seeds done now, for [`CampaignState::rate`].
+    pub(super) fn note_progress(&mut self) {
+        let now = Instant::now();
+        self.progress.push_back((now, self.seeds_done));
+        while self
+            .progress
+            .front()
+            .is_some_and(|&(when, _)| now - when > RATE_WINDOW)
+        {
+            self.progress.pop_front();
+        }
+    }
+
+    /// Seeds per second over the last [`RATE_WINDOW`], counting from the seeds done just
+    /// before the oldest result in it (0 when idle that long).
+    pub(super) fn rate(&self) -> f64 {
+        let now = Instant::now();
+        let recent: Vec<&(Instant, u64)> = self
+            .progress
+            .iter()
+            .filter(|(when, _)| now - *when <= RATE_WINDOW)
+            .collect();
+        match (recent.first(), recent.last()) {
+            (Some(&&(first, seeds_first)), Some(&&(_, seeds_last))) if recent.len() >= 2 => {
+                let elapsed = (now - first).as_secs_f64().max(1e-3);
+                (seeds_last - seeds_first) as f64 / elapsed
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// Files a unit record into the derived sets and keeps it; a leased unit gets
+    /// `deadline` if it is later than the stored one (a restarted coordinator gives
+    /// holders a grace period).
+    pub(super) fn track(&mut self, unit: u64, mut record: UnitRecord, deadline: i64) {
+        let was_done = self
+            .records
+            .get(&unit)
+            .is_some_and(|r| matches!(r.state, UnitState::Done { .. }));
+        self.pending.remove(&unit);
+        self.leased.remove(&unit);
+        match &mut record.state {
+            UnitState::Pending { .. } => {
+                self.pending.insert(unit);
+            }
+            UnitState::Leased(lease) => {
+                lease.deadline_unix_ms = lease.deadline_unix_ms.max(deadline);
+                self.leased.insert(unit);
+            }
+            UnitState::Done { verification, .. } => {
+                if !was_done {
+                    self.units_done += 1;
+                    let seeds = self.campaign.spec.unit_seeds(unit);
+                    self.seeds_done += seeds.end - seeds.start;
+                }
+                match verification {
+                    Verification::Pending => {
+                        self.to_verify.insert(unit);
+                    }
+                    Verification::Leased(lease) => {
+                        lease.deadline_unix_ms = lease.deadline_unix_ms.max(deadline);
+                        self.leased.insert(unit);
+                    }
+                    _ => {}
+                }
+            }
+            UnitState::Quarantined => {}
+        }
+        self.next_unit = self.next_unit.max(unit + 1);
+        self.records.insert(unit, record);
+    }
+}
+
+/// The lease out on a unit: its main lease, or a done unit's verification lease.
+pub(super) fn current_lease(record: &UnitRecord) -> Option<&Lease> {
+    match &record.state {
+        UnitState::Leased(lease)
+        | UnitState::Done {
+            verification: Verification::Leased(lease),
+            ..
+        } => Some(lease),
+        _ => None,
+    }
+}
+
+pub(super) fn current_lease_mut(record: &mut UnitRecord) -> Option<&mut Lease> {
+    match &mut record.state {
+        UnitState::Leased(lease)
+        | UnitState::Done {
+            verification: Verification::Leased(lease),
+            ..
+        } => Some(lease),
+        _ => None,
+    }
+}

@@ -1,0 +1,125 @@
+//! The coordinator's bookkeeping, free of gRPC: leases, submissions, status and statistics.
+//!
+//! All state lives in [`State`] behind one mutex. Every change to a unit is written to
+//! the store under that lock before memory changes, so the stored records never lag
+//! memory. Lease deadlines and heartbeats live in memory only: a restarted coordinator
+//! grants every stored lease a fresh deadline. Slow work (checking solutions,
+//! re-solving record candidates, regenerating puzzles for statistics) happens outside
+//! the lock, and the state is checked again before anything is written.
+//!
+//! One child module per concern, each adding methods to [`Coordinator`]:
+//! `recovery` (opening a store), `leasing`, `submission`, `checks` (pure, no store),
+//! `queries`; `campaign_state` holds one campaign in memory, `types` and `error` the
+//! public types.
+
+mod campaign_state;
+mod checks;
+mod error;
+mod leasing;
+mod queries;
+mod recovery;
+mod submission;
+mod types;
+
+pub use error::{CoordinatorError, Counts, Rejection, Result};
+pub use types::{
+    Assignment, CampaignStatus, LeaseRef, MinedPuzzle, Outcome, QuarantinedUnit, Submission,
+};
+
+use crate::{unix_ms, Config};
+use campaign_state::CampaignState;
+use ricochet::Generator;
+use rrm_store::{Aggregates, CampaignSpec, Store};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+/// Everything the coordinator keeps in memory, behind its one mutex.
+struct State {
+    campaigns: BTreeMap<String, CampaignState>,
+    /// Registered workers by id, with the name they gave.
+    workers: HashMap<u64, String>,
+    /// The number the next accepted result gets in the commit log.
+    next_commit: u64,
+    /// Where the next lease search starts, so campaigns share the workers.
+    round_robin: usize,
+    /// When leases were last checked for expiry (see `leasing::EXPIRY_SCAN`).
+    expiry_scanned: Option<Instant>,
+}
+
+impl State {
+    fn campaign(&self, name: &str) -> Result<&CampaignState> {
+        self.campaigns
+            .get(name)
+            .ok_or_else(|| CoordinatorError::UnknownCampaign(name.to_string()))
+    }
+}
+
+/// The coordinator's state over its store. Methods are synchronous and may block on the
+/// store; async callers run the slow ones (submissions with record candidates, pack
+/// queries) on blocking threads.
+pub struct Coordinator {
+    store: Store,
+    config: Config,
+    state: Mutex<State>,
+    /// Raised by [`Coordinator::stop_leasing`] at shutdown.
+    shutting_down: AtomicBool,
+}
+
+impl Coordinator {
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic under the lock cannot leave memory ahead of the store (the store is
+        // written first), so the state stays usable.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Stops handing out units; submissions are still taken.
+    pub fn stop_leasing(&self) {
+        self.shutting_down.store(true, Ordering::SeqCst);
+    }
+
+    /// Creates a campaign after checking its spec and generator.
+    pub fn create_campaign(&self, spec: CampaignSpec) -> Result<CampaignStatus> {
+        let generator: Generator = spec.generator.parse()?;
+        if spec.seed_start < generator.first_seed() {
+            return Err(CoordinatorError::InvalidCampaign(format!(
+                "generator {generator} starts at seed {}",
+                generator.first_seed()
+            )));
+        }
+        let mut state = self.lock();
+        let campaign = self.store.create_campaign(spec, unix_ms())?;
+        let name = campaign.spec.name.clone();
+        let aggregates = Aggregates {
+            through_commit: state.next_commit - 1,
+            ..Aggregates::default()
+        };
+        state.campaigns.insert(
+            name.clone(),
+            CampaignState::new(campaign, generator, aggregates),
+        );
+        drop(state);
+        self.status(&name)
+    }
+
+    /// Writes the statistics of every campaign with the last commit they include.
+    pub fn checkpoint(&self) -> Result<()> {
+        let state = self.lock();
+        for campaign in state.campaigns.values() {
+            self.store
+                .save_aggregates(campaign.campaign.id, &campaign.aggregates)?;
+        }
+        Ok(())
+    }
+}

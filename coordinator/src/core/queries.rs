@@ -1,0 +1,147 @@
+//! Read-only questions about campaigns: progress, statistics, the hardest puzzles, one
+//! mined seed, and seeds by move count for packs.
+
+use super::{CampaignStatus, Coordinator, CoordinatorError, MinedPuzzle, QuarantinedUnit, Result};
+use ricochet::Generator;
+use rrm_store::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
+use std::ops::RangeInclusive;
+
+impl Coordinator {
+    /// The names of every campaign, in order.
+    pub fn campaign_names(&self) -> Vec<String> {
+        self.lock().campaigns.keys().cloned().collect()
+    }
+
+    pub fn status(&self, name: &str) -> Result<CampaignStatus> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let mut status = CampaignStatus {
+            campaign: campaign.campaign.clone(),
+            units_total: campaign.campaign.spec.units_total(),
+            units_done: campaign.units_done,
+            units_leased: campaign.leased.len() as u64,
+            units_quarantined: 0,
+            units_verified: 0,
+            seeds_done: campaign.seeds_done,
+            hardest_moves: campaign.aggregates.max_moves(),
+            seeds_per_second: campaign.rate(),
+            quarantined: Vec::new(),
+            mismatches: self.store.mismatches(campaign.campaign.id)?,
+        };
+        for (&unit, record) in &campaign.records {
+            match &record.state {
+                UnitState::Quarantined => {
+                    status.units_quarantined += 1;
+                    status.quarantined.push(QuarantinedUnit {
+                        unit,
+                        failures: record.failures,
+                        last_error: record.last_error.clone().unwrap_or_default(),
+                    });
+                }
+                UnitState::Done {
+                    verification: Verification::Agreed { .. },
+                    ..
+                } => status.units_verified += 1,
+                _ => {}
+            }
+        }
+        Ok(status)
+    }
+
+    /// The statistics of campaign `name`.
+    pub fn aggregates(&self, name: &str) -> Result<Aggregates> {
+        Ok(self.lock().campaign(name)?.aggregates.clone())
+    }
+
+    /// The generator of campaign `name`.
+    pub fn generator(&self, name: &str) -> Result<Generator> {
+        Ok(self.lock().campaign(name)?.generator)
+    }
+
+    /// At most `limit` of the kept puzzles needing at least `min_moves`, hardest first.
+    pub fn hardest(&self, name: &str, limit: usize, min_moves: u8) -> Result<Vec<MinedPuzzle>> {
+        let id = self.lock().campaign(name)?.campaign.id;
+        Ok(self
+            .store
+            .hardest(id, limit, min_moves)?
+            .into_iter()
+            .map(|entry| mined(name, entry))
+            .collect())
+    }
+
+    /// One mined seed: its move count, and its solution if it was kept.
+    pub fn puzzle(&self, name: &str, seed: u64) -> Result<MinedPuzzle> {
+        let (id, spec) = {
+            let state = self.lock();
+            let campaign = state.campaign(name)?;
+            (campaign.campaign.id, campaign.campaign.spec.clone())
+        };
+        let unit = spec
+            .unit_of(seed)
+            .ok_or_else(|| CoordinatorError::SeedOutside {
+                campaign: name.to_string(),
+                seed,
+                start: spec.seed_start,
+                end: spec.seed_end,
+            })?;
+        let (counts, _) =
+            self.store
+                .unit_results(id, unit)?
+                .ok_or_else(|| CoordinatorError::NotMined {
+                    campaign: name.to_string(),
+                    seed,
+                })?;
+        let moves = counts[(seed - spec.unit_seeds(unit).start) as usize];
+        Ok(match self.store.hard_entry(id, moves, seed)? {
+            Some(entry) => mined(name, entry),
+            None => MinedPuzzle {
+                campaign: name.to_string(),
+                seed,
+                moves,
+                solution: Vec::new(),
+                re_solved: false,
+            },
+        })
+    }
+
+    /// Mined seeds needing `moves` (inclusive range) moves, hardest first, then by seed;
+    /// at most `limit`. Reads every done unit's block: for pack building, not hot paths.
+    pub fn find_puzzles(
+        &self,
+        name: &str,
+        moves: RangeInclusive<u8>,
+        limit: usize,
+    ) -> Result<Vec<(u64, u8)>> {
+        let (id, spec, done): (u32, CampaignSpec, Vec<u64>) = {
+            let state = self.lock();
+            let campaign = state.campaign(name)?;
+            let done = campaign
+                .records
+                .iter()
+                .filter(|(_, r)| matches!(r.state, UnitState::Done { .. }))
+                .map(|(&unit, _)| unit)
+                .collect();
+            (campaign.campaign.id, campaign.campaign.spec.clone(), done)
+        };
+        let mut found = Vec::new();
+        for unit in done {
+            if let Some((counts, _)) = self.store.unit_results(id, unit)? {
+                let seeds = spec.unit_seeds(unit);
+                found.extend(seeds.zip(counts).filter(|(_, count)| moves.contains(count)));
+            }
+        }
+        found.sort_by_key(|&(seed, count)| (std::cmp::Reverse(count), seed));
+        found.truncate(limit);
+        Ok(found)
+    }
+}
+
+fn mined(campaign: &str, entry: HardEntry) -> MinedPuzzle {
+    MinedPuzzle {
+        campaign: campaign.to_string(),
+        seed: entry.seed,
+        moves: entry.moves,
+        solution: entry.solution,
+        re_solved: entry.re_solved,
+    }
+}

@@ -1,0 +1,88 @@
+//! Opening a store: campaigns and unit records come back as they were stored, leases get
+//! a fresh deadline, and statistics are brought up to date from the commit log.
+
+use super::campaign_state::CampaignState;
+use super::checks::add_counts;
+use super::{Coordinator, CoordinatorError, Result, State};
+use crate::{unix_ms, Config};
+use ricochet::Generator;
+use rrm_store::{Store, StoreError};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+
+impl Coordinator {
+    /// Loads every campaign from `store`. Leases found there get a fresh deadline, so
+    /// workers that outlived a coordinator restart can still submit.
+    pub fn open(store: Store, config: Config) -> Result<Coordinator> {
+        let now = unix_ms();
+        let mut campaigns = BTreeMap::new();
+        for campaign in store.campaigns()? {
+            let generator: Generator = campaign.spec.generator.parse()?;
+            let aggregates = store.aggregates(campaign.id)?.unwrap_or_default();
+            let mut state = CampaignState::new(campaign, generator, aggregates);
+            for (unit, record) in store.units(state.campaign.id)? {
+                state.track(unit, record, now + config.lease_ms());
+            }
+            campaigns.insert(state.campaign.spec.name.clone(), state);
+        }
+        let last_commit = replay_commits(&store, &mut campaigns)?;
+        Ok(Coordinator {
+            store,
+            config,
+            state: Mutex::new(State {
+                campaigns,
+                workers: HashMap::new(),
+                next_commit: last_commit + 1,
+                round_robin: 0,
+                expiry_scanned: None,
+            }),
+            shutting_down: AtomicBool::new(false),
+        })
+    }
+}
+
+/// Adds the results committed after each campaign's saved statistics to them; returns
+/// the last commit number in use.
+fn replay_commits(store: &Store, campaigns: &mut BTreeMap<String, CampaignState>) -> Result<u64> {
+    let by_id: HashMap<u32, String> = campaigns
+        .values()
+        .map(|c| (c.campaign.id, c.campaign.spec.name.clone()))
+        .collect();
+    let oldest = campaigns
+        .values()
+        .map(|c| c.aggregates.through_commit)
+        .min()
+        .unwrap_or(0);
+    for (commit, id, unit) in store.commits_after(oldest)? {
+        let Some(state) = by_id.get(&id).and_then(|name| campaigns.get_mut(name)) else {
+            continue;
+        };
+        if commit <= state.aggregates.through_commit {
+            continue;
+        }
+        let (counts, robots) = store.unit_results(id, unit)?.ok_or_else(|| {
+            CoordinatorError::Store(StoreError::Corrupt {
+                what: "commit log",
+                detail: format!("commit {commit} names unit {unit} without a result"),
+            })
+        })?;
+        let seeds = state.campaign.spec.unit_seeds(unit);
+        for (seed, (&count, &robots)) in seeds.zip(counts.iter().zip(&robots)) {
+            // Stored results were generated when accepted; a seed failing now adds nothing.
+            if let Ok(generated) = state.generator.generate(seed) {
+                add_counts(&mut state.aggregates, &generated, count, robots);
+            }
+        }
+    }
+    // Saved statistics never name a commit the log lacks; if they did, numbering goes on
+    // after them rather than reuse a number they claim to include.
+    let last_commit = campaigns
+        .values()
+        .map(|c| c.aggregates.through_commit)
+        .fold(store.last_commit()?, u64::max);
+    for state in campaigns.values_mut() {
+        state.aggregates.through_commit = last_commit;
+    }
+    Ok(last_commit)
+}

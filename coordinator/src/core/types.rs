@@ -1,0 +1,99 @@
+//! The coordinator's public domain types: what goes in and out of its methods, free of
+//! gRPC (`crate::wire` converts them to and from `rrm.v1` messages).
+
+use ricochet::Generator;
+use rrm_store::{Campaign, Mismatch};
+use std::ops::Range;
+
+/// Names one lease of one unit.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LeaseRef {
+    pub campaign: String,
+    pub unit: u64,
+    /// The lease's number within its unit, counting from 1.
+    pub lease: u64,
+}
+
+/// A unit handed to a worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    pub lease: LeaseRef,
+    pub generator: Generator,
+    pub seeds: Range<u64>,
+    /// Seeds needing at least this many moves are record candidates: their solutions
+    /// must come with the result and are solved again.
+    pub record_threshold: u8,
+    /// Solutions of this many of the unit's hardest seeds come with the result.
+    pub top_count: u32,
+    /// When the lease expires unless a heartbeat extends it.
+    pub deadline_unix_ms: i64,
+}
+
+/// A worker's result for one lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Submission {
+    pub worker: u64,
+    pub lease: LeaseRef,
+    /// One optimal move count per seed of the unit ([`rrm_proto::UNSOLVED`] when the
+    /// worker gave up).
+    pub move_counts: Vec<u8>,
+    /// Per seed, the different robots its solution moves.
+    pub robots_moved: Vec<u8>,
+    /// [`rrm_proto::unit_digest`] of the above.
+    pub digest: Vec<u8>,
+    /// (seed, moves in notation) for the record candidates and the hardest seeds.
+    pub solutions: Vec<(u64, Vec<String>)>,
+}
+
+/// What became of a submission the coordinator took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The unit's first valid result: stored and counted.
+    Accepted,
+    /// The same result as the stored one, sent again: nothing changes.
+    Duplicate,
+    /// A result that differs from the stored one: recorded as a mismatch, not counted.
+    Mismatch,
+    /// A second worker's check agreed with the stored result.
+    Verified,
+}
+
+/// A campaign's progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CampaignStatus {
+    pub campaign: Campaign,
+    pub units_total: u64,
+    pub units_done: u64,
+    /// Units whose main or verification lease is out.
+    pub units_leased: u64,
+    pub units_quarantined: u64,
+    /// Done units a second worker agreed with.
+    pub units_verified: u64,
+    pub seeds_done: u64,
+    /// The most moves any mined seed needs (0 before the first result).
+    pub hardest_moves: u8,
+    /// Seeds mined per second over the last minute.
+    pub seeds_per_second: f64,
+    pub quarantined: Vec<QuarantinedUnit>,
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// A unit that failed too often to be leased again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuarantinedUnit {
+    pub unit: u64,
+    pub failures: u32,
+    pub last_error: String,
+}
+
+/// One mined puzzle as the query service reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MinedPuzzle {
+    pub campaign: String,
+    pub seed: u64,
+    pub moves: u8,
+    /// The kept solution in move notation; empty when the seed's solution was not kept.
+    pub solution: Vec<String>,
+    /// Whether the coordinator solved it again (record candidates).
+    pub re_solved: bool,
+}

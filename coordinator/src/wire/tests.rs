@@ -1,0 +1,135 @@
+//! Round trips through the wire types, and the values either side must refuse.
+
+use super::*;
+
+fn status() -> CampaignStatus {
+    CampaignStatus {
+        campaign: Campaign {
+            id: 0,
+            spec: CampaignSpec {
+                name: "round-trip".into(),
+                generator: "fogleman".into(),
+                seed_start: 5,
+                seed_end: u64::MAX,
+                unit_size: 1 << 20,
+                record_threshold: 255,
+            },
+            created_unix_ms: -3,
+        },
+        units_total: 9,
+        units_done: 4,
+        units_leased: 2,
+        units_quarantined: 1,
+        units_verified: 1,
+        seeds_done: 123,
+        hardest_moves: 21,
+        seeds_per_second: 1.5,
+        quarantined: vec![QuarantinedUnit {
+            unit: 3,
+            failures: 5,
+            last_error: "lease 5 expired".into(),
+        }],
+        mismatches: vec![Mismatch {
+            unit: 2,
+            worker: 77,
+            detail: "differs".into(),
+        }],
+    }
+}
+
+#[test]
+fn a_status_survives_the_round_trip() {
+    let wire: pb::CampaignStatus = status().into();
+    assert_eq!(CampaignStatus::try_from(wire), Ok(status()));
+}
+
+#[test]
+fn stats_survive_the_round_trip() {
+    let mut aggregates = Aggregates::default();
+    aggregates.add(12, 2, "BT", "1A 3B 4A 2B");
+    aggregates.add(3, 1, "RQ", "1A 3B 4A 2B");
+    aggregates.add(255, 4, "RQ", "2A 3B 4A 1B");
+    let stats = CampaignStats {
+        campaign: "c".into(),
+        aggregates,
+    };
+    let wire: pb::Stats = stats.clone().into();
+    assert_eq!(wire.puzzles, 3);
+    assert_eq!(CampaignStats::try_from(wire), Ok(stats));
+}
+
+#[test]
+fn puzzles_leases_and_submissions_survive_the_round_trip() {
+    let puzzle = MinedPuzzle {
+        campaign: "c".into(),
+        seed: u64::MAX,
+        moves: 25,
+        solution: vec!["RN".into(), "GW".into()],
+        re_solved: true,
+    };
+    let wire: pb::MinedPuzzle = puzzle.clone().into();
+    assert_eq!(MinedPuzzle::try_from(wire), Ok(puzzle));
+    let lease = LeaseRef {
+        campaign: "c".into(),
+        unit: 8,
+        lease: 2,
+    };
+    assert_eq!(LeaseRef::from(pb::LeaseRef::from(lease.clone())), lease);
+    let request = pb::SubmitRequest {
+        worker_id: 4,
+        lease: Some(lease.clone().into()),
+        move_counts: vec![3, 4],
+        digest: vec![1; 32],
+        solutions: vec![pb::Solution {
+            seed: 9,
+            moves: vec!["BS".into()],
+        }],
+        robots_moved: vec![1, 2],
+    };
+    let submission = Submission::try_from(request).unwrap();
+    assert_eq!(submission.lease, lease);
+    assert_eq!(submission.solutions, vec![(9, vec!["BS".to_string()])]);
+    let spec = status().campaign.spec;
+    assert_eq!(spec_from_request(create_request(spec.clone())), Ok(spec));
+}
+
+#[test]
+fn values_over_255_and_missing_parts_are_refused() {
+    let mut wire: pb::CampaignStatus = status().into();
+    wire.hardest_moves = 256;
+    assert_eq!(
+        CampaignStatus::try_from(wire.clone()),
+        Err(WireError::OverMoveLimit {
+            field: "hardest moves",
+            value: 256
+        })
+    );
+    wire.hardest_moves = 1;
+    wire.campaign.as_mut().unwrap().record_threshold = 300;
+    assert!(CampaignStatus::try_from(wire.clone()).is_err());
+    wire.campaign = None;
+    assert_eq!(
+        CampaignStatus::try_from(wire),
+        Err(WireError::Missing("campaign"))
+    );
+    let puzzle = pb::MinedPuzzle {
+        moves: 1000,
+        ..pb::MinedPuzzle::default()
+    };
+    assert!(MinedPuzzle::try_from(puzzle).is_err());
+    let stats = pb::Stats {
+        by_target: vec![pb::GroupStats {
+            max_moves: 256,
+            ..pb::GroupStats::default()
+        }],
+        ..pb::Stats::default()
+    };
+    assert!(CampaignStats::try_from(stats).is_err());
+    let mut request = create_request(status().campaign.spec);
+    request.record_threshold = 256;
+    assert!(spec_from_request(request).is_err());
+    assert_eq!(
+        Submission::try_from(pb::SubmitRequest::default()),
+        Err(WireError::Missing("lease"))
+    );
+}
