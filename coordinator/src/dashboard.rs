@@ -55,6 +55,7 @@ pub async fn serve(
         .await
 }
 
+/// The dashboard's routes over `coordinator`, for serving or for tests.
 pub fn router(coordinator: Arc<Coordinator>) -> Router {
     Router::new()
         .route("/", get(index))

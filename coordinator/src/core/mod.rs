@@ -68,10 +68,13 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
+    /// The settings it was opened with.
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// Its store, for flushing and for reading what the coordinator does not keep in
+    /// memory.
     pub fn store(&self) -> &Store {
         &self.store
     }

@@ -12,6 +12,7 @@ impl Coordinator {
         self.lock().campaigns.keys().cloned().collect()
     }
 
+    /// The progress of campaign `name`, with its quarantined units and mismatches.
     pub fn status(&self, name: &str) -> Result<CampaignStatus> {
         let state = self.lock();
         let campaign = state.campaign(name)?;
