@@ -80,7 +80,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         .map(|s| input::seed_job(s).map(|job| job.puzzle))
         .collect::<Result<Vec<_>>>()?;
     print_batch(
-        &format!("fogleman seeds {}..{}", seeds.start, seeds.end),
+        &format!("fogleman seeds {}", args.seeds),
         &solve_batch(&seed_puzzles),
     );
     for (robots, count) in [(4, args.random4), (5, args.random5)] {

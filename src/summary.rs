@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use rrm_coordinator::Coordinator;
+use std::io::Write;
 
 /// Seeds listed at the end of the summary.
 const HARDEST_SHOWN: usize = 10;
@@ -10,38 +11,48 @@ pub fn print(coordinator: &Coordinator, name: &str) -> Result<()> {
     let status = coordinator.status(name)?;
     let aggregates = coordinator.aggregates(name)?;
     let puzzles = aggregates.puzzles();
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "campaign {name}: {} of {} seeds mined ({} of {} units)",
         status.seeds_done,
         status.campaign.spec.seed_end - status.campaign.spec.seed_start,
         status.units_done,
         status.units_total
-    );
+    )?;
     if puzzles == 0 {
         return Ok(());
     }
     let widest = aggregates.histogram.iter().copied().max().unwrap_or(1);
-    println!("moves   puzzles   share");
+    writeln!(out, "moves   puzzles   share")?;
     for (moves, &count) in aggregates.histogram.iter().enumerate() {
         if count == 0 {
             continue;
         }
         let share = count as f64 / puzzles as f64;
         let bar = "#".repeat(((count as f64 / widest as f64) * 40.0).ceil() as usize);
-        println!("{moves:>5} {count:>9} {:>6.2}%  {bar}", share * 100.0);
+        writeln!(out, "{moves:>5} {count:>9} {:>6.2}%  {bar}", share * 100.0)?;
     }
-    println!("mean {:.3} moves over {puzzles} puzzles", aggregates.mean());
-    println!("hardest seeds:");
+    writeln!(
+        out,
+        "mean {:.3} moves over {puzzles} puzzles",
+        aggregates.mean()
+    )?;
+    writeln!(out, "hardest seeds:")?;
     for puzzle in coordinator.hardest(name, HARDEST_SHOWN, 0)? {
-        println!(
+        writeln!(
+            out,
             "  seed {:>12}  {:>2} moves  {}",
             puzzle.seed,
             puzzle.moves,
             puzzle.solution.join(" ")
-        );
+        )?;
     }
     for (unit, failures, error) in &status.quarantined {
-        println!("quarantined unit {unit} after {failures} failures: {error}");
+        writeln!(
+            out,
+            "quarantined unit {unit} after {failures} failures: {error}"
+        )?;
     }
     Ok(())
 }
