@@ -80,7 +80,7 @@ struct ListArgs {
 }
 
 pub fn run(args: CampaignArgs) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     match args.command {
         CampaignCommand::Create(args) => {
             let spec = args.spec.spec(args.name, &args.seeds)?;

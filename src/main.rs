@@ -17,6 +17,7 @@ mod services;
 mod show;
 mod solve;
 mod stats;
+mod stdout;
 mod summary;
 mod top;
 
@@ -61,20 +62,12 @@ enum Command {
     LoadTest(loadtest::LoadTestArgs),
 }
 
-/// Whether `error` comes from writing to a closed stdout (`rrm solve ... | head`): the
-/// reader has all it wants, so the command ends quietly, as ripgrep does. SIGPIPE keeps
-/// Rust's disposition (ignored): the embedded coordinator and worker may write to a closed
-/// loopback socket while shutting down, which must be an error, not the end of the process.
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error
-        .root_cause()
-        .downcast_ref::<std::io::Error>()
-        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The services log their progress; one-shot commands only warn.
+    // The services log their progress; one-shot commands only warn. SIGPIPE keeps Rust's
+    // disposition (ignored): the embedded coordinator and worker of `rrm mine` may write to
+    // a closed loopback socket while shutting down, which must be an error, not the end of
+    // the process; a closed stdout ends commands through `stdout::is_closed` instead.
     let level = match cli.command {
         Command::Coordinator(_) | Command::Worker(_) => "info",
         _ => "warn",
@@ -102,7 +95,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) if stdout::is_closed(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("rrm: error: {error:#}");
             ExitCode::from(2)

@@ -99,7 +99,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     };
     out.write(content.as_bytes())?;
     writeln!(
-        std::io::stdout().lock(),
+        crate::stdout::lock(),
         "wrote {} puzzles to {}",
         chosen.len(),
         args.out.display()

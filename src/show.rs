@@ -41,7 +41,7 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
         _ => unreachable!("clap requires one input"),
     };
     let title = title(&job);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     writeln!(out, "{title}")?;
     write!(out, "{}", render::ascii(&job.puzzle))?;
     let solution = if args.solution {

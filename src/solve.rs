@@ -59,7 +59,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
     if let Some(job) = single {
         let (result, cpu) = solve_timed(&job, args.max_moves);
         let report = Report::new(&job, &result, cpu);
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::stdout::lock();
         if args.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
         } else {
@@ -129,7 +129,7 @@ fn solve_batch(pool: &rayon::ThreadPool, jobs: &[Job], args: &SolveArgs) -> Resu
             })
             .collect()
     });
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     for report in &reports {
         if args.json {
             writeln!(out, "{}", serde_json::to_string(report)?)?;

@@ -60,7 +60,7 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
         };
         svg.write(rrm_coordinator::charts::histogram_svg(&title, &series).as_bytes())?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     if args.json {
         let mut report = summary_json(&name, &campaigns[0].1);
         if let Some((other, aggregates)) = campaigns.get(1) {

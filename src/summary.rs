@@ -1,5 +1,6 @@
 //! The closing summary of a campaign: histogram with shares, mean, and the hardest seeds.
 
+use crate::report::count;
 use anyhow::Result;
 use rrm_coordinator::Coordinator;
 use std::io::Write;
@@ -11,14 +12,17 @@ pub fn print(coordinator: &Coordinator, name: &str) -> Result<()> {
     let status = coordinator.status(name)?;
     let aggregates = coordinator.aggregates(name)?;
     let puzzles = aggregates.puzzles();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     writeln!(
         out,
-        "campaign {name}: {} of {} seeds mined ({} of {} units)",
+        "campaign {name}: {} of {} mined ({} of {})",
         status.seeds_done,
-        status.campaign.spec.seed_end - status.campaign.spec.seed_start,
+        count(
+            status.campaign.spec.seed_end - status.campaign.spec.seed_start,
+            "seed"
+        ),
         status.units_done,
-        status.units_total
+        count(status.units_total, "unit")
     )?;
     if puzzles == 0 {
         return Ok(());

@@ -51,7 +51,7 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
         progress.inc(1);
     }
     progress.finish_and_clear();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     if puzzles.is_empty() && !args.json {
         writeln!(
             out,

@@ -41,7 +41,8 @@ pub enum StoreError {
     #[error("{} is not a directory", path.display())]
     NotADirectory { path: PathBuf },
     #[error(
-        "{} holds no store (is --data mistyped? `rrm mine` and `rrm coordinator` create one)",
+        "{} holds no store (is --data mistyped? `rrm mine`, `rrm coordinator` and \
+         `rrm campaign create` start one)",
         path.display()
     )]
     Missing { path: PathBuf },

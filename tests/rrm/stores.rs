@@ -191,7 +191,7 @@ fn rerunning_a_finished_mine_always_prints_its_summary() {
         assert_eq!(status.code(), Some(0), "run {run}");
         let summary = std::fs::read_to_string(&path).unwrap();
         assert!(
-            summary.contains("campaign fogleman-1-201: 200 of 200 seeds mined")
+            summary.contains("campaign fogleman-1-201: 200 of 200 seeds mined (1 of 1 unit)")
                 && summary.contains("hardest seeds:"),
             "run {run}: {summary}"
         );
