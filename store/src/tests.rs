@@ -203,6 +203,28 @@ fn opening_says_what_is_wrong() {
 }
 
 #[test]
+fn a_damaged_store_is_reported_as_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        store.create_campaign(spec("a"), 0).unwrap();
+        store.flush_blocking().unwrap();
+    }
+    // Reopening writes sled's snapshot, which then points into the damaged log.
+    drop(Store::open(dir.path()).unwrap());
+    let db = dir.path().join("db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes.fill(0xab);
+    std::fs::write(&db, bytes).unwrap();
+    let error = Store::open_existing(dir.path()).err().expect("damaged");
+    assert!(
+        matches!(error, StoreError::CorruptFiles { .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("is corrupt"), "{error}");
+}
+
+#[test]
 fn sled_failures_map_to_their_causes() {
     let path = Path::new("/data");
     let io = |error: std::io::Error| open_error(path, sled::Error::Io(error));
