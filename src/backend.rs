@@ -58,9 +58,10 @@ impl Backend {
             .data
             .clone()
             .unwrap_or_else(|| PathBuf::from("rrm-data"));
-        let coordinator =
-            crate::services::open_coordinator(&data, rrm_coordinator::Config::default())?;
-        Ok(Backend::Local(coordinator))
+        // Queries never create a store: a mistyped --data must fail, not look empty.
+        let store = rrm_store::Store::open_existing(&data)?;
+        let coordinator = Coordinator::open(store, rrm_coordinator::Config::default())?;
+        Ok(Backend::Local(Arc::new(coordinator)))
     }
 
     pub fn create_campaign(&mut self, spec: CampaignSpec) -> Result<CampaignStatus> {

@@ -13,6 +13,7 @@ use cpu_time::ThreadTime;
 use indicatif::{ProgressBar, ProgressStyle};
 use ricochet::random::RandomPuzzles;
 use ricochet::{Puzzle, Solver};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -43,20 +44,24 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         Some(path) => input::read_puzzles(path)?,
         None => input::parse_puzzles(HARD_POSITIONS).context("built-in hard positions")?,
     };
-    println!("machine: {}", machine_description());
-    println!(
+    let mut out = crate::stdout::lock();
+    writeln!(out, "machine: {}", machine_description())?;
+    writeln!(
+        out,
         "\nhard positions, single thread, median of {} runs",
         args.runs.max(1)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<28} {:>5} {:>8} {:>12} {:>10} {:>12} {:>9}",
         "position", "moves", "expected", "states", "cpu s", "states/s", "peak MB"
-    );
+    )?;
     let mut failed = false;
     for job in &jobs {
         let row = bench_position(job, args.runs.max(1))?;
         failed |= row.mismatch;
-        println!(
+        writeln!(
+            out,
             "{:<28} {:>5} {:>8} {:>12} {:>10.3} {:>12.0} {:>9.1}{}",
             row.name,
             row.moves,
@@ -66,27 +71,33 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             row.states as f64 / row.cpu_seconds,
             row.peak_mb,
             if row.mismatch { "  MISMATCH" } else { "" }
-        );
+        )?;
     }
 
-    println!("\nbatches, single thread (CPU ms per puzzle)");
-    println!(
+    writeln!(out, "\nbatches, single thread (CPU ms per puzzle)")?;
+    writeln!(
+        out,
         "{:<34} {:>6} {:>6} {:>9} {:>8} {:>8} {:>8} {:>9} {:>10}",
         "batch", "count", "moves", "mean", "median", "p99", "max", "total s", "puzzles/s"
-    );
+    )?;
     let seeds = input::parse_seed_range(&args.seeds)?;
     let seed_puzzles = seeds
         .clone()
         .map(|s| input::seed_job(s).map(|job| job.puzzle))
         .collect::<Result<Vec<_>>>()?;
     print_batch(
-        &format!("fogleman seeds {}..{}", seeds.start, seeds.end),
+        &mut out,
+        &format!("fogleman seeds {}", args.seeds),
         &solve_batch(&seed_puzzles),
-    );
+    )?;
     for (robots, count) in [(4, args.random4), (5, args.random5)] {
         if count > 0 {
             let times = solve_batch(&random_puzzles(robots, count));
-            print_batch(&format!("random {robots}-robot (2+ moves)"), &times);
+            print_batch(
+                &mut out,
+                &format!("random {robots}-robot (2+ moves)"),
+                &times,
+            )?;
         }
     }
     Ok(if failed {
@@ -175,14 +186,15 @@ fn solve_batch(puzzles: &[Puzzle]) -> Vec<(f64, usize)> {
     results
 }
 
-fn print_batch(label: &str, results: &[(f64, usize)]) {
+fn print_batch(out: &mut impl Write, label: &str, results: &[(f64, usize)]) -> io::Result<()> {
     let mut times: Vec<f64> = results.iter().map(|&(t, _)| t).collect();
     let total: f64 = times.iter().sum();
     let count = times.len().max(1) as f64;
     let mean_moves = results.iter().map(|&(_, m)| m as f64).sum::<f64>() / count;
     times.sort_by(f64::total_cmp);
     let p99 = times[((times.len() as f64 * 0.99) as usize).min(times.len() - 1)];
-    println!(
+    writeln!(
+        out,
         "{:<34} {:>6} {:>6.2} {:>9.4} {:>8.4} {:>8.3} {:>8.1} {:>9.2} {:>10.0}",
         label,
         times.len(),
@@ -193,7 +205,7 @@ fn print_batch(label: &str, results: &[(f64, usize)]) {
         times.last().copied().unwrap_or(0.0) * 1e3,
         total,
         count / total
-    );
+    )
 }
 
 fn median(values: &mut [f64]) -> f64 {

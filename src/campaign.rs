@@ -1,11 +1,13 @@
 //! `rrm campaign create|list`: define what to mine and see how far it got.
 
 use crate::backend::{Backend, BackendArgs};
-use crate::input::parse_seed_range;
+use crate::input::parse_campaign_range;
+use crate::report::count;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use rrm_coordinator::CampaignStatus;
-use rrm_store::CampaignSpec;
+use rrm_store::{CampaignSpec, Store, StoreError};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Seeds per work unit unless told otherwise: a few seconds of solving on two cores.
@@ -56,7 +58,7 @@ pub struct SpecArgs {
 
 impl SpecArgs {
     pub fn spec(&self, name: String, seeds: &str) -> Result<CampaignSpec> {
-        let range = parse_seed_range(seeds)?;
+        let range = parse_campaign_range(seeds)?;
         Ok(CampaignSpec {
             name,
             generator: self.generator.clone(),
@@ -78,39 +80,70 @@ struct ListArgs {
 }
 
 pub fn run(args: CampaignArgs) -> Result<ExitCode> {
+    let mut out = crate::stdout::lock();
     match args.command {
         CampaignCommand::Create(args) => {
             let spec = args.spec.spec(args.name, &args.seeds)?;
-            let status = Backend::open(&args.backend)?.create_campaign(spec)?;
+            let status = open_creating(&args.backend)?.create_campaign(spec)?;
             let spec = &status.campaign.spec;
-            println!(
-                "created campaign {}: {} seeds {}..{} in {} units of {}, records from {} moves",
+            writeln!(
+                out,
+                "created campaign {}: {} seeds {}..{} in {}, records from {} moves",
                 spec.name,
                 spec.generator,
                 spec.seed_start,
                 spec.seed_end,
-                status.units_total,
-                spec.unit_size,
+                units_text(spec),
                 spec.record_threshold
-            );
+            )?;
         }
         CampaignCommand::List(args) => {
             let statuses = Backend::open(&args.backend)?.campaigns()?;
             for status in &statuses {
                 if args.json {
-                    println!("{}", status_json(status));
+                    writeln!(out, "{}", status_json(status))?;
                 } else {
-                    println!("{}", status_line(status));
+                    writeln!(out, "{}", status_line(status))?;
                 }
             }
             if statuses.is_empty() && !args.json {
-                println!(
+                writeln!(
+                    out,
                     "no campaigns yet; create one with `rrm campaign create NAME --seeds A..B`"
-                );
+                )?;
             }
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The backend for `campaign create`, the one query command allowed to start a new local
+/// store (the others refuse a directory without one, to catch a mistyped `--data`).
+fn open_creating(args: &BackendArgs) -> Result<Backend> {
+    match Backend::open(args) {
+        Err(error) => match error.downcast_ref::<StoreError>() {
+            Some(StoreError::Missing { path }) => {
+                drop(Store::open(path)?);
+                Backend::open(args)
+            }
+            _ => Err(error),
+        },
+        opened => opened,
+    }
+}
+
+/// "1 unit of 5000 seeds", "3 units of 10000 seeds (the last of 5000)": the units as
+/// they really are, not the unit size asked for.
+fn units_text(spec: &CampaignSpec) -> String {
+    let seeds = spec.seed_end - spec.seed_start;
+    let units = spec.units_total();
+    let size = spec.unit_size.min(seeds);
+    let last = seeds - (units - 1) * spec.unit_size;
+    let mut text = format!("{} of {}", count(units, "unit"), count(size, "seed"));
+    if last != size {
+        text += &format!(" (the last of {last})");
+    }
+    text
 }
 
 fn status_line(status: &CampaignStatus) -> String {

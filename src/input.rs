@@ -1,8 +1,8 @@
-//! Reading what the user names: seed ranges and puzzle files.
+//! Reading what the user names: seed ranges, counts and puzzle files.
 
 use anyhow::{bail, Context, Result};
 use ricochet::{Game, Puzzle, PuzzleRecord};
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 use std::path::Path;
 
 /// A puzzle to solve and where it came from.
@@ -19,8 +19,9 @@ pub enum Source {
     },
 }
 
-/// Parses `A..B` (B excluded) or `A..=B` into a half-open range of seeds.
-pub fn parse_seed_range(text: &str) -> Result<Range<u64>> {
+/// Parses `A..B` (B excluded) or `A..=B` into the inclusive range of seeds it names, so
+/// that `A..=18446744073709551615` can name the last seed.
+pub fn parse_seed_range(text: &str) -> Result<RangeInclusive<u64>> {
     let (start, end) = text
         .split_once("..")
         .with_context(|| format!("seed range {text:?} is not of the form A..B"))?;
@@ -36,18 +37,40 @@ pub fn parse_seed_range(text: &str) -> Result<Range<u64>> {
         .trim()
         .parse()
         .with_context(|| format!("bad range end {end:?}"))?;
-    let end = if inclusive {
-        end.checked_add(1).context("range end too large")?
-    } else {
-        end
-    };
     if start == 0 {
         bail!("seed 0 is not supported: Fogleman's generator does not re-seed on 0; start ranges at 1");
     }
-    if end <= start {
-        bail!("seed range {text:?} is empty");
+    let last = if inclusive {
+        Some(end)
+    } else {
+        end.checked_sub(1)
+    };
+    match last {
+        Some(last) if last >= start => Ok(start..=last),
+        _ => bail!("seed range {text:?} is empty"),
     }
-    Ok(start..end)
+}
+
+/// Parses a campaign's seed range: campaigns store `[start, end)`, so the range cannot
+/// include seed 18446744073709551615.
+pub fn parse_campaign_range(text: &str) -> Result<Range<u64>> {
+    let seeds = parse_seed_range(text)?;
+    let end = seeds.end().checked_add(1).with_context(|| {
+        format!(
+            "seed range {text:?}: campaigns cannot include seed {} (their ranges exclude their end); end the range before it",
+            u64::MAX
+        )
+    })?;
+    Ok(*seeds.start()..end)
+}
+
+/// Parses a count that must be at least 1 (threads, puzzles), for clap.
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 pub fn seed_job(seed: u64) -> Result<Job> {

@@ -12,6 +12,7 @@ use clap::Args;
 use rrm_coordinator::{Config, Coordinator};
 use rrm_proto::v1 as pb;
 use rrm_store::{CampaignSpec, Store};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -75,32 +76,36 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
             .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
             .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
     };
-    println!(
+    let mut out = crate::stdout::lock();
+    writeln!(
+        out,
         "{} simulated workers, {} s, units of {} seeds: {} lease + submit round trips, {:.0}/s",
         args.workers,
         args.seconds,
         args.unit_size,
         latencies.len(),
         latencies.len() as f64 / args.seconds as f64
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "round trip ms: p50 {:.2}, p90 {:.2}, p99 {:.2}, max {:.2}; process CPU {:.1} s (clients included)",
         percentile(0.5),
         percentile(0.9),
         percentile(0.99),
         percentile(1.0),
         cpu
-    );
+    )?;
     let status = coordinator.status("load")?;
     coordinator.store().flush_blocking()?;
     let bytes = coordinator.store().size_on_disk()?;
-    println!(
+    writeln!(
+        out,
         "coordinator: {} units done, {} puzzles counted; store {} bytes on disk, {:.3} bytes per seed",
         status.units_done,
         coordinator.aggregates("load")?.puzzles(),
         bytes,
         bytes as f64 / status.seeds_done.max(1) as f64
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,7 +1,7 @@
 //! `rrm`: the Ricochet Robots puzzle miner's command line.
 //!
 //! `main` only parses arguments, sets up logging and maps errors to exit codes: every
-//! failure prints one line on stderr and exits with status 2.
+//! failure prints one line on stderr and exits with status 2; a closed stdout ends quietly.
 
 mod backend;
 mod bench;
@@ -9,16 +9,20 @@ mod campaign;
 mod input;
 mod loadtest;
 mod mine;
+mod outfile;
 mod pack;
+mod progress;
 mod report;
 mod services;
 mod show;
 mod solve;
 mod stats;
+mod stdout;
 mod summary;
 mod top;
 
 use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -58,26 +62,15 @@ enum Command {
     LoadTest(loadtest::LoadTestArgs),
 }
 
-/// Restores the default action of SIGPIPE (end the process), which Rust replaces with an
-/// error that `println!` turns into a panic.
-fn stop_quietly_on_closed_pipe() {
-    #[cfg(unix)]
-    // SAFETY: called before any thread starts; SIG_DFL is a valid disposition.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The services log their progress and outlive a closed stdout; one-shot commands only
-    // warn, and stop quietly when their reader goes away (`rrm solve ... | head`).
+    // The services log their progress; one-shot commands only warn. SIGPIPE keeps Rust's
+    // disposition (ignored): the embedded coordinator and worker of `rrm mine` may write to
+    // a closed loopback socket while shutting down, which must be an error, not the end of
+    // the process; a closed stdout ends commands through `stdout::is_closed` instead.
     let level = match cli.command {
         Command::Coordinator(_) | Command::Worker(_) => "info",
-        _ => {
-            stop_quietly_on_closed_pipe();
-            "warn"
-        }
+        _ => "warn",
     };
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -85,6 +78,7 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
@@ -101,6 +95,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        Err(error) if stdout::is_closed(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("rrm: error: {error:#}");
             ExitCode::from(2)

@@ -3,17 +3,19 @@
 //! first, then by seed, and every step after that is deterministic.
 
 use crate::backend::{Backend, BackendArgs};
+use crate::outfile::OutFile;
 use crate::show::{metrics_json, SOLUTION_COUNT_CAP};
 use crate::top::generator_of;
 use anyhow::{bail, Context, Result};
+use clap::builder::RangedU64ValueParser;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use ricochet::metrics::{metrics, Metrics};
 use ricochet::svg::{escape, Picture};
 use ricochet::{GeneratedPuzzle, Move, Solver};
 use serde_json::json;
 use std::collections::HashSet;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,13 +31,13 @@ pub struct PackArgs {
     #[arg(long)]
     max_moves: u8,
     /// Puzzles in the pack.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::input::at_least_one)]
     count: usize,
     /// Only puzzles with exactly one optimal solution.
     #[arg(long)]
     unique: bool,
     /// Only puzzles whose solution moves at least this many robots.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = RangedU64ValueParser::<usize>::new().range(1..=5))]
     min_robots: usize,
     /// At most one puzzle per board arrangement.
     #[arg(long)]
@@ -59,6 +61,7 @@ struct Chosen {
 }
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
+    // Every argument is checked before the minutes of solving.
     let format = match args.out.extension().and_then(|e| e.to_str()) {
         Some("html") => Format::Html,
         Some("json") => Format::Json,
@@ -74,6 +77,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
             args.max_moves
         );
     }
+    let out = OutFile::create(&args.out)?;
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
     let generator = generator_of(&mut backend, &name)?;
@@ -93,9 +97,13 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         Format::Html => html(&name, &chosen),
         Format::Json => json_pack(&name, generator, &args, &chosen).to_string(),
     };
-    std::fs::write(&args.out, content)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
-    println!("wrote {} puzzles to {}", chosen.len(), args.out.display());
+    out.write(content.as_bytes())?;
+    writeln!(
+        crate::stdout::lock(),
+        "wrote {} puzzles to {}",
+        chosen.len(),
+        args.out.display()
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -109,12 +117,7 @@ fn choose(
     generator: ricochet::Generator,
     candidates: &[(u64, u8)],
 ) -> Result<Vec<Chosen>> {
-    let bar = ProgressBar::new(args.count as u64).with_style(
-        ProgressStyle::with_template(
-            "{spinner} choosing puzzles {pos}/{len} ({msg} candidates looked at)",
-        )
-        .expect("valid template"),
-    );
+    let bar = crate::progress::bar(args.count as u64, "puzzles chosen");
     let mut solver = Solver::new();
     let mut boards = HashSet::new();
     let mut chosen = Vec::new();
@@ -122,7 +125,10 @@ fn choose(
         if chosen.len() == args.count {
             break;
         }
-        bar.set_message(looked.to_string());
+        bar.set_message(format!(
+            "({looked} of {} candidates looked at)",
+            candidates.len()
+        ));
         let generated = generator.generate(seed)?;
         if args.distinct_boards && boards.contains(&generated.arrangement) {
             continue;

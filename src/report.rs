@@ -1,4 +1,5 @@
-//! What `rrm solve` prints for a solved puzzle: a JSON object or a text report.
+//! What `rrm solve` prints for a solved puzzle: a JSON object or a text report; and
+//! counts in words ("1 move", "9 moves") for every command's text.
 
 use crate::input::{Job, Source};
 use ricochet::{render, Puzzle, Solution, Unsolved};
@@ -110,16 +111,29 @@ impl Report {
         );
         match (&self.moves, &self.error) {
             (Some(moves), _) => {
-                out += &format!("{moves} moves (optimal): {}\n", self.solution.join(" "))
+                out += &format!(
+                    "{} (optimal): {}\n",
+                    count(*moves as u64, "move"),
+                    self.solution.join(" ")
+                )
             }
             (None, Some(error)) => out += &format!("unsolved: {error}\n"),
             (None, None) => {}
         }
         if let Some(expected) = self.expected_moves {
             let verdict = if self.failed() { "MISMATCH" } else { "ok" };
-            out += &format!("expected {expected} moves: {verdict}\n");
+            out += &format!("expected {}: {verdict}\n", count(expected.into(), "move"));
         }
         out += &format!("{} states, {:.6} s CPU\n", self.states, self.cpu_seconds);
         out
+    }
+}
+
+/// `n` and the noun, plural unless `n` is 1.
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

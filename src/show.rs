@@ -2,12 +2,14 @@
 //! `--solution`, an optimal solution (numbered arrows in the picture) and its metrics.
 
 use crate::input::{self, Job, Source};
+use crate::outfile::OutFile;
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
 use ricochet::metrics::{metrics, Metrics};
 use ricochet::svg::Picture;
 use ricochet::{render, Move, Solver};
 use serde_json::json;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,21 +34,24 @@ pub struct ShowArgs {
 }
 
 pub fn run(args: ShowArgs) -> Result<ExitCode> {
+    let svg = args.svg.as_deref().map(OutFile::create).transpose()?;
     let job = match (args.seed, &args.puzzle) {
         (Some(seed), _) => input::seed_job(seed)?,
         (_, Some(path)) => input::read_puzzle(path)?,
         _ => unreachable!("clap requires one input"),
     };
     let title = title(&job);
-    println!("{title}");
-    print!("{}", render::ascii(&job.puzzle));
+    let mut out = crate::stdout::lock();
+    writeln!(out, "{title}")?;
+    write!(out, "{}", render::ascii(&job.puzzle))?;
     let solution = if args.solution {
         let solution = Solver::new()
             .solve(&job.puzzle)
             .with_context(|| format!("{title}: no solution"))?
             .moves;
         let measured = metrics(&job.puzzle, &solution, SOLUTION_COUNT_CAP);
-        println!(
+        writeln!(
+            out,
             "{} moves: {}",
             solution.len(),
             solution
@@ -54,14 +59,14 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
                 .map(Move::notation)
                 .collect::<Vec<_>>()
                 .join(" ")
-        );
-        println!("{}", metrics_line(&measured, solution.len()));
+        )?;
+        writeln!(out, "{}", metrics_line(&measured, solution.len()))?;
         Some(solution)
     } else {
         None
     };
-    if let Some(path) = &args.svg {
-        let svg = ricochet::svg::board(
+    if let Some(svg) = svg {
+        let picture = ricochet::svg::board(
             &job.puzzle,
             &Picture {
                 solution: solution.as_deref(),
@@ -69,7 +74,7 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
                 title: Some(&title),
             },
         );
-        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+        svg.write(picture.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
 }

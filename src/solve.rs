@@ -1,11 +1,10 @@
 //! `rrm solve`: one puzzle with a picture, or a batch in parallel as JSON Lines.
 
 use crate::input::{self, Job};
-use crate::report::Report;
+use crate::report::{count, Report};
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
 use cpu_time::ThreadTime;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use ricochet::solver::with_thread_solver;
 use ricochet::{Solution, Unsolved};
@@ -35,7 +34,7 @@ pub struct SolveArgs {
     #[arg(long)]
     json: bool,
     /// Worker threads for batches (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = input::at_least_one)]
     threads: Option<usize>,
     /// Give up on puzzles needing more moves than this.
     #[arg(long, default_value_t = ricochet::solver::DEFAULT_MAX_MOVES)]
@@ -60,10 +59,11 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
     if let Some(job) = single {
         let (result, cpu) = solve_timed(&job, args.max_moves);
         let report = Report::new(&job, &result, cpu);
+        let mut out = crate::stdout::lock();
         if args.json {
-            println!("{}", serde_json::to_string(&report)?);
+            writeln!(out, "{}", serde_json::to_string(&report)?)?;
         } else {
-            print!("{}", report.text(&job.puzzle));
+            write!(out, "{}", report.text(&job.puzzle))?;
         }
         return Ok(exit_code(report.failed()));
     }
@@ -71,7 +71,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+        .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
     // Batches of CHUNK jobs, generated or read ahead of solving, in input order.
@@ -79,13 +79,15 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
         match (&args.seeds, &args.puzzles) {
             (Some(range), _) => {
                 let seeds = input::parse_seed_range(range)?;
-                let end = seeds.end;
-                let batches = seeds.clone().step_by(CHUNK).map(move |start| {
-                    (start..(start + CHUNK as u64).min(end))
+                let (first, last) = (*seeds.start(), *seeds.end());
+                // Inclusive chunks: the range may end at u64::MAX, which no end can pass.
+                let batches = seeds.step_by(CHUNK).map(move |start| {
+                    (start..=last.min(start.saturating_add(CHUNK as u64 - 1)))
                         .map(input::seed_job)
                         .collect()
                 });
-                (seeds.end - seeds.start, Box::new(batches))
+                // No overflow: seeds start at 1.
+                (last - first + 1, Box::new(batches))
             }
             (_, Some(path)) => {
                 let mut jobs = input::read_puzzles(path)?;
@@ -100,7 +102,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
             _ => unreachable!("clap requires one input"),
         };
     let started = std::time::Instant::now();
-    let progress = progress_bar(total);
+    let progress = crate::progress::bar(total, "puzzles");
     let mut failed = false;
     for batch in batches {
         let jobs = batch?;
@@ -127,7 +129,7 @@ fn solve_batch(pool: &rayon::ThreadPool, jobs: &[Job], args: &SolveArgs) -> Resu
             })
             .collect()
     });
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     for report in &reports {
         if args.json {
             writeln!(out, "{}", serde_json::to_string(report)?)?;
@@ -138,21 +140,12 @@ fn solve_batch(pool: &rayon::ThreadPool, jobs: &[Job], args: &SolveArgs) -> Resu
             );
             let outcome = report.moves.map_or_else(
                 || report.error.clone().unwrap_or_default(),
-                |m| format!("{m} moves"),
+                |m| count(m as u64, "move"),
             );
             writeln!(out, "{label}: {outcome} {}", report.solution.join(" "))?;
         }
     }
     Ok(reports.iter().any(Report::failed))
-}
-
-fn progress_bar(total: u64) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} puzzles, {per_sec}, ETA {eta}")
-            .expect("valid progress template"),
-    );
-    bar
 }
 
 fn exit_code(failed: bool) -> ExitCode {

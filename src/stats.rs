@@ -1,12 +1,14 @@
 //! `rrm stats`: difficulty statistics of a campaign, as text, JSON or an SVG histogram.
 
 use crate::backend::{Backend, BackendArgs};
-use anyhow::{Context, Result};
+use crate::outfile::OutFile;
+use anyhow::Result;
 use clap::Args;
 use rrm_coordinator::charts::rarity;
 use rrm_store::{Aggregates, Group};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -40,13 +42,14 @@ pub struct StatsArgs {
 }
 
 pub fn run(args: StatsArgs) -> Result<ExitCode> {
+    let svg = args.svg.as_deref().map(OutFile::create).transpose()?;
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
     let mut campaigns = vec![(name.clone(), backend.stats(&name)?)];
     if let Some(other) = &args.compare {
         campaigns.push((other.clone(), backend.stats(other)?));
     }
-    if let Some(path) = &args.svg {
+    if let Some(svg) = svg {
         let series: Vec<(&str, &[u64])> = campaigns
             .iter()
             .map(|(name, a)| (name.as_str(), a.histogram.as_slice()))
@@ -55,20 +58,17 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
             Some(other) => format!("Optimal move counts: {name} and {other}"),
             None => format!("Optimal move counts: {name}"),
         };
-        std::fs::write(
-            path,
-            rrm_coordinator::charts::histogram_svg(&title, &series),
-        )
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        svg.write(rrm_coordinator::charts::histogram_svg(&title, &series).as_bytes())?;
     }
+    let mut out = crate::stdout::lock();
     if args.json {
         let mut report = summary_json(&name, &campaigns[0].1);
         if let Some((other, aggregates)) = campaigns.get(1) {
             report["compare"] = summary_json(other, aggregates);
         }
-        println!("{report}");
+        writeln!(out, "{report}")?;
     } else {
-        print!("{}", text(&campaigns));
+        write!(out, "{}", text(&campaigns))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -92,13 +92,16 @@ fn summary_json(name: &str, a: &Aggregates) -> Value {
             })
             .collect()
     };
+    // An empty campaign has no mean, median or maximum: null, not a made-up zero.
+    let mined = total > 0;
+    let percentile = |p: f64| mined.then(|| a.percentile(p));
     json!({
         "campaign": name,
         "puzzles": total,
-        "mean": a.mean(),
-        "median": a.percentile(0.5),
-        "percentiles": PERCENTILES.iter().map(|(label, p)| (label.to_string(), json!(a.percentile(*p)))).collect::<serde_json::Map<_, _>>(),
-        "max": a.max_moves(),
+        "mean": mined.then(|| a.mean()),
+        "median": percentile(0.5),
+        "percentiles": PERCENTILES.iter().map(|(label, p)| (label.to_string(), json!(percentile(*p)))).collect::<serde_json::Map<_, _>>(),
+        "max": mined.then(|| a.max_moves()),
         "histogram": a.histogram.iter().enumerate().filter(|(_, &c)| c > 0).map(|(moves, &count)| json!({
             "moves": moves,
             "puzzles": count,
@@ -133,6 +136,10 @@ fn by_letter(a: &Aggregates, position: usize) -> BTreeMap<String, Group> {
 fn text(campaigns: &[(String, Aggregates)]) -> String {
     let mut out = String::new();
     for (name, a) in campaigns {
+        if a.puzzles() == 0 {
+            out += &format!("{name}: no puzzles mined yet\n");
+            continue;
+        }
         out += &format!(
             "{name}: {} puzzles, mean {:.3} moves, median {}, {}, max {}\n",
             a.puzzles(),
@@ -146,41 +153,45 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
             a.max_moves()
         );
     }
-    // The histogram, one column group per campaign.
-    let bins = campaigns
+    let mined: Vec<&(String, Aggregates)> =
+        campaigns.iter().filter(|(_, a)| a.puzzles() > 0).collect();
+    if mined.is_empty() {
+        return out;
+    }
+    // The histogram, one column group per campaign, each as wide as its full name.
+    let widths: Vec<usize> = mined
+        .iter()
+        .map(|(name, _)| name.chars().count().max(10))
+        .collect();
+    let bins = mined
         .iter()
         .map(|(_, a)| a.histogram.len())
         .max()
         .unwrap_or(0);
     out += "\nmoves";
-    for (name, _) in campaigns {
-        out += &format!(
-            " | {:>10} {:>8} {:>14}",
-            truncate(name, 10),
-            "share",
-            "rarity"
-        );
+    for ((name, _), width) in mined.iter().zip(&widths) {
+        out += &format!(" | {name:>width$} {:>8} {:>14}", "share", "rarity");
     }
     out += "\n";
     for moves in 0..bins {
-        if campaigns
+        if mined
             .iter()
             .all(|(_, a)| a.histogram.get(moves).copied().unwrap_or(0) == 0)
         {
             continue;
         }
         out += &format!("{moves:>5}");
-        for (_, a) in campaigns {
+        for ((_, a), width) in mined.iter().zip(&widths) {
             let count = a.histogram.get(moves).copied().unwrap_or(0);
             out += &format!(
-                " | {count:>10} {:>7.3}% {:>14}",
+                " | {count:>width$} {:>7.3}% {:>14}",
                 share(count, a.puzzles()) * 100.0,
                 rarity(count, a.puzzles())
             );
         }
         out += "\n";
     }
-    for (name, a) in campaigns {
+    for (name, a) in mined {
         out += &format!("\n{name} by target colour: ");
         out += &groups_line(&by_letter(a, 0));
         out += &format!("\n{name} by target shape: ");
@@ -228,8 +239,4 @@ fn arrangement_list<'a>(items: impl Iterator<Item = &'a (&'a String, &'a Group)>
         .map(|(name, g)| format!("[{name}] {:.2}", g.mean()))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn truncate(text: &str, width: usize) -> String {
-    text.chars().take(width).collect()
 }

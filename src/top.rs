@@ -7,12 +7,13 @@ use clap::Args;
 use ricochet::metrics::metrics;
 use ricochet::{Generator, Move};
 use serde_json::json;
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct TopArgs {
     /// How many puzzles.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::input::at_least_one)]
     limit: usize,
     /// Only puzzles needing at least this many moves.
     #[arg(long, default_value_t = 0)]
@@ -32,43 +33,55 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     let name = backend.campaign_name(args.campaign.as_deref())?;
     let generator = generator_of(&mut backend, &name)?;
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
-    if puzzles.is_empty() && !args.json {
-        println!(
-            "{name}: no kept puzzles with at least {} moves yet",
-            args.min_moves
-        );
-    }
-    for (rank, mined) in puzzles.iter().enumerate() {
+    // Counting optimal solutions of hard puzzles takes seconds each: measure them all
+    // under a progress bar, then print.
+    let progress = crate::progress::bar(puzzles.len() as u64, "puzzles measured");
+    let mut measured = Vec::with_capacity(puzzles.len());
+    for mined in &puzzles {
         let puzzle = generator.generate(mined.seed)?.puzzle;
         let solution: Vec<Move> = mined
             .solution
             .iter()
             .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
             .collect::<Result<_>>()?;
-        let measured = metrics(&puzzle, &solution, SOLUTION_COUNT_CAP);
+        measured.push((
+            metrics(&puzzle, &solution, SOLUTION_COUNT_CAP),
+            solution.len(),
+        ));
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    let mut out = crate::stdout::lock();
+    if puzzles.is_empty() && !args.json {
+        writeln!(
+            out,
+            "{name}: no kept puzzles with at least {} moves yet",
+            args.min_moves
+        )?;
+    }
+    for (rank, (mined, (metrics, optimum))) in puzzles.iter().zip(&measured).enumerate() {
         if args.json {
-            println!(
-                "{}",
-                json!({
-                    "campaign": name,
-                    "rank": rank + 1,
-                    "seed": mined.seed,
-                    "moves": mined.moves,
-                    "solution": mined.solution,
-                    "re_solved": mined.re_solved,
-                    "metrics": metrics_json(&measured, solution.len()),
-                })
-            );
+            let row = json!({
+                "campaign": name,
+                "rank": rank + 1,
+                "seed": mined.seed,
+                "moves": mined.moves,
+                "solution": mined.solution,
+                "re_solved": mined.re_solved,
+                "metrics": metrics_json(metrics, *optimum),
+            });
+            writeln!(out, "{row}")?;
         } else {
-            println!(
+            writeln!(
+                out,
                 "{:>3}. seed {:>12}  {:>2} moves{}  {}\n     {}",
                 rank + 1,
                 mined.seed,
                 mined.moves,
                 if mined.re_solved { " (re-solved)" } else { "" },
                 mined.solution.join(" "),
-                metrics_line(&measured, solution.len())
-            );
+                metrics_line(metrics, *optimum)
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

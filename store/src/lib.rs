@@ -26,13 +26,34 @@ pub use schema::*;
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use sled::Transactional;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// What can go wrong with the store.
+/// What can go wrong with the store. Opening failures say what is wrong in one line, without
+/// repeating sled's own message.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("cannot open the store in {path}: {source} (is a coordinator already using it?)")]
-    Open { path: String, source: sled::Error },
+    #[error(
+        "the store in {} is in use by another process (a coordinator or `rrm mine`); \
+         reach a running coordinator with --coordinator URL",
+        path.display()
+    )]
+    Locked { path: PathBuf },
+    #[error("{} is not a directory", path.display())]
+    NotADirectory { path: PathBuf },
+    #[error(
+        "{} holds no store (is --data mistyped? `rrm mine`, `rrm coordinator` and \
+         `rrm campaign create` start one)",
+        path.display()
+    )]
+    Missing { path: PathBuf },
+    #[error("no permission to open the store in {}", path.display())]
+    PermissionDenied { path: PathBuf },
+    #[error("no space left on the device holding {}", path.display())]
+    NoSpace { path: PathBuf },
+    #[error("the store in {} is corrupt ({detail})", path.display())]
+    CorruptFiles { path: PathBuf, detail: String },
+    #[error("cannot open the store in {}: {detail}", path.display())]
+    Open { path: PathBuf, detail: String },
     #[error("store: {0}")]
     Sled(#[from] sled::Error),
     #[error("store: corrupt {what}: {detail}")]
@@ -171,17 +192,96 @@ where
     }
 }
 
+/// The files sled keeps in a store directory: a directory without them holds no store.
+const SLED_FILES: [&str; 2] = ["conf", "db"];
+
+/// Refuses a path that is, or lies under, something other than a directory.
+fn refuse_non_directory(dir: &Path) -> Result<()> {
+    match dir.ancestors().find(|path| path.exists()) {
+        Some(existing) if !existing.is_dir() => Err(StoreError::NotADirectory {
+            path: existing.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Says what is wrong when sled cannot open the store in `dir`.
+fn open_error(dir: &Path, error: sled::Error) -> StoreError {
+    let path = dir.to_path_buf();
+    match error {
+        // sled reports a lock held by another process as an `Other` error with this text.
+        sled::Error::Io(e) if e.to_string().contains("could not acquire lock") => {
+            StoreError::Locked { path }
+        }
+        sled::Error::Io(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            StoreError::PermissionDenied { path }
+        }
+        sled::Error::Io(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
+            StoreError::NoSpace { path }
+        }
+        sled::Error::Io(e) => StoreError::Open {
+            path,
+            detail: e.to_string(),
+        },
+        sled::Error::Corruption { at, .. } => StoreError::CorruptFiles {
+            path,
+            detail: match at {
+                Some(at) => format!("unreadable data at {at:?}"),
+                None => "unreadable data".into(),
+            },
+        },
+        other => StoreError::Open {
+            path,
+            detail: other.to_string(),
+        },
+    }
+}
+
+/// Reads a `units`/`results` key (also a commit log value): campaign id and unit.
+fn parse_unit_key(what: &'static str, key: &[u8]) -> Result<(u32, u64)> {
+    key.split_first_chunk::<4>()
+        .and_then(|(campaign, unit)| {
+            Some((
+                u32::from_be_bytes(*campaign),
+                u64::from_be_bytes(unit.try_into().ok()?),
+            ))
+        })
+        .ok_or_else(|| StoreError::Corrupt {
+            what,
+            detail: format!("{}-byte unit key", key.len()),
+        })
+}
+
+/// Reads the move count of a `hardest` key.
+fn hardest_key_moves(key: &[u8]) -> Result<u8> {
+    match key {
+        [_, _, _, _, inverted, _, _, _, _, _, _, _, _] => Ok(255 - inverted),
+        _ => Err(StoreError::Corrupt {
+            what: "hardest key",
+            detail: format!("{}-byte key", key.len()),
+        }),
+    }
+}
+
+/// Reads a `commits` key: the commit number.
+fn parse_commit_key(key: &[u8]) -> Result<u64> {
+    Ok(u64::from_be_bytes(key.try_into().map_err(|_| {
+        StoreError::Corrupt {
+            what: "commit log",
+            detail: format!("{}-byte key", key.len()),
+        }
+    })?))
+}
+
 impl Store {
     /// Opens (creating if needed) the store in `dir`. Fails if another process has it.
     pub fn open(dir: &Path) -> Result<Store> {
+        refuse_non_directory(dir)?;
         let db = sled::Config::new()
             .path(dir)
             .segment_size(SEGMENT)
             .open()
-            .map_err(|source| StoreError::Open {
-                path: dir.display().to_string(),
-                source,
-            })?;
+            .map_err(|error| open_error(dir, error))?;
         let tree = |name: &str| db.open_tree(name);
         Ok(Store {
             campaigns: tree("campaigns")?,
@@ -194,6 +294,18 @@ impl Store {
             meta: tree("meta")?,
             db,
         })
+    }
+
+    /// Opens the store in `dir` only if there is one: commands that only read must not
+    /// leave an empty store behind a mistyped `--data`.
+    pub fn open_existing(dir: &Path) -> Result<Store> {
+        refuse_non_directory(dir)?;
+        if !SLED_FILES.iter().all(|file| dir.join(file).is_file()) {
+            return Err(StoreError::Missing {
+                path: dir.to_path_buf(),
+            });
+        }
+        Store::open(dir)
     }
 
     /// Creates a campaign after checking its spec; names are unique.
@@ -214,7 +326,13 @@ impl Store {
                 })?),
                 None => 1,
             };
-            meta.insert(NEXT_CAMPAIGN_ID, &(id + 1).to_be_bytes())?;
+            let next = id.checked_add(1).ok_or_else(|| {
+                ConflictableTransactionError::Abort(StoreError::Corrupt {
+                    what: "campaign counter",
+                    detail: "no campaign ids left".into(),
+                })
+            })?;
+            meta.insert(NEXT_CAMPAIGN_ID, &next.to_be_bytes())?;
             let campaign = Campaign {
                 id,
                 spec: spec.clone(),
@@ -248,7 +366,7 @@ impl Store {
             .scan_prefix(campaign.to_be_bytes())
             .map(|entry| {
                 let (key, value) = entry?;
-                let unit = u64::from_be_bytes(key[4..12].try_into().expect("12-byte unit keys"));
+                let (_, unit) = parse_unit_key("unit key", &key)?;
                 Ok((unit, decode("unit record", &value)?))
             })
             .collect()
@@ -305,7 +423,7 @@ impl Store {
         let mut entries = Vec::new();
         for entry in self.hardest.scan_prefix(campaign.to_be_bytes()) {
             let (key, value) = entry?;
-            if 255 - key[4] < min_moves || entries.len() >= limit {
+            if hardest_key_moves(&key)? < min_moves || entries.len() >= limit {
                 break;
             }
             entries.push(decode("hardest entry", &value)?);
@@ -323,34 +441,23 @@ impl Store {
 
     /// The highest commit number used so far (0 if none).
     pub fn last_commit(&self) -> Result<u64> {
-        Ok(match self.commits.last()? {
-            Some((key, _)) => {
-                u64::from_be_bytes(key.as_ref().try_into().map_err(|_| StoreError::Corrupt {
-                    what: "commit log",
-                    detail: format!("{}-byte key", key.len()),
-                })?)
-            }
-            None => 0,
-        })
+        match self.commits.last()? {
+            Some((key, _)) => parse_commit_key(&key),
+            None => Ok(0),
+        }
     }
 
     /// Commits after `commit`, as (commit, campaign id, unit), in order.
     pub fn commits_after(&self, commit: u64) -> Result<Vec<(u64, u32, u64)>> {
+        let Some(next) = commit.checked_add(1) else {
+            return Ok(Vec::new());
+        };
         self.commits
-            .range((commit + 1).to_be_bytes()..)
+            .range(next.to_be_bytes()..)
             .map(|entry| {
                 let (key, value) = entry?;
-                if key.len() != 8 || value.len() != 12 {
-                    return Err(StoreError::Corrupt {
-                        what: "commit log",
-                        detail: "bad entry length".into(),
-                    });
-                }
-                Ok((
-                    u64::from_be_bytes(key.as_ref().try_into().expect("8 bytes")),
-                    u32::from_be_bytes(value[..4].try_into().expect("4 bytes")),
-                    u64::from_be_bytes(value[4..].try_into().expect("8 bytes")),
-                ))
+                let (campaign, unit) = parse_unit_key("commit log entry", &value)?;
+                Ok((parse_commit_key(&key)?, campaign, unit))
             })
             .collect()
     }

@@ -1,4 +1,5 @@
-//! Store round trips: campaigns, results, hardest order, block layouts, aggregates, locking.
+//! Store round trips: campaigns, results, hardest order, block layouts, aggregates;
+//! opening errors and corrupt keys.
 
 use super::*;
 
@@ -164,8 +165,119 @@ fn large_blocks_are_deflated_and_read_back() {
 fn a_second_opener_gets_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let _store = Store::open(dir.path()).unwrap();
-    let error = Store::open(dir.path()).err().expect("locked");
-    assert!(error.to_string().contains("already using it"), "{error}");
+    let error = Store::open_existing(dir.path()).err().expect("locked");
+    assert!(matches!(error, StoreError::Locked { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.contains("in use by another process"), "{message}");
+    assert_eq!(
+        message.matches("lock").count(),
+        0,
+        "no sled text: {message}"
+    );
+}
+
+#[test]
+fn opening_says_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "not a store").unwrap();
+    for path in [file.clone(), file.join("below")] {
+        let error = Store::open(&path).err().expect("a file");
+        assert!(
+            matches!(&error, StoreError::NotADirectory { path } if *path == file),
+            "{error:?}"
+        );
+    }
+    // Readers refuse a directory without a store and leave nothing behind.
+    let missing = dir.path().join("mistyped");
+    let error = Store::open_existing(&missing).err().expect("no store");
+    assert!(matches!(error, StoreError::Missing { .. }), "{error:?}");
+    assert!(!missing.exists());
+    let empty = tempfile::tempdir().unwrap();
+    let error = Store::open_existing(empty.path()).err().expect("empty");
+    assert!(matches!(error, StoreError::Missing { .. }), "{error:?}");
+    assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
+    // Once created, the store opens for readers too.
+    drop(Store::open(&missing).unwrap());
+    Store::open_existing(&missing).unwrap();
+}
+
+#[test]
+fn a_damaged_store_is_reported_as_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        store.create_campaign(spec("a"), 0).unwrap();
+        store.flush_blocking().unwrap();
+    }
+    // Reopening writes sled's snapshot, which then points into the damaged log.
+    drop(Store::open(dir.path()).unwrap());
+    let db = dir.path().join("db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes.fill(0xab);
+    std::fs::write(&db, bytes).unwrap();
+    let error = Store::open_existing(dir.path()).err().expect("damaged");
+    assert!(
+        matches!(error, StoreError::CorruptFiles { .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("is corrupt"), "{error}");
+}
+
+#[test]
+fn sled_failures_map_to_their_causes() {
+    let path = Path::new("/data");
+    let io = |error: std::io::Error| open_error(path, sled::Error::Io(error));
+    assert!(matches!(
+        io(std::io::Error::from_raw_os_error(libc::ENOSPC)),
+        StoreError::NoSpace { .. }
+    ));
+    assert!(matches!(
+        io(std::io::ErrorKind::PermissionDenied.into()),
+        StoreError::PermissionDenied { .. }
+    ));
+    let corrupt = open_error(path, sled::Error::Corruption { at: None, bt: () });
+    assert!(
+        matches!(corrupt, StoreError::CorruptFiles { .. }),
+        "{corrupt:?}"
+    );
+    let other = io(std::io::Error::other("disk on fire")).to_string();
+    assert_eq!(other, "cannot open the store in /data: disk on fire");
+}
+
+#[test]
+fn short_keys_and_values_are_corrupt_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let id = store.create_campaign(spec("a"), 0).unwrap().id;
+    let corrupt = |result: Result<()>, what: &str| match result {
+        Err(StoreError::Corrupt { what: found, .. }) => assert!(found.contains(what), "{found}"),
+        other => panic!("{what}: {other:?}"),
+    };
+    store
+        .units
+        .insert(&id.to_be_bytes()[..], encode(&done(1)))
+        .unwrap();
+    corrupt(store.units(id).map(drop), "unit key");
+    let entry = HardEntry {
+        seed: 5,
+        moves: 9,
+        solution: vec![],
+        re_solved: false,
+    };
+    store
+        .hardest
+        .insert(&id.to_be_bytes()[..], encode(&entry))
+        .unwrap();
+    corrupt(store.hardest(id, 10, 0).map(drop), "hardest key");
+    store.commits.insert(&[0, 1][..], &[1, 2][..]).unwrap();
+    corrupt(store.last_commit().map(drop), "commit log");
+    store
+        .commits
+        .insert(&7u64.to_be_bytes()[..], &[1, 2][..])
+        .unwrap();
+    corrupt(store.commits_after(0).map(drop), "commit log");
+    assert_eq!(store.commits_after(u64::MAX).unwrap(), []);
 }
 
 #[test]

@@ -164,3 +164,130 @@ fn bad_seeds_and_missing_files_are_refused() {
         assert!(stderr.starts_with("rrm: error:"), "{stderr}");
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_a_batch_quietly() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(["solve", "--seeds", "1..3000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    assert!(first.starts_with("seed 1: "), "{first}");
+    // The reader is gone (like `| head -1`); the rest of the batch meets a closed pipe.
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "nothing on stderr: {stderr}");
+}
+
+#[test]
+fn seed_ranges_reach_the_last_seed() {
+    let seeds = |output: &Output| -> Vec<u64> {
+        stdout_json_lines(output)
+            .iter()
+            .map(|line| line["seed"].as_u64().unwrap())
+            .collect()
+    };
+    let near_the_end = rrm(&[
+        "solve",
+        "--seeds",
+        "18446744073709550000..18446744073709550002",
+        "--json",
+    ]);
+    assert_success(&near_the_end);
+    assert_eq!(
+        seeds(&near_the_end),
+        [18446744073709550000, 18446744073709550001]
+    );
+    let last = rrm(&[
+        "solve",
+        "--seeds",
+        "18446744073709551614..=18446744073709551615",
+        "--json",
+    ]);
+    assert_success(&last);
+    assert_eq!(seeds(&last), [u64::MAX - 1, u64::MAX]);
+    // The batch solves the last seed as `--seed` does.
+    let single = rrm(&["solve", "--seed", "18446744073709551615", "--json"]);
+    assert_eq!(
+        stdout_json_lines(&single)[0]["solution"],
+        stdout_json_lines(&last)[1]["solution"]
+    );
+    // Campaign ranges exclude their end, so they cannot hold the last seed.
+    let data = tempfile::tempdir().unwrap();
+    let refused = rrm(&[
+        "campaign",
+        "create",
+        "last",
+        "--seeds",
+        "5..=18446744073709551615",
+        "--data",
+        data.path().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("campaigns cannot include seed 18446744073709551615"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn zero_counts_are_refused() {
+    for args in [
+        &["solve", "--seeds", "1..3", "--threads", "0"][..],
+        &["top", "--limit", "0"],
+        &[
+            "pack",
+            "--min-moves",
+            "3",
+            "--max-moves",
+            "5",
+            "--count",
+            "0",
+            "--out",
+            "p.json",
+        ],
+    ] {
+        let output = rrm(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("must be at least 1"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn one_move_is_one_move() {
+    let seed = crate::generator::seed_records()
+        .into_iter()
+        .find(|record| record.moves == 1)
+        .expect("a one-move seed among the fixtures")
+        .seed
+        .to_string();
+    let text = crate::rrm_ok(&["solve", "--seed", &seed]);
+    assert!(text.contains("\n1 move (optimal): "), "{text}");
+    let batch = crate::rrm_ok(&["solve", "--seeds", &format!("{seed}..={seed}")]);
+    assert!(
+        batch.starts_with(&format!("seed {seed}: 1 move ")),
+        "{batch}"
+    );
+}
+
+#[test]
+fn logs_are_plain_text_off_a_terminal() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(["solve", "--seeds", "1..3"])
+        .env("RUST_LOG", "info")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("batch solved"), "{stderr}");
+    assert!(!stderr.contains('\x1b'), "no colour codes: {stderr:?}");
+}

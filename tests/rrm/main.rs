@@ -12,6 +12,7 @@ mod mining;
 mod referee;
 mod reports;
 mod solver;
+mod stores;
 
 /// Runs the `rrm` binary with `args`.
 pub fn rrm(args: &[&str]) -> Output {
