@@ -1,22 +1,22 @@
-//! Output files checked before any work and written whole or not at all: a temporary
-//! sibling is created up front, so that a missing or unwritable directory fails at once
-//! rather than after minutes of solving, and renamed over the target when the content is
-//! ready, so that a failure never leaves half a file.
+//! Output files checked before any work and written whole or not at all: the directory is
+//! probed up front, so that a missing or unwritable one fails at once rather than after
+//! minutes of solving, and the content goes to a temporary sibling renamed over the
+//! target, so that a failure never leaves half a file.
 
 use anyhow::{bail, Context, Result};
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// An output file being prepared; dropped without [`OutFile::write`], it leaves nothing.
+/// An output file known to be writable.
 pub struct OutFile {
     path: PathBuf,
     temp: PathBuf,
-    file: Option<File>,
 }
 
 impl OutFile {
-    /// Checks that `path` can be written, by creating its temporary sibling.
+    /// Checks that `path` can be written, by creating and removing its temporary sibling;
+    /// nothing is left behind if the command stops before writing.
     pub fn create(path: &Path) -> Result<OutFile> {
         let shown = path.display();
         let Some(name) = path.file_name() else {
@@ -38,38 +38,70 @@ impl OutFile {
         if !dir.is_dir() {
             bail!("cannot write {shown}: {} is not a directory", dir.display());
         }
-        let temp = dir.join(format!(
-            ".{}.{}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let file = OpenOptions::new()
+        let file = OutFile {
+            path: path.to_path_buf(),
+            temp: dir.join(format!(
+                ".{}.{}.tmp",
+                name.to_string_lossy(),
+                std::process::id()
+            )),
+        };
+        file.open_temp()?;
+        std::fs::remove_file(&file.temp).with_context(|| format!("cannot write {shown}"))?;
+        Ok(file)
+    }
+
+    fn open_temp(&self) -> Result<std::fs::File> {
+        OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&temp)
-            .with_context(|| format!("cannot write {shown}"))?;
-        Ok(OutFile {
-            path: path.to_path_buf(),
-            temp,
-            file: Some(file),
-        })
+            .open(&self.temp)
+            .with_context(|| format!("cannot write {}", self.path.display()))
     }
 
     /// Writes the whole content and puts the file in place.
-    pub fn write(mut self, content: &[u8]) -> Result<()> {
-        let mut file = self.file.take().expect("written once");
-        file.write_all(content)
-            .and_then(|()| file.flush())
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
-        drop(file);
-        std::fs::rename(&self.temp, &self.path)
-            .with_context(|| format!("cannot write {}", self.path.display()))
+    pub fn write(self, content: &[u8]) -> Result<()> {
+        let written = self.open_temp().and_then(|mut file| {
+            file.write_all(content)
+                .and_then(|()| file.flush())
+                .with_context(|| format!("cannot write {}", self.path.display()))?;
+            std::fs::rename(&self.temp, &self.path)
+                .with_context(|| format!("cannot write {}", self.path.display()))
+        });
+        if written.is_err() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+        written
     }
 }
 
-impl Drop for OutFile {
-    fn drop(&mut self) {
-        // After a successful rename the temporary name is gone and this does nothing.
-        let _ = std::fs::remove_file(&self.temp);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_up_front_and_leaves_only_the_finished_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pack.json");
+        let out = OutFile::create(&path).unwrap();
+        let names = || -> Vec<_> {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name())
+                .collect()
+        };
+        assert!(names().is_empty(), "nothing left by the check");
+        out.write(b"{}").unwrap();
+        assert_eq!(names(), ["pack.json"]);
+        assert_eq!(std::fs::read(&path).unwrap(), b"{}");
+
+        let missing = dir.path().join("nope").join("p.json");
+        let error = OutFile::create(&missing).err().unwrap().to_string();
+        assert!(error.contains("does not exist"), "{error}");
+        let error = OutFile::create(dir.path()).err().unwrap().to_string();
+        assert!(error.contains("is a directory"), "{error}");
+        let under_a_file = path.join("p.json");
+        let error = OutFile::create(&under_a_file).err().unwrap().to_string();
+        assert!(error.contains("is not a directory"), "{error}");
     }
 }
