@@ -6,8 +6,8 @@ use clap::{ArgGroup, Args};
 use rrm_coordinator::wire::{create_request, CampaignStats};
 use rrm_coordinator::{CampaignStatus, Coordinator, MinedPuzzle};
 use rrm_proto::v1 as pb;
-use rrm_store::{Aggregates, CampaignSpec};
-use std::path::PathBuf;
+use rrm_store::{Aggregates, CampaignSpec, Store, StoreError};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tonic::transport::Channel;
 
@@ -35,7 +35,21 @@ pub struct Remote {
 }
 
 impl Backend {
+    /// For queries: a local store must exist already, so that a mistyped `--data` fails
+    /// rather than look like an empty store.
     pub fn open(args: &BackendArgs) -> Result<Backend> {
+        Backend::open_local_with(args, Store::open_existing)
+    }
+
+    /// For `campaign create`: a local store is created if there is none yet.
+    pub fn open_or_create(args: &BackendArgs) -> Result<Backend> {
+        Backend::open_local_with(args, Store::open)
+    }
+
+    fn open_local_with(
+        args: &BackendArgs,
+        open_store: fn(&Path) -> Result<Store, StoreError>,
+    ) -> Result<Backend> {
         if let Some(url) = &args.coordinator {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -58,8 +72,7 @@ impl Backend {
             .data
             .clone()
             .unwrap_or_else(|| PathBuf::from("rrm-data"));
-        // Queries never create a store: a mistyped --data must fail, not look empty.
-        let store = rrm_store::Store::open_existing(&data)?;
+        let store = open_store(&data)?;
         let coordinator = Coordinator::open(store, rrm_coordinator::Config::default())?;
         Ok(Backend::Local(Arc::new(coordinator)))
     }

@@ -6,7 +6,7 @@ use crate::report::count;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use rrm_coordinator::CampaignStatus;
-use rrm_store::{CampaignSpec, Store, StoreError};
+use rrm_store::CampaignSpec;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -84,7 +84,7 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     match args.command {
         CampaignCommand::Create(args) => {
             let spec = args.spec.spec(args.name, &args.seeds)?;
-            let status = open_creating(&args.backend)?.create_campaign(spec)?;
+            let status = Backend::open_or_create(&args.backend)?.create_campaign(spec)?;
             let spec = &status.campaign.spec;
             writeln!(
                 out,
@@ -115,21 +115,6 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The backend for `campaign create`, the one query command allowed to start a new local
-/// store (the others refuse a directory without one, to catch a mistyped `--data`).
-fn open_creating(args: &BackendArgs) -> Result<Backend> {
-    match Backend::open(args) {
-        Err(error) => match error.downcast_ref::<StoreError>() {
-            Some(StoreError::Missing { path }) => {
-                drop(Store::open(path)?);
-                Backend::open(args)
-            }
-            _ => Err(error),
-        },
-        opened => opened,
-    }
 }
 
 /// "1 unit of 5000 seeds", "3 units of 10000 seeds (the last of 5000)": the units as
