@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 /// Why a message cannot become a domain value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
-    #[error("missing {0}")]
+    #[error("a message without its {0}")]
     Missing(&'static str),
     #[error("{field} {value} is over 255")]
     OverMoveLimit { field: &'static str, value: u32 },

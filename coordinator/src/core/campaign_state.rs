@@ -12,11 +12,11 @@ const RATE_WINDOW: Duration = Duration::from_secs(60);
 pub(super) struct CampaignState {
     pub(super) campaign: Campaign,
     pub(super) generator: Generator,
-    /// Every unit leased at least once, as stored.
+    /// Every unit leased at least once, as stored but for lease deadlines (memory only).
     pub(super) records: BTreeMap<u64, UnitRecord>,
     /// Units from here on were never leased (and have no record).
     pub(super) next_unit: u64,
-    /// Units waiting for a lease again, oldest first.
+    /// Units waiting for a lease again, in unit order.
     pub(super) pending: BTreeSet<u64>,
     /// Done units chosen for a second worker's check.
     pub(super) to_verify: BTreeSet<u64>,
@@ -91,6 +91,7 @@ impl CampaignState {
             .is_some_and(|r| matches!(r.state, UnitState::Done { .. }));
         self.pending.remove(&unit);
         self.leased.remove(&unit);
+        self.to_verify.remove(&unit);
         match &mut record.state {
             UnitState::Pending { .. } => {
                 self.pending.insert(unit);

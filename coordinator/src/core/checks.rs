@@ -54,10 +54,11 @@ pub(super) fn check_integrity(
 /// Checks a fresh result's contents and computes what it adds to the statistics.
 ///
 /// Every record candidate (at least `spec.record_threshold` moves) must come with a
-/// solution, which is replayed and solved again; so is every seed claimed unsolved.
-/// Besides those, only the unit's `top_count` hardest seeds (most moves, then lowest
-/// seed) may bring a solution, so a worker cannot grow the hardest list at will.
-/// Searches give up beyond `max_moves`.
+/// solution, which is replayed and solved again; every seed claimed unsolved is solved
+/// again too. Besides the records, only the unit's `top_count` hardest seeds (most moves,
+/// then lowest seed) may bring a solution, so a worker cannot grow the hardest list at
+/// will. Searches give up beyond `max_moves`. Expects a submission that passed
+/// [`check_integrity`].
 pub(super) fn check_contents(
     generator: Generator,
     spec: &CampaignSpec,
@@ -130,13 +131,17 @@ fn asked_solutions<'a>(
     submission: &'a Submission,
     top_count: u32,
 ) -> Result<HashMap<u64, &'a [String]>, Rejection> {
-    let top = hardest_seeds(seeds.start, &submission.move_counts, top_count);
+    let top = hardest_seeds(seeds.clone(), &submission.move_counts, top_count);
     let mut solutions = HashMap::new();
     for (seed, moves) in &submission.solutions {
         if !seeds.contains(seed) {
             return Err(Rejection::SolutionOutsideUnit { seed: *seed });
         }
-        let count = submission.move_counts[(seed - seeds.start) as usize];
+        let count = submission
+            .move_counts
+            .get((seed - seeds.start) as usize)
+            .copied()
+            .unwrap_or(UNSOLVED);
         let record = count != UNSOLVED && count >= spec.record_threshold;
         if !record && !top.contains(seed) {
             return Err(Rejection::UnaskedSolution {
@@ -153,8 +158,9 @@ fn asked_solutions<'a>(
 
 /// The `top_count` solved seeds needing the most moves, ties to the lower seed: the
 /// ones whose solutions a unit keeps besides its record candidates.
-fn hardest_seeds(first_seed: u64, move_counts: &[u8], top_count: u32) -> HashSet<u64> {
-    let mut ranked: Vec<(u8, u64)> = (first_seed..)
+fn hardest_seeds(seeds: Range<u64>, move_counts: &[u8], top_count: u32) -> HashSet<u64> {
+    // The unit's own range, never an open one: a unit may end at u64::MAX.
+    let mut ranked: Vec<(u8, u64)> = seeds
         .zip(move_counts)
         .filter(|&(_, &count)| count != UNSOLVED)
         .map(|(seed, &count)| (count, seed))

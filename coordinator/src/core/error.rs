@@ -55,8 +55,9 @@ pub enum CoordinatorError {
     Store(StoreError),
 }
 
-/// Why a submission's contents were refused. [`Rejection::is_integrity`] tells the
-/// malformed ones (refused without any change) from wrong results (charged to the unit).
+/// Why a submission was refused. Wrong lengths and digests are refused before anything
+/// else and change nothing; the other rejections come from checking a fresh result's
+/// contents and are charged to the unit as a failure.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
     #[error("unit {unit} has {expected} seeds, got {got} {counts}")]
@@ -105,17 +106,6 @@ pub enum Rejection {
         claimed: u8,
         reason: ricochet::Unsolved,
     },
-}
-
-impl Rejection {
-    /// Malformed submissions (wrong length, bad digest) are refused without changing the
-    /// unit; the others are wrong results and count as a failure of the unit.
-    pub fn is_integrity(&self) -> bool {
-        matches!(
-            self,
-            Rejection::WrongLength { .. } | Rejection::DigestMismatch
-        )
-    }
 }
 
 /// Which per-seed list of a submission.

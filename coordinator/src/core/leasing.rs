@@ -179,7 +179,6 @@ impl Coordinator {
             state => *state = UnitState::Leased(lease),
         }
         self.store.put_unit(campaign.campaign.id, unit, &record)?;
-        campaign.to_verify.remove(&unit);
         campaign.track(unit, record, deadline_unix_ms);
         let spec = &campaign.campaign.spec;
         Ok(Some(Assignment {

@@ -6,7 +6,8 @@ use super::checks::add_counts;
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::{unix_ms, Config};
 use ricochet::Generator;
-use rrm_store::{Store, StoreError};
+use rrm_proto::UNSOLVED;
+use rrm_store::{Aggregates, Store, StoreError};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -19,7 +20,10 @@ impl Coordinator {
         let mut campaigns = BTreeMap::new();
         for campaign in store.campaigns()? {
             let generator: Generator = campaign.spec.generator.parse()?;
-            let aggregates = store.aggregates(campaign.id)?.unwrap_or_default();
+            let aggregates = store
+                .aggregates(campaign.id)?
+                .filter(|saved| !counts_unsolved(saved))
+                .unwrap_or_default();
             let mut state = CampaignState::new(campaign, generator, aggregates);
             for (unit, record) in store.units(state.campaign.id)? {
                 state.track(unit, record, now + config.lease_ms());
@@ -85,4 +89,13 @@ fn replay_commits(store: &Store, campaigns: &mut BTreeMap<String, CampaignState>
         state.aggregates.through_commit = last_commit;
     }
     Ok(last_commit)
+}
+
+/// Whether saved statistics count unsolved seeds, as stores written before they were
+/// left out do: such statistics are rebuilt from the whole commit log.
+fn counts_unsolved(aggregates: &Aggregates) -> bool {
+    aggregates
+        .histogram
+        .get(usize::from(UNSOLVED))
+        .is_some_and(|&count| count > 0)
 }
