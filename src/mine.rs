@@ -8,7 +8,7 @@ use crate::services::{
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rrm_coordinator::{Config, Coordinator};
+use rrm_coordinator::{CampaignStatus, Config, Coordinator, CoordinatorError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -53,8 +53,8 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| format!("{}-{}-{}", spec.generator, spec.seed_start, spec.seed_end));
     let name = spec.name.clone();
-    match coordinator.status(&name) {
-        Ok(status) if status.campaign.spec != spec => anyhow::bail!(
+    match existing(coordinator.status(&name))? {
+        Some(status) if status.campaign.spec != spec => anyhow::bail!(
             "campaign {name} exists in {} with other settings ({}..{}, units of {}, records from {}); \
              use the same flags or another --campaign",
             args.data.display(),
@@ -63,8 +63,8 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
             status.campaign.spec.unit_size,
             status.campaign.spec.record_threshold
         ),
-        Ok(_) => {}
-        Err(_) => {
+        Some(_) => {}
+        None => {
             coordinator.create_campaign(spec.clone())?;
         }
     }
@@ -84,6 +84,18 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The campaign's status if it exists; `None` only when it is unknown, so that a failing
+/// store is reported rather than taken for a missing campaign.
+fn existing(
+    status: Result<CampaignStatus, CoordinatorError>,
+) -> Result<Option<CampaignStatus>, CoordinatorError> {
+    match status {
+        Ok(status) => Ok(Some(status)),
+        Err(CoordinatorError::UnknownCampaign(_)) => Ok(None),
+        Err(error) => Err(error),
+    }
 }
 
 /// Mines until the campaign is done or Ctrl-C; true if interrupted.
@@ -160,4 +172,26 @@ async fn mine(
         crate::services::stop_dashboard(dashboard).await;
     }
     Ok(interrupted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rrm_store::StoreError;
+
+    #[test]
+    fn only_an_unknown_campaign_counts_as_missing() {
+        assert!(matches!(
+            existing(Err(CoordinatorError::UnknownCampaign("c".into()))),
+            Ok(None)
+        ));
+        let fault = CoordinatorError::Store(StoreError::Corrupt {
+            what: "test",
+            detail: "unreadable".into(),
+        });
+        assert!(matches!(
+            existing(Err(fault)),
+            Err(CoordinatorError::Store(_))
+        ));
+    }
 }
