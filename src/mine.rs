@@ -3,7 +3,7 @@
 
 use crate::campaign::SpecArgs;
 use crate::services::{
-    default_threads, open_coordinator, runtime, shutdown_signal, start_dashboard,
+    at_least_one, default_threads, open_coordinator, runtime, shutdown_signal, start_dashboard,
 };
 use anyhow::{Context, Result};
 use clap::Args;
@@ -26,7 +26,7 @@ pub struct MineArgs {
     #[arg(long, default_value = "rrm-data")]
     data: PathBuf,
     /// Solver threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     threads: Option<usize>,
     /// Campaign name (default: `GENERATOR-A-B` from the range).
     #[arg(long)]

@@ -28,7 +28,8 @@ pub struct CoordinatorArgs {
     config: ConfigArgs,
 }
 
-/// Coordinator settings shared by `rrm coordinator` and `rrm mine`.
+/// The settings of `rrm coordinator` (`rrm mine` runs with the defaults: its one worker
+/// renews its leases and cannot give itself a second opinion).
 #[derive(Args)]
 pub struct ConfigArgs {
     /// Seconds a lease lasts without a heartbeat.
@@ -68,11 +69,20 @@ pub struct WorkerArgs {
     #[arg(long, default_value = "http://127.0.0.1:7878")]
     coordinator: String,
     /// Solver threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     threads: Option<usize>,
     /// A name for the coordinator's log (default: host name and process id).
     #[arg(long)]
     name: Option<String>,
+}
+
+/// Parses counts of threads and the like: whole numbers from 1.
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(count) => Ok(count),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -178,9 +188,10 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
     let config = rrm_worker::Config {
         coordinator: args.coordinator,
         threads: args.threads.unwrap_or_else(default_threads),
-        name: args
-            .name
-            .unwrap_or_else(|| format!("worker-{}", std::process::id())),
+        name: args.name.unwrap_or_else(|| {
+            let host = host_name().unwrap_or_else(|| "worker".into());
+            format!("{host}-{}", std::process::id())
+        }),
     };
     let summary = runtime()?.block_on(rrm_worker::run(config, shutdown_signal()))?;
     tracing::info!(
@@ -189,4 +200,31 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
         "worker stopped"
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// This machine's host name, if it has a readable one.
+fn host_name() -> Option<String> {
+    #[cfg(unix)]
+    {
+        let mut buffer = [0u8; 256];
+        // SAFETY: the pointer and length describe `buffer`, which outlives the call.
+        let failed = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) } != 0;
+        // A name as long as the buffer may come without its terminating zero: not used.
+        let end = buffer.iter().position(|&b| b == 0).filter(|_| !failed)?;
+        let name = std::str::from_utf8(&buffer[..end]).ok()?.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_name_is_found() {
+        let name = host_name().expect("a host name");
+        assert!(!name.is_empty() && !name.contains('\0'), "{name:?}");
+    }
 }

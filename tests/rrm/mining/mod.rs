@@ -7,6 +7,7 @@
 
 mod service;
 mod submissions;
+mod worker;
 mod workers;
 
 use crate::referee::check_solution;
