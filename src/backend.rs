@@ -259,6 +259,7 @@ fn from_pb_status(status: pb::CampaignStatus) -> Result<CampaignStatus> {
         seeds_done: status.seeds_done,
         hardest_moves: u8::try_from(status.hardest_moves).unwrap_or(u8::MAX),
         seeds_per_second: status.seeds_per_second,
+        seeds_in_progress: status.seeds_in_progress,
         quarantined: status
             .quarantined
             .into_iter()

@@ -121,16 +121,11 @@ async fn mine(
         let _ = coordinator_stopped.await;
     }));
     let (stop_worker, worker_stopped) = tokio::sync::oneshot::channel::<()>();
-    let worker = tokio::spawn(rrm_worker::run(
-        rrm_worker::Config {
-            coordinator: format!("http://{address}"),
-            threads,
-            name: "embedded".into(),
-        },
-        async {
-            let _ = worker_stopped.await;
-        },
-    ));
+    let worker_config =
+        rrm_worker::Config::new(format!("http://{address}"), threads, "embedded");
+    let worker = tokio::spawn(rrm_worker::run(worker_config, async {
+        let _ = worker_stopped.await;
+    }));
     let status = coordinator.status(name)?;
     let total = status.campaign.spec.seed_end - status.campaign.spec.seed_start;
     let bar = ProgressBar::new(total).with_position(status.seeds_done);

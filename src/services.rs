@@ -65,7 +65,7 @@ impl ConfigArgs {
 
 #[derive(Args)]
 pub struct WorkerArgs {
-    /// The coordinator's URL.
+    /// The coordinator's URL (http:// only).
     #[arg(long, default_value = "http://127.0.0.1:7878")]
     coordinator: String,
     /// Solver threads (default: all cores).
@@ -74,6 +74,13 @@ pub struct WorkerArgs {
     /// A name for the coordinator's log (default: host name and process id).
     #[arg(long)]
     name: Option<String>,
+    /// Exit with an error once the coordinator has been unreachable this long, e.g. 30s,
+    /// 5m, 1h (default: keep trying, as a service should).
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    give_up_after: Option<Duration>,
+    /// Exit successfully once the coordinator reports every campaign done.
+    #[arg(long)]
+    exit_when_done: bool,
 }
 
 /// Parses counts of threads and the like: whole numbers from 1.
@@ -83,6 +90,25 @@ pub fn at_least_one(text: &str) -> Result<usize, String> {
         Ok(count) => Ok(count),
         Err(error) => Err(error.to_string()),
     }
+}
+
+/// Parses a duration: a whole number with the unit ms, s, m or h (`90s`, `5m`).
+fn duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration such as 30s, 5m or 1h"))?;
+    let seconds = match unit {
+        "ms" => return Ok(Duration::from_millis(number)),
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return Err(format!("{text:?} needs a unit: ms, s, m or h (e.g. 30s)")),
+    };
+    Ok(Duration::from_secs(number.saturating_mul(seconds)))
 }
 
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -185,14 +211,14 @@ pub async fn stop_dashboard(dashboard: tokio::task::JoinHandle<std::io::Result<(
 }
 
 pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
-    let config = rrm_worker::Config {
-        coordinator: args.coordinator,
-        threads: args.threads.unwrap_or_else(default_threads),
-        name: args.name.unwrap_or_else(|| {
-            let host = host_name().unwrap_or_else(|| "worker".into());
-            format!("{host}-{}", std::process::id())
-        }),
-    };
+    let name = args.name.unwrap_or_else(|| {
+        let host = host_name().unwrap_or_else(|| "worker".into());
+        format!("{host}-{}", std::process::id())
+    });
+    let threads = args.threads.unwrap_or_else(default_threads);
+    let mut config = rrm_worker::Config::new(args.coordinator, threads, name);
+    config.give_up_after = args.give_up_after;
+    config.exit_when_done = args.exit_when_done;
     let summary = runtime()?.block_on(rrm_worker::run(config, shutdown_signal()))?;
     tracing::info!(
         units = summary.units_submitted,
@@ -221,6 +247,17 @@ fn host_name() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_need_a_unit() {
+        assert_eq!(duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in ["2", "s", "", "2 s", "-1s", "1.5s", "3d"] {
+            assert!(duration(bad).is_err(), "{bad} was accepted");
+        }
+    }
 
     #[test]
     fn the_host_name_is_found() {

@@ -130,6 +130,8 @@ pub struct CampaignStatus {
     pub hardest_moves: u8,
     /// Seeds mined per second over the last minute.
     pub seeds_per_second: f64,
+    /// Seeds solved in units still leased, as their workers last reported.
+    pub seeds_in_progress: u64,
     /// (unit, failures, last error)
     pub quarantined: Vec<(u64, u32, String)>,
     pub mismatches: Vec<Mismatch>,
@@ -145,18 +147,18 @@ pub struct MinedPuzzle {
     pub re_solved: bool,
 }
 
-struct CampaignState {
-    campaign: Campaign,
+pub(crate) struct CampaignState {
+    pub(crate) campaign: Campaign,
     generator: Generator,
-    records: BTreeMap<u64, UnitRecord>,
+    pub(crate) records: BTreeMap<u64, UnitRecord>,
     /// Units from here on were never leased (and have no record).
-    next_unit: u64,
+    pub(crate) next_unit: u64,
     /// Units waiting for a lease again, oldest first.
-    pending: BTreeSet<u64>,
+    pub(crate) pending: BTreeSet<u64>,
     /// Done units chosen for a second worker's check.
-    to_verify: BTreeSet<u64>,
+    pub(crate) to_verify: BTreeSet<u64>,
     /// Units whose main or verification lease is out.
-    leased: BTreeSet<u64>,
+    pub(crate) leased: BTreeSet<u64>,
     aggregates: Aggregates,
     units_done: u64,
     seeds_done: u64,
@@ -164,8 +166,10 @@ struct CampaignState {
     progress: VecDeque<(Instant, u64)>,
 }
 
-struct State {
-    campaigns: BTreeMap<String, CampaignState>,
+pub(crate) struct State {
+    pub(crate) campaigns: BTreeMap<String, CampaignState>,
+    /// Seeds solved in held leases, from heartbeats (see `progress`).
+    pub(crate) progress: crate::progress::LeaseProgress,
     workers: HashMap<u64, String>,
     next_commit: u64,
     /// Where the next lease search starts, so campaigns share the workers.
@@ -252,6 +256,7 @@ impl Coordinator {
             config,
             state: Mutex::new(State {
                 campaigns,
+                progress: Default::default(),
                 workers: HashMap::new(),
                 next_commit: last_commit + 1,
                 round_robin: 0,
@@ -269,7 +274,7 @@ impl Coordinator {
         &self.store
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         // A panic under the lock cannot leave memory ahead of the store (the store is
         // written first), so the state stays usable.
         self.state
@@ -763,6 +768,7 @@ impl Coordinator {
             seeds_done: campaign.seeds_done,
             hardest_moves: campaign.aggregates.max_moves(),
             seeds_per_second: campaign.rate(),
+            seeds_in_progress: state.seeds_in_progress(name),
             quarantined: Vec::new(),
             mismatches: self.store.mismatches(campaign.campaign.id)?,
         };

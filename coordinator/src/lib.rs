@@ -10,6 +10,7 @@ pub mod charts;
 mod core;
 pub mod dashboard;
 mod flush;
+mod progress;
 mod service;
 
 pub use crate::core::{

@@ -144,6 +144,7 @@ fn to_pb_status(status: CampaignStatus) -> pb::CampaignStatus {
             .collect(),
         hardest_moves: status.hardest_moves.into(),
         seeds_per_second: status.seeds_per_second,
+        seeds_in_progress: status.seeds_in_progress,
     }
 }
 
@@ -218,6 +219,7 @@ impl pb::mining_server::Mining for Service {
         let assignment = self.coordinator.lease(worker)?;
         Ok(Response::new(pb::LeaseReply {
             retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
+            campaigns_done: assignment.is_none() && self.coordinator.campaigns_done(),
             unit: assignment.map(to_pb_unit),
         }))
     }
@@ -233,6 +235,8 @@ impl pb::mining_server::Mining for Service {
             .map(|l| lease_ref(Some(l)))
             .collect::<Result<_, _>>()?;
         let (lost, deadline) = self.coordinator.heartbeat(request.worker_id, &leases);
+        self.coordinator
+            .note_progress(request.worker_id, &leases, &request.seeds_solved);
         Ok(Response::new(pb::HeartbeatReply {
             lost: lost.into_iter().map(to_pb_lease).collect(),
             deadline_unix_ms: deadline,
