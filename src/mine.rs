@@ -7,10 +7,11 @@ use crate::services::{
 };
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressFinish, ProgressState, ProgressStyle};
 use rrm_coordinator::{CampaignStatus, Config, Coordinator, CoordinatorError};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -121,21 +122,17 @@ async fn mine(
         let _ = coordinator_stopped.await;
     }));
     let (stop_worker, worker_stopped) = tokio::sync::oneshot::channel::<()>();
-    let worker_config =
+    let solved = Arc::new(AtomicU64::new(0));
+    let mut worker_config =
         rrm_worker::Config::new(format!("http://{address}"), threads, "embedded");
+    worker_config.seeds_solved = solved.clone();
     let worker = tokio::spawn(rrm_worker::run(worker_config, async {
         let _ = worker_stopped.await;
     }));
     let status = coordinator.status(name)?;
     let total = status.campaign.spec.seed_end - status.campaign.spec.seed_start;
-    let bar = ProgressBar::new(total).with_position(status.seeds_done);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds, {per_sec}, ETA {eta} {msg}",
-        )
-        .expect("valid template"),
-    );
-    bar.reset_eta();
+    let start = status.seeds_done;
+    let bar = progress_bar(total, start);
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut ticks = tokio::time::interval(Duration::from_millis(250));
@@ -151,13 +148,22 @@ async fn mine(
             }
         }
         let status = coordinator.status(name)?;
-        bar.set_position(status.seeds_done);
+        // Stored results plus the seeds solved since, counted by the worker as it goes.
+        let position = (start + solved.load(Ordering::Relaxed)).max(status.seeds_done);
+        bar.set_position(position.min(total));
         bar.set_message(format!("hardest so far: {} moves", status.hardest_moves));
         if status.units_done + status.units_quarantined == status.units_total {
             break false;
         }
     };
-    bar.finish();
+    // The last frame shows what is stored: all of it only when the campaign is complete.
+    let stored = coordinator.status(name)?.seeds_done;
+    bar.set_position(stored);
+    if stored == total {
+        bar.finish();
+    } else {
+        bar.abandon();
+    }
     let _ = stop_worker.send(());
     worker.await.context("worker task")??;
     let _ = stop_coordinator.send(());
@@ -167,6 +173,44 @@ async fn mine(
         crate::services::stop_dashboard(dashboard).await;
     }
     Ok(interrupted)
+}
+
+/// The bar of `total` seeds, `done` of them stored before this run. It shows the speed of
+/// this run as a whole number and the time left only once there is a speed to go by; a
+/// bar dropped early (an error) stays where it was rather than jump to the end.
+fn progress_bar(total: u64, done: u64) -> ProgressBar {
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds, {speed} {msg}",
+    )
+    .expect("valid template")
+    .with_key(
+        "speed",
+        move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let solved = state.pos().saturating_sub(done);
+            let left = state.len().unwrap_or(0).saturating_sub(state.pos());
+            let _ = w.write_str(&speed(solved, state.elapsed(), left));
+        },
+    );
+    ProgressBar::new(total)
+        .with_position(done)
+        .with_style(style)
+        .with_finish(ProgressFinish::Abandon)
+}
+
+/// "N seeds/s, ETA T" for `solved` seeds in `elapsed` with `left` to go; the first second
+/// or a run with nothing solved yet has no speed to tell.
+fn speed(solved: u64, elapsed: Duration, left: u64) -> String {
+    let seconds = elapsed.as_secs_f64();
+    if seconds < 1.0 || solved == 0 {
+        return "measuring speed".into();
+    }
+    let rate = solved as f64 / seconds;
+    let eta = Duration::from_secs_f64(left as f64 / rate);
+    format!(
+        "{} seeds/s, ETA {}",
+        rate.round() as u64,
+        HumanDuration(eta)
+    )
 }
 
 #[cfg(test)]
@@ -188,5 +232,17 @@ mod tests {
             existing(Err(fault)),
             Err(CoordinatorError::Store(_))
         ));
+    }
+
+    #[test]
+    fn speed_is_a_whole_number_and_waits_for_a_measure() {
+        assert_eq!(speed(0, Duration::from_secs(5), 100), "measuring speed");
+        assert_eq!(
+            speed(500, Duration::from_millis(500), 100),
+            "measuring speed"
+        );
+        let shown = speed(2500, Duration::from_secs(2), 12_500);
+        assert!(shown.starts_with("1250 seeds/s, ETA "), "{shown}");
+        assert!(shown.ends_with("10 seconds"), "{shown}");
     }
 }
