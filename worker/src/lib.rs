@@ -75,10 +75,15 @@ impl Config {
 /// Why a worker stopped before it was told to.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
+    /// The coordinator URL is malformed or not `http://`.
     #[error("invalid coordinator address {address:?}: {reason}")]
     Address { address: String, reason: String },
+    /// The coordinator answered with an error that retrying cannot fix (e.g. another
+    /// protocol version).
     #[error("the coordinator refused this worker: {0}")]
     Refused(String),
+    /// Calls kept failing past their limit (see [`Config::give_up_after`] and
+    /// [`Config::store_fault_limit`]).
     #[error("gave up after {after:?} of failures {call}: {cause}")]
     GaveUp {
         /// What the worker was trying, e.g. "registering with http://…".
@@ -87,8 +92,10 @@ pub enum WorkerError {
         /// The last failure.
         cause: String,
     },
+    /// [`Config::threads`] is zero.
     #[error("a worker needs at least one solver thread")]
     NoThreads,
+    /// The rayon pool could not be built.
     #[error("cannot start solver threads: {0}")]
     Pool(String),
 }
@@ -183,7 +190,8 @@ impl Miner {
         }
     }
 
-    /// Registers if needed, else waits for a free slot, else leases a unit.
+    /// Registers if needed, else waits for a free slot, else leases a unit; an error is
+    /// that step's (see each).
     async fn step(&mut self) -> Result<Flow, WorkerError> {
         let Some(worker_id) = self.worker_id else {
             self.register().await?;

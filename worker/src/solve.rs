@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A solved unit: per seed the move count and robots moved, and the solutions worth keeping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitResult {
+    /// Optimal moves of each seed, in seed order; `UNSOLVED` beyond the solver's limit.
     pub move_counts: Vec<u8>,
     /// Different robots each seed's solution moves.
     pub robots_moved: Vec<u8>,

@@ -52,7 +52,8 @@ pub(crate) async fn mine_unit(
     outcome
 }
 
-/// Solves the unit on the pool; `None` if it was cancelled or cannot be solved here.
+/// Solves the unit on the pool; `None` if it was cancelled (lost lease, shutdown) or
+/// cannot be solved here (unknown generator, a panic): the unit is abandoned.
 async fn solve(
     shared: &Shared,
     unit: &pb::WorkUnit,
