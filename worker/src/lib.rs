@@ -179,7 +179,8 @@ impl Miner {
     async fn mine_until(&mut self, shutdown: impl Future<Output = ()>) -> Result<(), WorkerError> {
         tokio::pin!(shutdown);
         loop {
-            // Every step can be dropped at an await point: nothing is half done there.
+            // A step dropped at shutdown leaves nothing half done; a lease granted to a
+            // dropped call expires like any other.
             let flow = tokio::select! {
                 () = &mut shutdown => return Ok(()),
                 flow = self.step() => flow?,

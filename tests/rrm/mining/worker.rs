@@ -6,10 +6,9 @@ use crate::rrm;
 use std::io::Read;
 use std::process::ExitStatus;
 
-/// Runs `rrm args` to its end, killing it after `limit`; its exit status, stderr and
-/// running time.
-fn run_until_exit(args: &[&str], limit: Duration) -> (ExitStatus, String, Duration) {
-    let started = Instant::now();
+/// Starts `rrm args` with its stderr read as it comes (so that a chatty process never
+/// blocks on a full pipe); the reader returns all of it once the process is gone.
+fn spawn_reading_stderr(args: &[&str]) -> (Process, std::thread::JoinHandle<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rrm"))
         .args(args)
         .stdout(Stdio::null())
@@ -17,13 +16,19 @@ fn run_until_exit(args: &[&str], limit: Duration) -> (ExitStatus, String, Durati
         .spawn()
         .expect("rrm starts");
     let mut stderr = child.stderr.take().unwrap();
-    // Read as it comes, so that a chatty process never blocks on a full pipe.
     let reader = std::thread::spawn(move || {
         let mut text = String::new();
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    let mut process = Process(child);
+    (Process(child), reader)
+}
+
+/// Runs `rrm args` to its end, killing it after `limit`; its exit status, stderr and
+/// running time.
+fn run_until_exit(args: &[&str], limit: Duration) -> (ExitStatus, String, Duration) {
+    let started = Instant::now();
+    let (mut process, reader) = spawn_reading_stderr(args);
     let status = loop {
         if let Some(status) = process.0.try_wait().unwrap() {
             break status;
@@ -159,6 +164,30 @@ fn a_worker_told_to_exit_when_done_exits_once_the_campaign_is_mined() {
     let mined = server.coordinator.status("done").unwrap();
     assert_eq!(mined.units_done, mined.units_total);
     assert_eq!(mined.seeds_done, 400);
+}
+
+#[test]
+fn a_worker_says_once_that_every_campaign_is_done_and_waits() {
+    let server = Server::with_campaign(Config::default(), spec("idle", 1..101, 100));
+    let (mut process, reader) =
+        spawn_reading_stderr(&["worker", "--coordinator", &server.url, "--threads", "1"]);
+    wait_until(Duration::from_secs(120), "the campaign is mined", || {
+        server.coordinator.campaigns_done()
+    });
+    // Idle workers ask again every second: a few more rounds.
+    std::thread::sleep(Duration::from_millis(3500));
+    assert!(
+        process.0.try_wait().unwrap().is_none(),
+        "the worker stopped"
+    );
+    process.0.kill().unwrap();
+    process.0.wait().unwrap();
+    let stderr = reader.join().unwrap();
+    assert_eq!(
+        stderr.matches("every campaign is done; waiting").count(),
+        1,
+        "{stderr}"
+    );
 }
 
 #[test]
