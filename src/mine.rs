@@ -162,6 +162,13 @@ async fn mine(
     if stored == total {
         bar.finish();
     } else {
+        // Seeds of unfinished units are lost: no speed or time left to show for them.
+        bar.set_style(
+            ProgressStyle::with_template(
+                "  [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds stored",
+            )
+            .expect("valid template"),
+        );
         bar.abandon();
     }
     let _ = stop_worker.send(());

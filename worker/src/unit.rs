@@ -137,8 +137,9 @@ async fn submit(shared: &Shared, request: pb::SubmitRequest) -> Result<bool, Wor
         let call = format!("submitting unit {} of {}", lease.unit, lease.campaign);
         match retry.failed(&call, &status) {
             Ok(()) => {}
-            Err(WorkerError::Refused(why)) => {
-                tracing::warn!(unit = lease.unit, "result refused: {why}");
+            Err(WorkerError::Refused(_)) => {
+                let why = crate::connection::describe(&status);
+                tracing::warn!(unit = lease.unit, campaign = %lease.campaign, "result refused: {why}");
                 return Ok(false);
             }
             Err(gave_up) => return Err(gave_up),
