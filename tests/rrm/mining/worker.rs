@@ -141,6 +141,74 @@ fn a_worker_gives_up_on_a_server_that_does_not_speak_grpc() {
     assert!(last_line(&stderr).contains("gave up"), "{stderr}");
 }
 
+/// A coordinator whose store is broken: it registers workers, then every lease fails
+/// with `INTERNAL`, as the real one answers store faults.
+struct BrokenStore;
+
+#[tonic::async_trait]
+impl pb::mining_server::Mining for BrokenStore {
+    async fn register(
+        &self,
+        _: tonic::Request<pb::RegisterRequest>,
+    ) -> Result<tonic::Response<pb::RegisterReply>, tonic::Status> {
+        Ok(tonic::Response::new(pb::RegisterReply {
+            worker_id: 1,
+            lease_seconds: 60,
+            heartbeat_seconds: 15,
+        }))
+    }
+
+    async fn lease(
+        &self,
+        _: tonic::Request<pb::LeaseRequest>,
+    ) -> Result<tonic::Response<pb::LeaseReply>, tonic::Status> {
+        Err(tonic::Status::internal("store: disk full"))
+    }
+
+    async fn heartbeat(
+        &self,
+        _: tonic::Request<pb::HeartbeatRequest>,
+    ) -> Result<tonic::Response<pb::HeartbeatReply>, tonic::Status> {
+        Err(tonic::Status::internal("store: disk full"))
+    }
+
+    async fn submit(
+        &self,
+        _: tonic::Request<pb::SubmitRequest>,
+    ) -> Result<tonic::Response<pb::SubmitReply>, tonic::Status> {
+        Err(tonic::Status::internal("store: disk full"))
+    }
+}
+
+#[test]
+fn a_worker_gives_up_on_store_faults_after_its_limit() {
+    let gave_up = block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_service(pb::mining_server::MiningServer::new(BrokenStore))
+                .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+        );
+        let mut config = rrm_worker::Config::new(url, 1, "test");
+        config.store_fault_limit = Duration::from_secs(1);
+        let started = Instant::now();
+        let never = std::future::pending::<()>();
+        let ended = tokio::time::timeout(Duration::from_secs(30), rrm_worker::run(config, never))
+            .await
+            .expect("the worker gave up");
+        (ended, started.elapsed())
+    });
+    let (ended, took) = gave_up;
+    let error = ended.expect_err("store faults end the worker");
+    assert!(
+        matches!(error, rrm_worker::WorkerError::GaveUp { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("disk full"), "{error}");
+    assert!(took >= Duration::from_secs(1), "gave up after {took:?}");
+}
+
 #[test]
 fn a_worker_told_to_exit_when_done_exits_once_the_campaign_is_mined() {
     let server = Server::with_campaign(Config::default(), spec("done", 1..401, 100));
