@@ -3,14 +3,15 @@
 
 use crate::campaign::SpecArgs;
 use crate::services::{
-    default_threads, open_coordinator, runtime, shutdown_signal, start_dashboard,
+    at_least_one, default_threads, open_coordinator, runtime, shutdown_signal, start_dashboard,
 };
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use rrm_coordinator::{Config, Coordinator};
+use indicatif::{HumanDuration, ProgressBar, ProgressFinish, ProgressState, ProgressStyle};
+use rrm_coordinator::{CampaignStatus, Config, Coordinator, CoordinatorError};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,7 +27,7 @@ pub struct MineArgs {
     #[arg(long, default_value = "rrm-data")]
     data: PathBuf,
     /// Solver threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     threads: Option<usize>,
     /// Campaign name (default: `GENERATOR-A-B` from the range).
     #[arg(long)]
@@ -53,8 +54,8 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| format!("{}-{}-{}", spec.generator, spec.seed_start, spec.seed_end));
     let name = spec.name.clone();
-    match coordinator.status(&name) {
-        Ok(status) if status.campaign.spec != spec => anyhow::bail!(
+    match existing(coordinator.status(&name))? {
+        Some(status) if status.campaign.spec != spec => anyhow::bail!(
             "campaign {name} exists in {} with other settings ({}..{}, units of {}, records from {}); \
              use the same flags or another --campaign",
             args.data.display(),
@@ -63,8 +64,8 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
             status.campaign.spec.unit_size,
             status.campaign.spec.record_threshold
         ),
-        Ok(_) => {}
-        Err(_) => {
+        Some(_) => {}
+        None => {
             coordinator.create_campaign(spec.clone())?;
         }
     }
@@ -84,6 +85,18 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The campaign's status if it exists; `None` only when it is unknown, so that a failing
+/// store is reported rather than taken for a missing campaign.
+fn existing(
+    status: Result<CampaignStatus, CoordinatorError>,
+) -> Result<Option<CampaignStatus>, CoordinatorError> {
+    match status {
+        Ok(status) => Ok(Some(status)),
+        Err(CoordinatorError::UnknownCampaign(_)) => Ok(None),
+        Err(error) => Err(error),
+    }
 }
 
 /// Mines until the campaign is done or Ctrl-C; true if interrupted.
@@ -109,26 +122,17 @@ async fn mine(
         let _ = coordinator_stopped.await;
     }));
     let (stop_worker, worker_stopped) = tokio::sync::oneshot::channel::<()>();
-    let worker = tokio::spawn(rrm_worker::run(
-        rrm_worker::Config {
-            coordinator: format!("http://{address}"),
-            threads,
-            name: "embedded".into(),
-        },
-        async {
-            let _ = worker_stopped.await;
-        },
-    ));
+    let solved = Arc::new(AtomicU64::new(0));
+    let mut worker_config =
+        rrm_worker::Config::new(format!("http://{address}"), threads, "embedded");
+    worker_config.seeds_solved = solved.clone();
+    let worker = tokio::spawn(rrm_worker::run(worker_config, async {
+        let _ = worker_stopped.await;
+    }));
     let status = coordinator.status(name)?;
     let total = status.campaign.spec.seed_end - status.campaign.spec.seed_start;
-    let bar = ProgressBar::new(total).with_position(status.seeds_done);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds, {per_sec}, ETA {eta} {msg}",
-        )
-        .expect("valid template"),
-    );
-    bar.reset_eta();
+    let start = status.seeds_done;
+    let bar = progress_bar(total, start);
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut ticks = tokio::time::interval(Duration::from_millis(250));
@@ -144,13 +148,29 @@ async fn mine(
             }
         }
         let status = coordinator.status(name)?;
-        bar.set_position(status.seeds_done);
+        // Stored results plus the seeds solved since, counted by the worker as it goes.
+        let position = (start + solved.load(Ordering::Relaxed)).max(status.seeds_done);
+        bar.set_position(position.min(total));
         bar.set_message(format!("hardest so far: {} moves", status.hardest_moves));
         if status.units_done + status.units_quarantined == status.units_total {
             break false;
         }
     };
-    bar.finish();
+    // The last frame shows what is stored: all of it only when the campaign is complete.
+    let stored = coordinator.status(name)?.seeds_done;
+    bar.set_position(stored);
+    if stored == total {
+        bar.finish();
+    } else {
+        // Seeds of unfinished units are lost: no speed or time left to show for them.
+        bar.set_style(
+            ProgressStyle::with_template(
+                "  [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds stored",
+            )
+            .expect("valid template"),
+        );
+        bar.abandon();
+    }
     let _ = stop_worker.send(());
     worker.await.context("worker task")??;
     let _ = stop_coordinator.send(());
@@ -160,4 +180,76 @@ async fn mine(
         crate::services::stop_dashboard(dashboard).await;
     }
     Ok(interrupted)
+}
+
+/// The bar of `total` seeds, `done` of them stored before this run. It shows the speed of
+/// this run as a whole number and the time left only once there is a speed to go by; a
+/// bar dropped early (an error) stays where it was rather than jump to the end.
+fn progress_bar(total: u64, done: u64) -> ProgressBar {
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds, {speed} {msg}",
+    )
+    .expect("valid template")
+    .with_key(
+        "speed",
+        move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let solved = state.pos().saturating_sub(done);
+            let left = state.len().unwrap_or(0).saturating_sub(state.pos());
+            let _ = w.write_str(&speed(solved, state.elapsed(), left));
+        },
+    );
+    ProgressBar::new(total)
+        .with_position(done)
+        .with_style(style)
+        .with_finish(ProgressFinish::Abandon)
+}
+
+/// "N seeds/s, ETA T" for `solved` seeds in `elapsed` with `left` to go; the first second
+/// or a run with nothing solved yet has no speed to tell.
+fn speed(solved: u64, elapsed: Duration, left: u64) -> String {
+    let seconds = elapsed.as_secs_f64();
+    if seconds < 1.0 || solved == 0 {
+        return "measuring speed".into();
+    }
+    let rate = solved as f64 / seconds;
+    let eta = Duration::from_secs_f64(left as f64 / rate);
+    format!(
+        "{} seeds/s, ETA {}",
+        rate.round() as u64,
+        HumanDuration(eta)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rrm_store::StoreError;
+
+    #[test]
+    fn only_an_unknown_campaign_counts_as_missing() {
+        assert!(matches!(
+            existing(Err(CoordinatorError::UnknownCampaign("c".into()))),
+            Ok(None)
+        ));
+        let fault = CoordinatorError::Store(StoreError::Corrupt {
+            what: "test",
+            detail: "unreadable".into(),
+        });
+        assert!(matches!(
+            existing(Err(fault)),
+            Err(CoordinatorError::Store(_))
+        ));
+    }
+
+    #[test]
+    fn speed_is_a_whole_number_and_waits_for_a_measure() {
+        assert_eq!(speed(0, Duration::from_secs(5), 100), "measuring speed");
+        assert_eq!(
+            speed(500, Duration::from_millis(500), 100),
+            "measuring speed"
+        );
+        let shown = speed(2500, Duration::from_secs(2), 12_500);
+        assert!(shown.starts_with("1250 seeds/s, ETA "), "{shown}");
+        assert!(shown.ends_with("10 seconds"), "{shown}");
+    }
 }

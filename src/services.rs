@@ -28,7 +28,8 @@ pub struct CoordinatorArgs {
     config: ConfigArgs,
 }
 
-/// Coordinator settings shared by `rrm coordinator` and `rrm mine`.
+/// The settings of `rrm coordinator` (`rrm mine` runs with the defaults: its one worker
+/// renews its leases and cannot give itself a second opinion).
 #[derive(Args)]
 pub struct ConfigArgs {
     /// Seconds a lease lasts without a heartbeat.
@@ -64,15 +65,37 @@ impl ConfigArgs {
 
 #[derive(Args)]
 pub struct WorkerArgs {
-    /// The coordinator's URL.
+    /// The coordinator's URL (http:// only).
     #[arg(long, default_value = "http://127.0.0.1:7878")]
     coordinator: String,
     /// Solver threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     threads: Option<usize>,
     /// A name for the coordinator's log (default: host name and process id).
     #[arg(long)]
     name: Option<String>,
+    /// Exit with an error once the coordinator has been unreachable this long, e.g. 30s,
+    /// 5m, 1h (default: keep trying, as a service should).
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    give_up_after: Option<Duration>,
+    /// Exit successfully once the coordinator reports every campaign done.
+    #[arg(long)]
+    exit_when_done: bool,
+}
+
+/// Parses counts of threads and the like: whole numbers from 1.
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(count) => Ok(count),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// Parses a duration with its unit (`250ms`, `90s`, `5m`, `1h 30m`).
+fn duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text)
+        .map_err(|error| format!("{text:?} is not a duration such as 30s, 5m or 1h: {error}"))
 }
 
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -175,13 +198,14 @@ pub async fn stop_dashboard(dashboard: tokio::task::JoinHandle<std::io::Result<(
 }
 
 pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
-    let config = rrm_worker::Config {
-        coordinator: args.coordinator,
-        threads: args.threads.unwrap_or_else(default_threads),
-        name: args
-            .name
-            .unwrap_or_else(|| format!("worker-{}", std::process::id())),
-    };
+    let name = args.name.unwrap_or_else(|| {
+        let host = host_name().unwrap_or_else(|| "worker".into());
+        format!("{host}-{}", std::process::id())
+    });
+    let threads = args.threads.unwrap_or_else(default_threads);
+    let mut config = rrm_worker::Config::new(args.coordinator, threads, name);
+    config.give_up_after = args.give_up_after;
+    config.exit_when_done = args.exit_when_done;
     let summary = runtime()?.block_on(rrm_worker::run(config, shutdown_signal()))?;
     tracing::info!(
         units = summary.units_submitted,
@@ -189,4 +213,44 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
         "worker stopped"
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// This machine's host name, if it has a readable one.
+fn host_name() -> Option<String> {
+    #[cfg(unix)]
+    {
+        let mut buffer = [0u8; 256];
+        // SAFETY: the pointer and length describe `buffer`, which outlives the call.
+        let failed = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) } != 0;
+        // A name as long as the buffer may come without its terminating zero: not used.
+        let end = buffer.iter().position(|&b| b == 0).filter(|_| !failed)?;
+        let name = std::str::from_utf8(&buffer[..end]).ok()?.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_need_a_unit() {
+        assert_eq!(duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(duration("1h 30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(duration("1.5s"), Ok(Duration::from_millis(1500)));
+        for bad in ["2", "s", "", "-1s", "soon"] {
+            assert!(duration(bad).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn the_host_name_is_found() {
+        let name = host_name().expect("a host name");
+        assert!(!name.is_empty() && !name.contains('\0'), "{name:?}");
+    }
 }

@@ -160,6 +160,7 @@ fn campaign_json(status: &CampaignStatus) -> Value {
         "seed_end": spec.seed_end,
         "seeds_total": total,
         "seeds_done": status.seeds_done,
+        "seeds_in_progress": status.seeds_in_progress,
         "units_total": status.units_total,
         "units_done": status.units_done,
         "units_leased": status.units_leased,

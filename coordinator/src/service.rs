@@ -117,6 +117,7 @@ impl pb::mining_server::Mining for Service {
         let assignment = self.coordinator.lease(worker)?;
         Ok(Response::new(pb::LeaseReply {
             retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
+            campaigns_done: assignment.is_none() && self.coordinator.campaigns_done(),
             unit: assignment.map(Into::into),
         }))
     }
@@ -127,7 +128,9 @@ impl pb::mining_server::Mining for Service {
     ) -> Result<Response<pb::HeartbeatReply>, Status> {
         let request = request.into_inner();
         let leases: Vec<LeaseRef> = request.leases.into_iter().map(Into::into).collect();
-        let (lost, deadline) = self.coordinator.heartbeat(request.worker_id, &leases);
+        let (lost, deadline) =
+            self.coordinator
+                .heartbeat(request.worker_id, &leases, &request.seeds_solved);
         Ok(Response::new(pb::HeartbeatReply {
             lost: lost.into_iter().map(Into::into).collect(),
             deadline_unix_ms: deadline,

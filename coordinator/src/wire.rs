@@ -168,6 +168,7 @@ impl From<CampaignStatus> for pb::CampaignStatus {
                 .collect(),
             hardest_moves: status.hardest_moves.into(),
             seeds_per_second: status.seeds_per_second,
+            seeds_in_progress: status.seeds_in_progress,
         }
     }
 }
@@ -199,6 +200,7 @@ impl TryFrom<pb::CampaignStatus> for CampaignStatus {
             seeds_done: status.seeds_done,
             hardest_moves: moves_u8(status.hardest_moves, "hardest moves")?,
             seeds_per_second: status.seeds_per_second,
+            seeds_in_progress: status.seeds_in_progress,
             quarantined: status
                 .quarantined
                 .into_iter()

@@ -1,43 +1,101 @@
 //! The rrm worker: leases units (seed ranges) from a coordinator, solves every seed
 //! optimally on a rayon pool, heartbeats while solving and submits the move counts.
 //!
-//! Two units are kept in flight so that the pool never idles on the slow tail of one
-//! unit. A finished result is kept and resubmitted with backoff until the coordinator
-//! acknowledges or refuses it; on shutdown, units still solving are abandoned (their
-//! leases expire and go to someone else).
+//! [`run`] keeps [`IN_FLIGHT`] units in flight so that the pool never idles on the slow
+//! tail of one unit. The work is split by concern: `connection` reaches the coordinator
+//! and decides which failures are retried and for how long, `heartbeat` keeps the held
+//! leases alive, `unit` mines one unit from lease to verdict, `solve` solves its seeds.
+//! On shutdown, units still solving are abandoned (their leases expire and go to someone
+//! else); finished results get a few last tries.
 
+mod connection;
+mod heartbeat;
 mod solve;
+mod unit;
 
 pub use solve::{solve_unit, UnitResult};
 
+use connection::Retry;
+use heartbeat::Leases;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
-use std::collections::HashMap;
 use std::future::Future;
-use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::task::JoinSet;
-use tonic::transport::{Channel, Endpoint};
+use tokio::task::{JoinError, JoinHandle, JoinSet};
+use tonic::transport::Channel;
 use tonic::Code;
+
+/// Units a worker mines at once: the next one starts while the last seeds of the other
+/// are still solving.
+pub const IN_FLIGHT: usize = 2;
+
+/// How long a worker keeps retrying while the coordinator answers with internal errors
+/// (its store failing) before giving up: long enough to ride out a full disk being
+/// cleaned up, short enough that a broken coordinator is noticed.
+pub const STORE_FAULT_LIMIT: Duration = Duration::from_secs(300);
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The coordinator's URL, e.g. `http://127.0.0.1:7878`.
+    /// The coordinator's URL, e.g. `http://127.0.0.1:7878`; only `http://` is supported.
     pub coordinator: String,
+    /// Solver threads, at least one.
     pub threads: usize,
     /// Shown in the coordinator's log.
     pub name: String,
+    /// Give up when the coordinator has been unreachable (or not speaking gRPC) this long;
+    /// `None` keeps trying forever, as a service should.
+    pub give_up_after: Option<Duration>,
+    /// Give up when the coordinator has been failing internally this long.
+    pub store_fault_limit: Duration,
+    /// Stop, successfully, once the coordinator reports every campaign done.
+    pub exit_when_done: bool,
+    /// Bumped after every seed solved, for progress displays; share it to watch.
+    pub seeds_solved: Arc<AtomicU64>,
 }
 
+impl Config {
+    /// A worker for `coordinator` that never gives up on an unreachable coordinator,
+    /// gives up on store faults after [`STORE_FAULT_LIMIT`] and runs until stopped.
+    pub fn new(coordinator: impl Into<String>, threads: usize, name: impl Into<String>) -> Config {
+        Config {
+            coordinator: coordinator.into(),
+            threads,
+            name: name.into(),
+            give_up_after: None,
+            store_fault_limit: STORE_FAULT_LIMIT,
+            exit_when_done: false,
+            seeds_solved: Arc::default(),
+        }
+    }
+}
+
+/// Why a worker stopped before it was told to.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
+    /// The coordinator URL is malformed or not `http://`.
     #[error("invalid coordinator address {address:?}: {reason}")]
     Address { address: String, reason: String },
+    /// The coordinator answered with an error that retrying cannot fix (e.g. another
+    /// protocol version).
     #[error("the coordinator refused this worker: {0}")]
     Refused(String),
+    /// Calls kept failing past their limit (see [`Config::give_up_after`] and
+    /// [`Config::store_fault_limit`]).
+    #[error("gave up after {after:?} of failures {call}: {cause}")]
+    GaveUp {
+        /// What the worker was trying, e.g. "registering with http://…".
+        call: String,
+        after: Duration,
+        /// The last failure.
+        cause: String,
+    },
+    /// [`Config::threads`] is zero.
+    #[error("a worker needs at least one solver thread")]
+    NoThreads,
+    /// The rayon pool could not be built.
     #[error("cannot start solver threads: {0}")]
     Pool(String),
 }
@@ -45,347 +103,233 @@ pub enum WorkerError {
 /// What a worker did before it stopped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Units whose results the coordinator accepted.
     pub units_submitted: u64,
+    /// Seeds solved, including those of units abandoned on the way.
     pub seeds_solved: u64,
 }
 
-/// Waits grow from 100 ms to 5 s while the coordinator is away.
-struct Backoff(Duration);
-
-impl Backoff {
-    fn new() -> Backoff {
-        Backoff(Duration::from_millis(100))
-    }
-
-    async fn wait(&mut self) {
-        tokio::time::sleep(self.0).await;
-        self.0 = (self.0 * 2).min(Duration::from_secs(5));
-    }
-}
-
-/// Errors worth retrying: the coordinator is away or restarting.
-fn transient(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unavailable
-            | Code::Unknown
-            | Code::DeadlineExceeded
-            | Code::Cancelled
-            | Code::Internal
-    )
-}
-
-/// Leases held now, by (campaign, unit, lease), with the worker id each was issued to
-/// and the flag that abandons it.
-type Held = Arc<Mutex<HashMap<(String, u64, u64), (u64, Arc<AtomicBool>)>>>;
-
-/// Mines for the coordinator until `shutdown` completes.
+/// Mines for the coordinator until `shutdown` completes, every campaign is done (with
+/// [`Config::exit_when_done`]) or a failure outlasts its limit (see `connection`).
 pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Summary, WorkerError> {
-    let endpoint = Endpoint::from_shared(config.coordinator.clone())
-        .map_err(|e| WorkerError::Address {
-            address: config.coordinator.clone(),
-            reason: e.to_string(),
-        })?
-        .connect_timeout(Duration::from_secs(5))
-        // Submissions wait while the coordinator re-solves record candidates.
-        .timeout(Duration::from_secs(600));
-    let client = MiningClient::new(endpoint.connect_lazy())
-        .max_decoding_message_size(rrm_proto::MAX_MESSAGE)
-        .max_encoding_message_size(rrm_proto::MAX_MESSAGE);
-    let pool = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(config.threads.max(1))
-            .build()
-            .map_err(|e| WorkerError::Pool(e.to_string()))?,
-    );
-    let held: Held = Arc::default();
-    let stopping = Arc::new(AtomicBool::new(false));
-    let seeds_solved = Arc::new(AtomicU64::new(0));
-    let shared = Shared {
-        client: client.clone(),
-        pool,
-        held: held.clone(),
-        stopping: stopping.clone(),
-        seeds_solved: seeds_solved.clone(),
-    };
-    let mut summary = Summary::default();
-    let mut units: JoinSet<bool> = JoinSet::new();
-    let mut worker_id = None;
-    let mut heartbeats: Option<tokio::task::JoinHandle<()>> = None;
-    let mut backoff = Backoff::new();
-    tokio::pin!(shutdown);
-    loop {
-        let id = match worker_id {
-            Some(id) => id,
-            None => {
-                let registered = tokio::select! {
-                    () = &mut shutdown => break,
-                    registered = register(client.clone(), &config) => registered,
-                };
-                match registered {
-                    Ok(reply) => {
-                        tracing::info!(worker_id = reply.worker_id, "registered");
-                        let interval = Duration::from_secs(reply.heartbeat_seconds.max(1).into());
-                        if let Some(old) = heartbeats.replace(tokio::spawn(heartbeat_loop(
-                            client.clone(),
-                            held.clone(),
-                            interval,
-                        ))) {
-                            old.abort();
-                        }
-                        backoff = Backoff::new();
-                        worker_id = Some(reply.worker_id);
-                        reply.worker_id
-                    }
-                    Err(status) if transient(&status) => {
-                        tracing::warn!("coordinator unavailable: {}", status.message());
-                        tokio::select! {
-                            () = &mut shutdown => break,
-                            () = backoff.wait() => continue,
-                        }
-                    }
-                    Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
-                }
-            }
-        };
-        // Two units in flight; otherwise wait for one to finish.
-        if units.len() >= 2 {
-            tokio::select! {
-                () = &mut shutdown => break,
-                Some(done) = units.join_next() => summary.units_submitted += u64::from(done.unwrap_or(false)),
-            }
-            continue;
+    if config.threads == 0 {
+        return Err(WorkerError::NoThreads);
+    }
+    let client = connection::client(&config.coordinator)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| WorkerError::Pool(e.to_string()))?;
+    let solved_before = config.seeds_solved.load(Ordering::SeqCst);
+    let mut miner = Miner::new(config, client, pool);
+    let ended = miner.mine_until(shutdown).await;
+    let mut summary = miner.wind_down().await;
+    summary.seeds_solved -= solved_before;
+    ended.map(|()| summary)
+}
+
+/// Whether the worker goes on.
+enum Flow {
+    Continue,
+    Finished,
+}
+
+/// The worker's state between steps.
+struct Miner {
+    config: Config,
+    shared: unit::Shared,
+    units: JoinSet<Result<bool, WorkerError>>,
+    /// The id of the current registration; `None` until (re-)registered.
+    worker_id: Option<u64>,
+    /// Heartbeats of the last registration; they outlive it until the next one.
+    heartbeats: Option<JoinHandle<()>>,
+    /// Retries of registering and leasing.
+    retry: Retry,
+    units_submitted: u64,
+    /// "Every campaign is done" was said since the last unit.
+    announced_done: bool,
+}
+
+impl Miner {
+    fn new(config: Config, client: MiningClient<Channel>, pool: rayon::ThreadPool) -> Miner {
+        let limits = connection::Limits::of(&config);
+        Miner {
+            shared: unit::Shared {
+                client,
+                pool: Arc::new(pool),
+                leases: Leases::default(),
+                stopping: Arc::default(),
+                seeds_solved: config.seeds_solved.clone(),
+                limits,
+            },
+            config,
+            units: JoinSet::new(),
+            worker_id: None,
+            heartbeats: None,
+            retry: Retry::new(limits),
+            units_submitted: 0,
+            announced_done: false,
         }
-        let mut lease_client = client.clone();
-        let leased = tokio::select! {
-            () = &mut shutdown => break,
-            leased = lease_client.lease(pb::LeaseRequest { worker_id: id }) => leased,
+    }
+
+    /// Takes steps until `shutdown`, the end of the work, or an error that ends the worker.
+    async fn mine_until(&mut self, shutdown: impl Future<Output = ()>) -> Result<(), WorkerError> {
+        tokio::pin!(shutdown);
+        loop {
+            // A step dropped at shutdown leaves nothing half done; a lease granted to a
+            // dropped call expires like any other.
+            let flow = tokio::select! {
+                () = &mut shutdown => return Ok(()),
+                flow = self.step() => flow?,
+            };
+            if let Flow::Finished = flow {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Registers if needed, else waits for a free slot, else leases a unit; an error is
+    /// that step's (see each).
+    async fn step(&mut self) -> Result<Flow, WorkerError> {
+        let Some(worker_id) = self.worker_id else {
+            self.register().await?;
+            return Ok(Flow::Continue);
         };
-        match leased.map(tonic::Response::into_inner) {
-            Ok(pb::LeaseReply {
-                unit: Some(unit), ..
-            }) => {
-                backoff = Backoff::new();
-                let Some(lease) = unit.lease.clone() else {
-                    tracing::error!("coordinator sent a unit without a lease; skipping it");
-                    continue;
-                };
-                let cancel = Arc::new(AtomicBool::new(false));
-                held.lock().expect("held leases").insert(
-                    (lease.campaign.clone(), lease.unit, lease.lease),
-                    (id, cancel.clone()),
-                );
-                units.spawn(mine_unit(shared.clone(), id, unit, lease, cancel));
+        if self.units.len() >= IN_FLIGHT {
+            if let Some(joined) = self.units.join_next().await {
+                self.finished(joined)?;
             }
-            Ok(pb::LeaseReply {
-                unit: None,
-                retry_after_ms,
-            }) => {
-                let wait = Duration::from_millis(retry_after_ms.clamp(50, 10_000).into());
-                tokio::select! {
-                    () = &mut shutdown => break,
-                    Some(done) = units.join_next() => summary.units_submitted += u64::from(done.unwrap_or(false)),
-                    () = tokio::time::sleep(wait) => {}
+            return Ok(Flow::Continue);
+        }
+        self.lease(worker_id).await
+    }
+
+    /// One registration attempt; on success the heartbeats start. Failures are retried
+    /// under the connection limits, a refusal (e.g. another version) ends the worker.
+    async fn register(&mut self) -> Result<(), WorkerError> {
+        match connection::register(self.shared.client.clone(), &self.config).await {
+            Ok(reply) => {
+                tracing::info!(worker_id = reply.worker_id, "registered");
+                self.retry.succeeded();
+                let interval = Duration::from_secs(reply.heartbeat_seconds.max(1).into());
+                let heartbeats = tokio::spawn(heartbeat::heartbeat_loop(
+                    self.shared.client.clone(),
+                    self.shared.leases.clone(),
+                    interval,
+                ));
+                if let Some(old) = self.heartbeats.replace(heartbeats) {
+                    old.abort();
                 }
+                self.worker_id = Some(reply.worker_id);
+                Ok(())
             }
+            Err(status) => {
+                let call = format!("registering with {}", self.config.coordinator);
+                self.retry.failed(&call, &status)?;
+                self.retry.wait().await;
+                Ok(())
+            }
+        }
+    }
+
+    /// One lease attempt: a unit starts mining, or the worker waits as the coordinator
+    /// says. A forgotten worker registers again; other failures are retried under the
+    /// connection limits.
+    async fn lease(&mut self, worker_id: u64) -> Result<Flow, WorkerError> {
+        let request = pb::LeaseRequest { worker_id };
+        let reply = match self.shared.client.clone().lease(request).await {
+            Ok(reply) => reply.into_inner(),
             Err(status) if status.code() == Code::Unauthenticated => {
                 tracing::info!("coordinator forgot this worker (restarted?); registering again");
-                worker_id = None;
+                self.worker_id = None;
+                return Ok(Flow::Continue);
             }
             Err(status) => {
-                tracing::warn!("lease failed: {}", status.message());
+                self.retry.failed("leasing a unit", &status)?;
+                self.retry.wait().await;
+                return Ok(Flow::Continue);
+            }
+        };
+        self.retry.succeeded();
+        match reply.unit {
+            Some(unit) => {
+                self.announced_done = false;
+                self.start(worker_id, unit);
+                Ok(Flow::Continue)
+            }
+            None if reply.campaigns_done && self.all_done() => Ok(Flow::Finished),
+            None => {
+                let wait = Duration::from_millis(reply.retry_after_ms.clamp(50, 10_000).into());
                 tokio::select! {
-                    () = &mut shutdown => break,
-                    () = backoff.wait() => {}
+                    Some(joined) = self.units.join_next() => self.finished(joined)?,
+                    () = tokio::time::sleep(wait) => {}
                 }
+                Ok(Flow::Continue)
             }
         }
     }
-    // Abandon what is still solving; results already finished get a last chance.
-    stopping.store(true, Ordering::SeqCst);
-    for (_, cancel) in held.lock().expect("held leases").values() {
-        cancel.store(true, Ordering::SeqCst);
-    }
-    while let Some(done) = units.join_next().await {
-        summary.units_submitted += u64::from(done.unwrap_or(false));
-    }
-    if let Some(heartbeats) = heartbeats {
-        heartbeats.abort();
-    }
-    summary.seeds_solved = seeds_solved.load(Ordering::SeqCst);
-    Ok(summary)
-}
 
-async fn register(
-    mut client: MiningClient<Channel>,
-    config: &Config,
-) -> Result<pb::RegisterReply, tonic::Status> {
-    client
-        .register(pb::RegisterRequest {
-            name: config.name.clone(),
-            threads: config.threads as u32,
-            version: env!("CARGO_PKG_VERSION").to_string(),
-        })
-        .await
-        .map(tonic::Response::into_inner)
-}
-
-/// Extends the held leases; abandons those the coordinator says are lost.
-async fn heartbeat_loop(client: MiningClient<Channel>, held: Held, interval: Duration) {
-    let mut ticks = tokio::time::interval(interval);
-    loop {
-        ticks.tick().await;
-        let mut by_worker: HashMap<u64, Vec<pb::LeaseRef>> = HashMap::new();
-        for ((campaign, unit, lease), (worker, _)) in held.lock().expect("held leases").iter() {
-            by_worker.entry(*worker).or_default().push(pb::LeaseRef {
-                campaign: campaign.clone(),
-                unit: *unit,
-                lease: *lease,
-            });
-        }
-        for (worker_id, leases) in by_worker {
-            let reply = client
-                .clone()
-                .heartbeat(pb::HeartbeatRequest { worker_id, leases })
-                .await;
-            match reply {
-                Ok(reply) => {
-                    let held = held.lock().expect("held leases");
-                    for lost in reply.into_inner().lost {
-                        if let Some((_, cancel)) = held.get(&(lost.campaign, lost.unit, lost.lease))
-                        {
-                            tracing::warn!(unit = lost.unit, "lease lost; abandoning the unit");
-                            cancel.store(true, Ordering::SeqCst);
-                        }
-                    }
-                }
-                Err(status) => tracing::warn!("heartbeat failed: {}", status.message()),
+    /// Says once that every campaign is done; true if the worker should stop for it.
+    fn all_done(&mut self) -> bool {
+        if !self.announced_done {
+            self.announced_done = true;
+            if self.config.exit_when_done {
+                tracing::info!("every campaign is done; stopping");
+            } else {
+                tracing::info!("every campaign is done; waiting for new ones");
             }
         }
+        self.config.exit_when_done
     }
-}
 
-/// What every unit task of a worker shares.
-#[derive(Clone)]
-struct Shared {
-    client: MiningClient<Channel>,
-    pool: Arc<rayon::ThreadPool>,
-    held: Held,
-    /// Raised on shutdown: results still unacknowledged get a few last tries.
-    stopping: Arc<AtomicBool>,
-    seeds_solved: Arc<AtomicU64>,
-}
+    /// Spawns the task mining `unit`.
+    fn start(&mut self, worker_id: u64, unit: pb::WorkUnit) {
+        let Some(lease) = unit.lease.clone() else {
+            tracing::error!("coordinator sent a unit without a lease; skipping it");
+            return;
+        };
+        let key = (lease.campaign.clone(), lease.unit, lease.lease);
+        let flags = self.shared.leases.take(key, worker_id);
+        self.units.spawn(unit::mine_unit(
+            self.shared.clone(),
+            worker_id,
+            unit,
+            lease,
+            flags,
+        ));
+    }
 
-/// Solves one leased unit and submits it until acknowledged. True if it was accepted.
-async fn mine_unit(
-    shared: Shared,
-    worker_id: u64,
-    unit: pb::WorkUnit,
-    lease: pb::LeaseRef,
-    cancel: Arc<AtomicBool>,
-) -> bool {
-    let key = (lease.campaign.clone(), lease.unit, lease.lease);
-    let outcome = mine_leased(&shared, worker_id, unit, lease, cancel).await;
-    shared.held.lock().expect("held leases").remove(&key);
-    outcome
-}
-
-async fn mine_leased(
-    shared: &Shared,
-    worker_id: u64,
-    unit: pb::WorkUnit,
-    lease: pb::LeaseRef,
-    cancel: Arc<AtomicBool>,
-) -> bool {
-    let generator: ricochet::Generator = match unit.generator.parse() {
-        Ok(generator) => generator,
-        Err(error) => {
-            tracing::error!("unit {}: {error}; abandoning it", lease.unit);
-            return false;
+    /// Counts a finished unit task. Its error ends the worker; a panic only loses the unit.
+    fn finished(
+        &mut self,
+        joined: Result<Result<bool, WorkerError>, JoinError>,
+    ) -> Result<(), WorkerError> {
+        match joined {
+            Ok(accepted) => self.units_submitted += u64::from(accepted?),
+            Err(error) => tracing::error!("a unit task failed: {error}"),
         }
-    };
-    let seeds: Range<u64> = unit.seed_start..unit.seed_end;
-    let threshold = u8::try_from(unit.record_threshold).unwrap_or(u8::MAX);
-    let top_count = unit.top_count as usize;
-    let solving_cancel = cancel.clone();
-    let solving_seeds = seeds.clone();
-    let pool = shared.pool.clone();
-    let solved = tokio::task::spawn_blocking(move || {
-        pool.install(|| {
-            solve_unit(
-                generator,
-                solving_seeds,
-                threshold,
-                top_count,
-                &solving_cancel,
-            )
-        })
-    })
-    .await;
-    let result = match solved {
-        Ok(Some(result)) => result,
-        Ok(None) => return false,
-        Err(error) => {
-            tracing::error!("unit {}: solving failed: {error}", lease.unit);
-            return false;
+        Ok(())
+    }
+
+    /// Abandons what is still solving, gives finished results their last tries, stops
+    /// the heartbeats. Errors of the last units are only logged: the worker is ending.
+    async fn wind_down(mut self) -> Summary {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        self.shared.leases.cancel_all();
+        while let Some(joined) = self.units.join_next().await {
+            if let Err(error) = self.finished(joined) {
+                tracing::warn!("{error}");
+            }
         }
-    };
-    shared
-        .seeds_solved
-        .fetch_add(seeds.end - seeds.start, Ordering::Relaxed);
-    let request = pb::SubmitRequest {
-        worker_id,
-        digest: rrm_proto::unit_digest(
-            &lease.campaign,
-            seeds,
-            &result.move_counts,
-            &result.robots_moved,
-        )
-        .to_vec(),
-        lease: Some(lease.clone()),
-        move_counts: result.move_counts,
-        robots_moved: result.robots_moved,
-        solutions: result
-            .solutions
-            .into_iter()
-            .map(|(seed, moves)| pb::Solution { seed, moves })
-            .collect(),
-    };
-    let mut backoff = Backoff::new();
-    // Kept until acknowledged; after shutdown began, a few last tries only.
-    let mut last_tries = 3;
-    loop {
-        match shared.client.clone().submit(request.clone()).await {
-            Ok(reply) => {
-                let outcome = reply.into_inner().outcome();
-                tracing::info!(unit = lease.unit, campaign = %lease.campaign, ?outcome, "submitted");
-                return outcome == pb::SubmitOutcome::Accepted;
-            }
-            Err(status) if transient(&status) => {
-                if shared.stopping.load(Ordering::SeqCst) {
-                    last_tries -= 1;
-                    if last_tries == 0 {
-                        tracing::warn!(
-                            unit = lease.unit,
-                            "coordinator away at shutdown; result dropped"
-                        );
-                        return false;
-                    }
-                }
-                tracing::warn!(
-                    unit = lease.unit,
-                    "submit failed, retrying: {}",
-                    status.message()
-                );
-                backoff.wait().await;
-            }
-            Err(status) => {
-                tracing::warn!(unit = lease.unit, "result refused: {}", status.message());
-                return false;
-            }
+        if let Some(heartbeats) = self.heartbeats {
+            heartbeats.abort();
+        }
+        Summary {
+            units_submitted: self.units_submitted,
+            seeds_solved: self.shared.seeds_solved.load(Ordering::SeqCst),
         }
     }
 }

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A solved unit: per seed the move count and robots moved, and the solutions worth keeping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitResult {
+    /// Optimal moves of each seed, in seed order; `UNSOLVED` beyond the solver's limit.
     pub move_counts: Vec<u8>,
     /// Different robots each seed's solution moves.
     pub robots_moved: Vec<u8>,
@@ -19,13 +20,15 @@ pub struct UnitResult {
     pub solutions: Vec<(u64, Vec<String>)>,
 }
 
-/// Solves `seeds`; `None` if `cancel` was raised before the end.
+/// Solves `seeds`, calling `on_seed` after each seed (for progress); `None` if `cancel`
+/// was raised before the end.
 pub fn solve_unit(
     generator: Generator,
     seeds: Range<u64>,
     record_threshold: u8,
     top_count: usize,
     cancel: &AtomicBool,
+    on_seed: &(impl Fn() + Sync),
 ) -> Option<UnitResult> {
     let solved: Vec<Option<Vec<Move>>> = seeds
         .clone()
@@ -35,9 +38,11 @@ pub fn solve_unit(
                 return None;
             }
             let generated = generator.generate(seed).ok()?;
-            with_thread_solver(DEFAULT_MAX_MOVES, |solver| {
+            let moves = with_thread_solver(DEFAULT_MAX_MOVES, |solver| {
                 solver.solve(&generated.puzzle).ok().map(|s| s.moves)
-            })
+            });
+            on_seed();
+            moves
         })
         .collect();
     if cancel.load(Ordering::Relaxed) {
@@ -75,8 +80,13 @@ mod tests {
     #[test]
     fn keeps_the_hardest_and_every_record() {
         let cancel = AtomicBool::new(false);
-        let result = solve_unit(Generator::Fogleman, 1..41, 9, 2, &cancel).unwrap();
+        let solved = std::sync::atomic::AtomicU64::new(0);
+        let count = || {
+            solved.fetch_add(1, Ordering::Relaxed);
+        };
+        let result = solve_unit(Generator::Fogleman, 1..41, 9, 2, &cancel, &count).unwrap();
         assert_eq!(result.move_counts.len(), 40);
+        assert_eq!(solved.load(Ordering::Relaxed), 40);
         let kept: Vec<u64> = result.solutions.iter().map(|s| s.0).collect();
         let records = result.move_counts.iter().filter(|&&m| m >= 9).count();
         assert_eq!(kept.len(), records.max(2));
@@ -87,6 +97,9 @@ mod tests {
             );
         }
         cancel.store(true, Ordering::Relaxed);
-        assert_eq!(solve_unit(Generator::Fogleman, 1..41, 9, 2, &cancel), None);
+        assert_eq!(
+            solve_unit(Generator::Fogleman, 1..41, 9, 2, &cancel, &count),
+            None
+        );
     }
 }

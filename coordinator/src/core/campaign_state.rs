@@ -122,6 +122,14 @@ impl CampaignState {
         self.next_unit = self.next_unit.max(unit + 1);
         self.records.insert(unit, record);
     }
+
+    /// Whether nothing is left to do: every unit done or quarantined, no check waiting.
+    pub(super) fn finished(&self) -> bool {
+        self.next_unit >= self.campaign.spec.units_total()
+            && self.pending.is_empty()
+            && self.leased.is_empty()
+            && self.to_verify.is_empty()
+    }
 }
 
 /// The lease out on a unit: its main lease, or a done unit's verification lease.

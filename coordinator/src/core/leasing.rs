@@ -80,8 +80,15 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Extends the leases `worker` still holds; returns those it lost and the new deadline.
-    pub fn heartbeat(&self, worker: u64, leases: &[LeaseRef]) -> (Vec<LeaseRef>, i64) {
+    /// Extends the leases `worker` still holds and keeps the seeds it reports solved in
+    /// them (`seeds_solved[i]` for `leases[i]`; may be empty); returns the leases it lost
+    /// and the new deadline.
+    pub fn heartbeat(
+        &self,
+        worker: u64,
+        leases: &[LeaseRef],
+        seeds_solved: &[u64],
+    ) -> (Vec<LeaseRef>, i64) {
         let deadline = unix_ms() + self.config.lease_ms();
         let mut state = self.lock();
         let mut lost = Vec::new();
@@ -98,6 +105,7 @@ impl Coordinator {
                 None => lost.push(lease.clone()),
             }
         }
+        state.note_progress(worker, leases, seeds_solved);
         (lost, deadline)
     }
 

@@ -9,13 +9,14 @@
 //!
 //! One child module per concern, each adding methods to [`Coordinator`]:
 //! `recovery` (opening a store), `leasing`, `submission`, `checks` (pure, no store),
-//! `queries`; `campaign_state` holds one campaign in memory, `types` and `error` the
+//! `queries`, `progress` (seeds reported in heartbeats, campaigns all done); `campaign_state` holds one campaign in memory, `types` and `error` the
 //! public types.
 
 mod campaign_state;
 mod checks;
 mod error;
 mod leasing;
+mod progress;
 mod queries;
 mod recovery;
 mod submission;
@@ -38,6 +39,8 @@ use std::time::Instant;
 /// Everything the coordinator keeps in memory, behind its one mutex.
 struct State {
     campaigns: BTreeMap<String, CampaignState>,
+    /// Seeds solved in held leases, from heartbeats.
+    progress: progress::LeaseProgress,
     /// Registered workers by id, with the name they gave.
     workers: HashMap<u64, String>,
     /// The number the next accepted result gets in the commit log.

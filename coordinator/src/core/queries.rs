@@ -26,6 +26,7 @@ impl Coordinator {
             seeds_done: campaign.seeds_done,
             hardest_moves: campaign.aggregates.max_moves(),
             seeds_per_second: campaign.rate(),
+            seeds_in_progress: state.seeds_in_progress(name),
             quarantined: Vec::new(),
             mismatches: self.store.mismatches(campaign.campaign.id)?,
         };

@@ -36,6 +36,7 @@ impl Coordinator {
             config,
             state: Mutex::new(State {
                 campaigns,
+                progress: Default::default(),
                 workers: HashMap::new(),
                 next_commit: last_commit + 1,
                 round_robin: 0,

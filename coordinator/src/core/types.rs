@@ -74,6 +74,9 @@ pub struct CampaignStatus {
     pub hardest_moves: u8,
     /// Seeds mined per second over the last minute.
     pub seeds_per_second: f64,
+    /// Seeds solved in units still leased, as their workers last reported (not yet in
+    /// `seeds_done`).
+    pub seeds_in_progress: u64,
     pub quarantined: Vec<QuarantinedUnit>,
     pub mismatches: Vec<Mismatch>,
 }

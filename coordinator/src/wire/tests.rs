@@ -24,6 +24,7 @@ fn status() -> CampaignStatus {
         seeds_done: 123,
         hardest_moves: 21,
         seeds_per_second: 1.5,
+        seeds_in_progress: 17,
         quarantined: vec![QuarantinedUnit {
             unit: 3,
             failures: 5,

@@ -8,6 +8,7 @@
 mod recovery;
 mod service;
 mod submissions;
+mod worker;
 mod workers;
 
 use crate::referee::check_solution;

@@ -35,7 +35,8 @@ fn duplicate_late_and_malformed_submissions() {
         let seeds = second.seed_start..second.seed_end;
         let cancel = std::sync::atomic::AtomicBool::new(false);
         let result =
-            rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel).unwrap();
+            rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel, &|| {})
+                .unwrap();
         let submit =
             |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| pb::SubmitRequest {
                 worker_id,

@@ -1,0 +1,61 @@
+//! Progress beyond the units' states: the seeds workers report solved in units they still
+//! hold (from heartbeats; memory only, a restart forgets it until the next heartbeat), and
+//! whether every campaign is finished (for workers that stop when nothing is left).
+
+use super::campaign_state::CampaignState;
+use super::{Coordinator, LeaseRef, State};
+use rrm_store::UnitState;
+use std::collections::{BTreeMap, HashMap};
+
+/// Seeds solved per held main lease as last reported: lease → (worker, seeds solved).
+/// Bounded by the leases out: entries of ended leases are dropped at every report.
+#[derive(Debug, Default)]
+pub(super) struct LeaseProgress(HashMap<LeaseRef, (u64, u64)>);
+
+impl Coordinator {
+    /// True when there is at least one campaign and every campaign is finished: each unit
+    /// done or quarantined, none pending, leased or awaiting a second opinion. Without
+    /// campaigns a worker has nothing to be done with yet, so that is not "done".
+    pub fn campaigns_done(&self) -> bool {
+        let state = self.lock();
+        !state.campaigns.is_empty() && state.campaigns.values().all(CampaignState::finished)
+    }
+}
+
+impl State {
+    /// Keeps what `worker` reports in a heartbeat: `seeds_solved[i]` seeds of `leases[i]`.
+    /// Only leases it still holds count.
+    pub(super) fn note_progress(&mut self, worker: u64, leases: &[LeaseRef], seeds_solved: &[u64]) {
+        let progress = &mut self.progress.0;
+        progress.retain(|_, (holder, _)| *holder != worker);
+        for (lease, &seeds) in leases.iter().zip(seeds_solved) {
+            progress.insert(lease.clone(), (worker, seeds));
+        }
+        // Also forgets the reports of workers that went away without a word.
+        let campaigns = &self.campaigns;
+        progress.retain(|lease, (holder, _)| holds(campaigns, lease, *holder));
+    }
+
+    /// Seeds of campaign `name` solved in units still leased, as last reported.
+    pub(super) fn seeds_in_progress(&self, name: &str) -> u64 {
+        self.progress
+            .0
+            .iter()
+            .filter(|(lease, (holder, _))| {
+                lease.campaign == name && holds(&self.campaigns, lease, *holder)
+            })
+            .map(|(_, &(_, seeds))| seeds)
+            .sum()
+    }
+}
+
+/// Whether `worker` holds the main lease `lease` (a verification lease re-mines seeds
+/// already counted done, so it is no progress).
+fn holds(campaigns: &BTreeMap<String, CampaignState>, lease: &LeaseRef, worker: u64) -> bool {
+    campaigns
+        .get(&lease.campaign)
+        .and_then(|c| c.records.get(&lease.unit))
+        .is_some_and(|record| {
+            matches!(&record.state, UnitState::Leased(held) if held.number == lease.lease && held.worker == worker)
+        })
+}

@@ -1,0 +1,159 @@
+//! One leased unit, from lease to verdict: solve it on the pool, then submit the result
+//! until the coordinator acknowledges or refuses it.
+//!
+//! Error policy: a unit the worker cannot solve (unknown generator, a panic while
+//! solving) and a refused result abandon the unit (its lease expires or is already
+//! ended); a lost lease or shutdown stops the solving. A result is resubmitted under
+//! the retry limits of [`crate::connection`]; past them the worker ends with that error.
+//! Once shutdown began, an unreachable coordinator gets [`LAST_TRIES`] more tries.
+
+use crate::connection::{Limits, Retry};
+use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
+use crate::{solve_unit, UnitResult, WorkerError};
+use rrm_proto::v1 as pb;
+use rrm_proto::v1::mining_client::MiningClient;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use tonic::transport::Channel;
+
+/// Submission attempts left for a result once shutdown began.
+const LAST_TRIES: u32 = 3;
+
+/// What every unit task of a worker shares.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub client: MiningClient<Channel>,
+    pub pool: Arc<rayon::ThreadPool>,
+    pub leases: Leases,
+    /// Raised on shutdown: results still unacknowledged get a few last tries.
+    pub stopping: Arc<AtomicBool>,
+    /// Seeds solved by this worker, bumped per seed.
+    pub seeds_solved: Arc<AtomicU64>,
+    pub limits: Limits,
+}
+
+/// Mines one leased unit; `Ok(true)` if its result was accepted.
+pub(crate) async fn mine_unit(
+    shared: Shared,
+    worker_id: u64,
+    unit: pb::WorkUnit,
+    lease: pb::LeaseRef,
+    flags: UnitFlags,
+) -> Result<bool, WorkerError> {
+    let key: LeaseKey = (lease.campaign.clone(), lease.unit, lease.lease);
+    let outcome = match solve(&shared, &unit, &lease, &flags).await {
+        Some(result) => {
+            shared.leases.submitting(&key);
+            submit(&shared, request(worker_id, &unit, lease, result)).await
+        }
+        None => Ok(false),
+    };
+    shared.leases.release(&key);
+    outcome
+}
+
+/// Solves the unit on the pool; `None` if it was cancelled (lost lease, shutdown) or
+/// cannot be solved here (unknown generator, a panic): the unit is abandoned.
+async fn solve(
+    shared: &Shared,
+    unit: &pb::WorkUnit,
+    lease: &pb::LeaseRef,
+    flags: &UnitFlags,
+) -> Option<UnitResult> {
+    let generator: ricochet::Generator = match unit.generator.parse() {
+        Ok(generator) => generator,
+        Err(error) => {
+            tracing::error!(unit = lease.unit, "{error}; abandoning the unit");
+            return None;
+        }
+    };
+    let seeds = unit.seed_start..unit.seed_end;
+    let threshold = u8::try_from(unit.record_threshold).unwrap_or(u8::MAX);
+    let top_count = unit.top_count as usize;
+    let pool = shared.pool.clone();
+    let cancel = flags.cancel.clone();
+    let solved = flags.solved.clone();
+    let total = shared.seeds_solved.clone();
+    let on_seed = move || {
+        solved.fetch_add(1, Ordering::Relaxed);
+        total.fetch_add(1, Ordering::Relaxed);
+    };
+    let solving = tokio::task::spawn_blocking(move || {
+        pool.install(|| solve_unit(generator, seeds, threshold, top_count, &cancel, &on_seed))
+    });
+    match solving.await {
+        Ok(result) => result,
+        Err(error) => {
+            tracing::error!(
+                unit = lease.unit,
+                "solving failed: {error}; abandoning the unit"
+            );
+            None
+        }
+    }
+}
+
+/// The submission of `result`.
+fn request(
+    worker_id: u64,
+    unit: &pb::WorkUnit,
+    lease: pb::LeaseRef,
+    result: UnitResult,
+) -> pb::SubmitRequest {
+    pb::SubmitRequest {
+        worker_id,
+        digest: rrm_proto::unit_digest(
+            &lease.campaign,
+            unit.seed_start..unit.seed_end,
+            &result.move_counts,
+            &result.robots_moved,
+        )
+        .to_vec(),
+        lease: Some(lease),
+        move_counts: result.move_counts,
+        robots_moved: result.robots_moved,
+        solutions: result
+            .solutions
+            .into_iter()
+            .map(|(seed, moves)| pb::Solution { seed, moves })
+            .collect(),
+    }
+}
+
+/// Submits until the coordinator answers; `Ok(true)` if it accepted the result.
+async fn submit(shared: &Shared, request: pb::SubmitRequest) -> Result<bool, WorkerError> {
+    let lease = request.lease.clone().unwrap_or_default();
+    let mut retry = Retry::new(shared.limits);
+    let mut last_tries = LAST_TRIES;
+    loop {
+        let status = match shared.client.clone().submit(request.clone()).await {
+            Ok(reply) => {
+                let outcome = reply.into_inner().outcome();
+                tracing::info!(unit = lease.unit, campaign = %lease.campaign, ?outcome, "submitted");
+                return Ok(outcome == pb::SubmitOutcome::Accepted);
+            }
+            Err(status) => status,
+        };
+        let call = format!("submitting unit {} of {}", lease.unit, lease.campaign);
+        match retry.failed(&call, &status) {
+            Ok(()) => {}
+            Err(WorkerError::Refused(_)) => {
+                let why = crate::connection::describe(&status);
+                tracing::warn!(unit = lease.unit, campaign = %lease.campaign, "result refused: {why}");
+                return Ok(false);
+            }
+            Err(gave_up) => return Err(gave_up),
+        }
+        if shared.stopping.load(Ordering::SeqCst) {
+            last_tries -= 1;
+            if last_tries == 0 {
+                tracing::warn!(
+                    unit = lease.unit,
+                    "coordinator away at shutdown; result dropped"
+                );
+                return Ok(false);
+            }
+        }
+        retry.wait().await;
+    }
+}
