@@ -134,7 +134,7 @@ fn units_text(spec: &CampaignSpec) -> String {
 fn status_line(status: &CampaignStatus) -> String {
     let spec = &status.campaign.spec;
     let mut line = format!(
-        "{:<20} {} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified  seeds {}  hardest {}",
+        "{:<20} {} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified  seeds {} (+{} in progress)  hardest {}",
         spec.name,
         spec.generator,
         spec.seed_start,
@@ -145,6 +145,7 @@ fn status_line(status: &CampaignStatus) -> String {
         status.units_quarantined,
         status.units_verified,
         status.seeds_done,
+        status.seeds_in_progress,
         status.hardest_moves
     );
     for q in &status.quarantined {
@@ -173,6 +174,7 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
         "record_threshold": spec.record_threshold,
         "units_total": status.units_total,
         "units_done": status.units_done,
+        "seeds_in_progress": status.seeds_in_progress,
         "units_leased": status.units_leased,
         "units_quarantined": status.units_quarantined,
         "units_verified": status.units_verified,

@@ -1,7 +1,8 @@
 //! The one place where `rrm.v1` messages and the coordinator's domain types meet:
 //! `From` where every value fits, `TryFrom` (refusing with a [`WireError`]) where a wire
-//! value may not. Used by the gRPC service and by clients such as the `rrm` binary's
-//! remote backend, so both sides refuse the same values.
+//! value may not. Used by the gRPC service and by the `rrm` binary's remote backend, so
+//! both refuse the same values (the worker, which does not link the coordinator, refuses
+//! a unit whose values do not fit).
 
 use crate::core::{
     Assignment, CampaignStatus, LeaseRef, MinedPuzzle, Outcome, QuarantinedUnit, Submission,

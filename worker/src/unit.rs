@@ -68,7 +68,15 @@ async fn solve(
         }
     };
     let seeds = unit.seed_start..unit.seed_end;
-    let threshold = u8::try_from(unit.record_threshold).unwrap_or(u8::MAX);
+    let Ok(threshold) = u8::try_from(unit.record_threshold) else {
+        // Clamping would keep too few solutions and have the result refused.
+        tracing::error!(
+            unit = lease.unit,
+            threshold = unit.record_threshold,
+            "record threshold over 255; abandoning the unit"
+        );
+        return None;
+    };
     let top_count = unit.top_count as usize;
     let pool = shared.pool.clone();
     let cancel = flags.cancel.clone();

@@ -260,6 +260,7 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         20,
         2,
         &cancel,
+        &|| {},
     )
     .unwrap();
     let honest = Submission {

@@ -24,6 +24,20 @@ fn spawn_reading_stderr(args: &[&str]) -> (Process, std::thread::JoinHandle<Stri
     (Process(child), reader)
 }
 
+/// Runs a one-thread worker against `url` that gives up after `after`, until it exits.
+fn worker_giving_up(url: &str, after: &str) -> (ExitStatus, String, Duration) {
+    let args = [
+        "worker",
+        "--coordinator",
+        url,
+        "--threads",
+        "1",
+        "--give-up-after",
+        after,
+    ];
+    run_until_exit(&args, Duration::from_secs(30))
+}
+
 /// Runs `rrm args` to its end, killing it after `limit`; its exit status, stderr and
 /// running time.
 fn run_until_exit(args: &[&str], limit: Duration) -> (ExitStatus, String, Duration) {
@@ -72,18 +86,7 @@ fn a_worker_gives_up_on_a_dead_port_after_the_given_time() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}");
-    let (status, stderr, took) = run_until_exit(
-        &[
-            "worker",
-            "--coordinator",
-            &url,
-            "--threads",
-            "1",
-            "--give-up-after",
-            "2s",
-        ],
-        Duration::from_secs(30),
-    );
+    let (status, stderr, took) = worker_giving_up(&url, "2s");
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(took >= Duration::from_secs(2), "gave up after {took:?}");
     assert!(
@@ -121,18 +124,7 @@ fn a_worker_gives_up_on_a_server_that_does_not_speak_grpc() {
             );
         }
     });
-    let (status, stderr, took) = run_until_exit(
-        &[
-            "worker",
-            "--coordinator",
-            &url,
-            "--threads",
-            "1",
-            "--give-up-after",
-            "1s",
-        ],
-        Duration::from_secs(30),
-    );
+    let (status, stderr, took) = worker_giving_up(&url, "1s");
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(
         took < Duration::from_secs(10),
