@@ -3,6 +3,7 @@
 
 use super::{CampaignStatus, Coordinator, CoordinatorError, MinedPuzzle, QuarantinedUnit, Result};
 use ricochet::Generator;
+use rrm_proto::UNSOLVED;
 use rrm_store::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
 use std::ops::RangeInclusive;
 
@@ -106,7 +107,8 @@ impl Coordinator {
         })
     }
 
-    /// Mined seeds needing `moves` (inclusive range) moves, hardest first, then by seed;
+    /// Mined seeds needing `moves` (inclusive range) moves, hardest first, then by seed
+    /// (unsolved seeds never match);
     /// at most `limit`. Reads every done unit's block: for pack building, not hot paths.
     pub fn find_puzzles(
         &self,
@@ -129,7 +131,12 @@ impl Coordinator {
         for unit in done {
             if let Some((counts, _)) = self.store.unit_results(id, unit)? {
                 let seeds = spec.unit_seeds(unit);
-                found.extend(seeds.zip(counts).filter(|(_, count)| moves.contains(count)));
+                // An unsolved seed (255) has no move count to match.
+                found.extend(
+                    seeds
+                        .zip(counts)
+                        .filter(|&(_, count)| count != UNSOLVED && moves.contains(&count)),
+                );
             }
         }
         found.sort_by_key(|&(seed, count)| (std::cmp::Reverse(count), seed));

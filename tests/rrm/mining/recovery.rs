@@ -1,4 +1,5 @@
-//! A coordinator coming back to a store: statistics from older rules are rebuilt.
+//! A coordinator coming back to a store: statistics from older rules are rebuilt, and an
+//! unsolved seed is never reported as a puzzle.
 
 use super::*;
 use rrm_store::{Aggregates, UnitRecord, UnitResult, Verification};
