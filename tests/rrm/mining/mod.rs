@@ -233,6 +233,20 @@ async fn raw_worker(
     (client, worker_id)
 }
 
+/// Leases a unit for `worker_id`, insisting that there is one.
+async fn leased_unit(
+    client: &mut pb::mining_client::MiningClient<tonic::transport::Channel>,
+    worker_id: u64,
+) -> pb::WorkUnit {
+    client
+        .lease(pb::LeaseRequest { worker_id })
+        .await
+        .unwrap()
+        .into_inner()
+        .unit
+        .expect("a unit to lease")
+}
+
 fn is_done(status: &pb::CampaignStatus) -> bool {
     status.units_done == status.units_total
 }

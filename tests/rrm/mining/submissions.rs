@@ -13,23 +13,11 @@ fn duplicate_late_and_malformed_submissions() {
     let server = Server::with_campaign(config, spec("forge", 1..101, 10));
     block_on(async {
         let (mut client, worker_id) = raw_worker(&server.url, "test").await;
-        let first = client
-            .lease(pb::LeaseRequest { worker_id })
-            .await
-            .unwrap()
-            .into_inner()
-            .unit
-            .unwrap();
+        let first = leased_unit(&mut client, worker_id).await;
         let first_lease = first.lease.clone().unwrap();
         // Let it expire; the same unit comes back under lease 2.
         tokio::time::sleep(Duration::from_millis(1200)).await;
-        let second = client
-            .lease(pb::LeaseRequest { worker_id })
-            .await
-            .unwrap()
-            .into_inner()
-            .unit
-            .unwrap();
+        let second = leased_unit(&mut client, worker_id).await;
         let lease = second.lease.clone().unwrap();
         assert_eq!((lease.unit, lease.lease), (first_lease.unit, 2));
         let seeds = second.seed_start..second.seed_end;
@@ -190,13 +178,7 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
     block_on(async {
         let (mut client, worker_id) = raw_worker(&server.url, "liar").await;
         for attempt in 1..=2 {
-            let unit = client
-                .lease(pb::LeaseRequest { worker_id })
-                .await
-                .unwrap()
-                .into_inner()
-                .unit
-                .expect("unit");
+            let unit = leased_unit(&mut client, worker_id).await;
             let lease = unit.lease.unwrap();
             assert_eq!(lease.lease, attempt);
             // Record candidates without their solutions.
