@@ -18,6 +18,9 @@ async function refresh() {
       const seeds = row.querySelector('.seeds-done');
       seeds.dataset.seedsDone = c.seeds_done;
       seeds.textContent = `${c.seeds_done} / ${c.seeds_total}`;
+      const solving = row.querySelector('.in-progress');
+      solving.dataset.seedsInProgress = c.seeds_in_progress;
+      solving.textContent = c.seeds_in_progress;
       row.querySelector('.units').textContent = `${c.units_done} / ${c.units_total}`;
       row.querySelector('.leased').textContent = c.units_leased;
       row.querySelector('.quarantined').textContent = c.units_quarantined;

@@ -100,6 +100,10 @@ fn dashboard_shows_what_the_store_holds() {
         "{index}"
     );
     assert!(index.contains(&format!(r#"data-seeds-done="{}""#, status.seeds_done)));
+    assert!(
+        index.contains(r#"data-seeds-in-progress="0""#),
+        "nothing is leased"
+    );
     assert_eq!(status.seeds_done, 3000);
     assert!(index.contains(&format!(r#"data-hardest="{}""#, aggregates.max_moves())));
 
