@@ -5,6 +5,7 @@
 //! [`Solver`], which returns a proven optimal [`Solution`].
 
 pub mod board;
+pub mod exhaustive;
 pub mod fogleman;
 pub mod generator;
 pub mod metrics;

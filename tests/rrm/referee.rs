@@ -2,7 +2,7 @@
 //! from a puzzle record's wall masks, sharing nothing with the solver but the record type.
 
 use ricochet::PuzzleRecord;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Side of a cell the robot cannot leave through: N=1, E=2, S=4, W=8.
 const SIDES: [(char, u32, i64, i64); 4] = [
@@ -152,4 +152,90 @@ pub fn solo_moves(record: &PuzzleRecord) -> Option<usize> {
             None
         })
         .min()
+}
+
+/// A placement for [`all_depths`]: the target robot's cell, then the helpers' cells
+/// (ascending), as record indices.
+pub type RefPlacement = (i64, Vec<i64>);
+
+/// The optimal move count of every placement of robot 0 (which must reach the target)
+/// and `helpers` interchangeable robots, by plain rounds over every state: a placement
+/// needs `d + 1` moves when one of its moves leads to a placement needing `d`. `None`:
+/// unsolvable.
+pub fn all_depths(record: &PuzzleRecord, helpers: usize) -> HashMap<RefPlacement, Option<usize>> {
+    // Cells a robot may stand on: not blocked, and not shut in on all four sides.
+    let free: Vec<i64> = (0..(record.width * record.height) as i64)
+        .filter(|c| !record.blocked.contains(c))
+        .filter(|&c| (0..4).any(|dir| slide(record, &[c], 0, dir) != c))
+        .collect();
+    let mut placements = Vec::new();
+    let mut chosen: Vec<Vec<i64>> = vec![Vec::new()];
+    for _ in 0..helpers {
+        chosen = chosen
+            .into_iter()
+            .flat_map(|set| {
+                let last = set.last().copied();
+                free.iter()
+                    .filter(move |&&c| last.is_none_or(|l| c > l))
+                    .map(move |&c| {
+                        let mut more = set.clone();
+                        more.push(c);
+                        more
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    for set in &chosen {
+        for &t in free.iter().filter(|t| !set.contains(t)) {
+            placements.push((t, set.clone()));
+        }
+    }
+    let record = PuzzleRecord {
+        target_robot: 0,
+        ..record.clone()
+    };
+    let successors = |(t, set): &RefPlacement| {
+        let robots: Vec<i64> = std::iter::once(*t).chain(set.iter().copied()).collect();
+        let mut next = Vec::new();
+        let mut solved = false;
+        for robot in 0..robots.len() {
+            for dir in 0..4 {
+                let to = slide(&record, &robots, robot, dir);
+                if to == robots[robot] {
+                    continue;
+                }
+                let mut moved = robots.clone();
+                moved[robot] = to;
+                solved |= finishes(&record, &moved, robot);
+                let mut helpers = moved[1..].to_vec();
+                helpers.sort_unstable();
+                next.push((moved[0], helpers));
+            }
+        }
+        (solved, next)
+    };
+    let moves: Vec<(bool, Vec<RefPlacement>)> = placements.iter().map(successors).collect();
+    let mut depth: HashMap<RefPlacement, Option<usize>> = placements
+        .iter()
+        .zip(&moves)
+        .map(|(p, (solved, _))| (p.clone(), solved.then_some(1)))
+        .collect();
+    for d in 1.. {
+        let newly: Vec<RefPlacement> = placements
+            .iter()
+            .zip(&moves)
+            .filter(|(p, (_, next))| {
+                depth[*p].is_none() && next.iter().any(|n| depth[n] == Some(d))
+            })
+            .map(|(p, _)| p.clone())
+            .collect();
+        if newly.is_empty() {
+            break;
+        }
+        for p in newly {
+            depth.insert(p, Some(d + 1));
+        }
+    }
+    depth
 }

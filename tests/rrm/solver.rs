@@ -118,7 +118,7 @@ fn a_robot_starting_on_its_target_must_leave_and_come_back() {
 }
 
 /// A random small board with consistent walls, robots and a target.
-fn small_puzzle() -> impl Strategy<Value = PuzzleRecord> {
+pub(crate) fn small_puzzle() -> impl Strategy<Value = PuzzleRecord> {
     (2usize..=8, 2usize..=8, 1usize..=4).prop_flat_map(|(width, height, robots)| {
         // Keep the reference BFS's state space small: fewer robots on larger boards.
         let cells = width * height;
