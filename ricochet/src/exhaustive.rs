@@ -445,29 +445,42 @@ fn pull_helper(
     pulled: &mut Block,
 ) {
     let from = helpers[moving];
-    let others: Vec<Cell> = helpers.iter().copied().filter(|&c| c != from).collect();
+    // Fixed arrays, not vectors: this runs a dozen times per block and layer.
+    let mut others = [0 as Cell; MAX_HELPERS];
+    let kept = helpers.len() - 1;
+    for (slot, &cell) in others
+        .iter_mut()
+        .zip(helpers.iter().filter(|&&c| c != from))
+    {
+        *slot = cell;
+    }
+    let others = &others[..kept];
     // The slide's cells with only the other helpers in the way.
-    let mut path: Vec<Cell> = Vec::with_capacity(GRID);
+    let mut cells_on_path = [0 as Cell; GRID];
+    let mut length = 0;
     let mut at = from;
     while let Some(next) = board.step_open(at, dir) {
         if board.is_blocked(next) || others.contains(&next) {
             break;
         }
-        path.push(next);
+        cells_on_path[length] = next;
+        length += 1;
         at = next;
     }
+    let path = &cells_on_path[..length];
     let Some(&end) = path.last() else {
         return;
     };
     let landed = |stop: Cell| {
-        let mut moved = others.clone();
-        moved.push(stop);
-        moved.sort_unstable();
-        &frontier[cells.rank(&moved)]
+        let mut moved = [0 as Cell; MAX_HELPERS];
+        moved[..kept].copy_from_slice(others);
+        moved[kept] = stop;
+        moved[..=kept].sort_unstable();
+        &frontier[cells.rank(&moved[..=kept])]
     };
     // Target robot off the path: the helper slides to the end.
     let mut path_mask = [0u64; 4];
-    for &cell in &path {
+    for &cell in path {
         set(&mut path_mask, cell);
     }
     *pulled = or(pulled, &and(landed(end), &not(&path_mask)));
