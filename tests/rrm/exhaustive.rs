@@ -1,9 +1,11 @@
-//! Exhaustive analysis of a unit against the referee's plain rounds over every placement.
+//! Exhaustive analysis of a unit against the referee's plain rounds over every placement,
+//! and its sampled placements against the IDA* solver.
 
 use crate::referee::{all_depths, RefPlacement};
 use crate::solver::small_puzzle;
 use proptest::prelude::*;
 use ricochet::exhaustive::{analyse, Options, Placement};
+use ricochet::solver::with_thread_solver;
 use ricochet::{Puzzle, PuzzleRecord};
 
 fn to_ref(puzzle: &Puzzle, placement: &Placement) -> RefPlacement {
@@ -76,6 +78,24 @@ fn compare(record: &PuzzleRecord, helpers: usize) {
     for (placement, depth) in &analysis.sample {
         let key = to_ref(&puzzle, placement);
         assert_eq!(depth.map(usize::from), expected[&key], "sample {key:?}");
+        // The IDA* solver agrees on the same position. Only solvable ones: on the others
+        // iterative deepening would search to its limit.
+        let Some(depth) = *depth else { continue };
+        let position = PuzzleRecord {
+            robots: std::iter::once(key.0)
+                .chain(key.1.iter().copied())
+                .collect(),
+            target_robot: 0,
+            moves: None,
+            ..record.clone()
+        };
+        let position = Puzzle::from_record(&position).expect("a placement is a valid position");
+        let solved = with_thread_solver(depth, |solver| solver.solve(&position));
+        assert_eq!(
+            solved.map(|s| s.moves.len()),
+            Ok(usize::from(depth)),
+            "IDA* on sample {key:?}"
+        );
     }
 }
 
