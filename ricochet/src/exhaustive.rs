@@ -284,7 +284,7 @@ pub fn analyse(
         .map(|set_cells| {
             let mut mask = [0u64; 4];
             for &cell in &set_cells[..helpers] {
-                self::set(&mut mask, cell);
+                set(&mut mask, cell);
             }
             mask
         })
