@@ -47,7 +47,7 @@ impl Report {
         let puzzle = &job.puzzle;
         let target = puzzle.target();
         let (seed, name, quads, expected_moves) = match &job.source {
-            Source::Seed(game) => (Some(game.seed), None, Some(game.quads), None),
+            Source::Seed(game) => (Some(game.seed), None, Some(game.layout.tiles), None),
             Source::File {
                 name,
                 expected_moves,

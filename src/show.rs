@@ -84,7 +84,7 @@ fn title(job: &Job) -> String {
         Source::Seed(game) => format!(
             "seed {} ({}, target {})",
             game.seed,
-            game.quads.join(" "),
+            game.layout.tiles.join(" "),
             game.token
         ),
         Source::File { name, .. } => name.clone().unwrap_or_else(|| "puzzle".into()),
@@ -95,6 +95,7 @@ fn title(job: &Job) -> String {
 pub fn other_tokens(job: &Job) -> Vec<(String, ricochet::Cell)> {
     match &job.source {
         Source::Seed(game) => game
+            .layout
             .targets
             .iter()
             .filter(|(token, _)| *token != game.token)

@@ -31,15 +31,12 @@ pub const CENTRE: [Cell; 4] = [119, 120, 135, 136];
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Game {
     pub seed: u64,
-    /// Tile names in slot order: top-left, top-right, bottom-right, bottom-left.
-    pub quads: [&'static str; 4],
+    /// The board: tiles, walls and every token's cell.
+    pub layout: Layout,
     /// Robot cells R, G, B, Y.
     pub robots: [Cell; 4],
     /// The chosen token, e.g. `BT`.
     pub token: &'static str,
-    /// Every token on the board with its cell.
-    pub targets: Vec<(&'static str, Cell)>,
-    walls: [u8; GRID * GRID],
 }
 
 /// Why a seed was refused.
@@ -62,19 +59,14 @@ impl Game {
         }
         rng.shuffle(&mut quads);
 
-        let mut walls = [0u8; GRID * GRID];
-        let mut targets = Vec::with_capacity(16);
-        for (slot, &tile) in quads.iter().enumerate() {
-            place_tile(TILES[tile].1, slot, &mut walls, &mut targets);
-        }
-        targets.sort_by_key(|&(token, _)| TOKENS.iter().position(|&t| t == token));
+        let layout = Layout::from_tile_indices(quads);
 
         let mut robots = [0 as Cell; 4];
         for robot in 0..4 {
             robots[robot] = loop {
                 let cell = rng.randint(0, 255) as Cell;
                 let taken = CENTRE.contains(&cell)
-                    || targets.iter().any(|&(_, c)| c == cell)
+                    || layout.targets.iter().any(|&(_, c)| c == cell)
                     || robots[..robot].contains(&cell);
                 if !taken {
                     break cell;
@@ -84,37 +76,22 @@ impl Game {
         let token = rng.choice(&TOKENS);
         Ok(Game {
             seed,
-            quads: quads.map(|q| TILES[q].0),
+            layout,
             robots,
             token,
-            targets,
-            walls,
         })
     }
 
     /// Cell of the chosen token.
     pub fn token_cell(&self) -> Cell {
-        self.cell_of_token(self.token)
-    }
-
-    fn cell_of_token(&self, token: &str) -> Cell {
-        self.targets
-            .iter()
-            .find(|&&(t, _)| t == token)
-            .map(|&(_, c)| c)
+        self.layout
+            .token_cell(self.token)
             .expect("every token is on the board")
-    }
-
-    /// Wall masks of the 16×16 board, index `y * 16 + x`.
-    pub fn walls(&self) -> &[u8; GRID * GRID] {
-        &self.walls
     }
 
     /// The game as a puzzle for the solver: R, G, B, Y robots, coloured target.
     pub fn puzzle(&self) -> Puzzle {
-        let walls: Vec<u32> = self.walls.iter().map(|&w| w as u32).collect();
-        let centre: Vec<i64> = CENTRE.iter().map(|&c| c as i64).collect();
-        let board = Board::new(GRID, GRID, &walls, &centre).expect("the tile data is consistent");
+        let board = self.layout.board();
         let mut letters = self.token.chars();
         let colour = letters.next().and_then(Colour::from_letter);
         let shape = letters.next().and_then(Shape::from_letter);
@@ -125,6 +102,125 @@ impl Game {
         };
         Puzzle::new(board, self.robots.to_vec(), target)
             .expect("generated robots avoid the centre and each other")
+    }
+}
+
+/// Builds the board of Fogleman wall masks, with the centre block blocked.
+fn board_of(walls: &[u8; GRID * GRID]) -> Board {
+    let walls: Vec<u32> = walls.iter().map(|&w| w as u32).collect();
+    let centre: Vec<i64> = CENTRE.iter().map(|&c| c as i64).collect();
+    Board::new(GRID, GRID, &walls, &centre).expect("the tile data is consistent")
+}
+
+/// A board arrangement: one tile of each number (1–4, side A or B) in each slot.
+/// Fogleman's tiles give 384 of them; rotating a whole board turns one into another, so
+/// 96 are distinct up to rotation ([`Layout::canonical`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Tile names in slot order: top-left, top-right, bottom-right, bottom-left.
+    pub tiles: [&'static str; 4],
+    walls: [u8; GRID * GRID],
+    /// Every token on the board with its cell, in token order (`RC`, `RT`, … `YH`).
+    pub targets: Vec<(&'static str, Cell)>,
+}
+
+/// Why a board arrangement was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("a board is four tiles such as \"1A 3B 4A 2B\", not {0:?}")]
+    Shape(String),
+    #[error("unknown tile {0:?} (tiles are 1A, 1B, 2A, … 4B)")]
+    Tile(String),
+    #[error("board {0:?} does not use each tile number 1–4 exactly once")]
+    Numbers(String),
+    #[error("unknown target token {0:?} (tokens are a colour R, G, B, Y and a shape C, T, Q, H)")]
+    Token(String),
+}
+
+impl Layout {
+    fn from_tile_indices(indices: [usize; 4]) -> Layout {
+        let mut walls = [0u8; GRID * GRID];
+        let mut targets = Vec::with_capacity(16);
+        for (slot, &tile) in indices.iter().enumerate() {
+            place_tile(TILES[tile].1, slot, &mut walls, &mut targets);
+        }
+        targets.sort_by_key(|&(token, _)| TOKENS.iter().position(|&t| t == token));
+        Layout {
+            tiles: indices.map(|i| TILES[i].0),
+            walls,
+            targets,
+        }
+    }
+
+    /// Parses tile names in slot order, e.g. `1A 3B 4A 2B` (spaces optional).
+    pub fn parse(text: &str) -> Result<Layout, LayoutError> {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact.len() != 8 || !compact.is_ascii() {
+            return Err(LayoutError::Shape(text.to_string()));
+        }
+        let mut indices = [0usize; 4];
+        for (slot, index) in indices.iter_mut().enumerate() {
+            let name = compact[2 * slot..2 * slot + 2].to_ascii_uppercase();
+            *index = TILES
+                .iter()
+                .position(|&(tile, _)| tile == name)
+                .ok_or(LayoutError::Tile(name))?;
+        }
+        let mut numbers: Vec<usize> = indices.iter().map(|i| i / 2).collect();
+        numbers.sort_unstable();
+        if numbers != [0, 1, 2, 3] {
+            return Err(LayoutError::Numbers(text.to_string()));
+        }
+        Ok(Layout::from_tile_indices(indices))
+    }
+
+    /// The 96 arrangements distinct up to rotation: those with tile 1 top-left, in the
+    /// order of their names.
+    pub fn canonical() -> Vec<Layout> {
+        let mut layouts = Vec::with_capacity(96);
+        for sides in 0..16usize {
+            let tile = |number: usize| 2 * number + (sides >> number & 1);
+            for rest in [[1, 2, 3], [1, 3, 2], [2, 1, 3], [2, 3, 1], [3, 1, 2], [3, 2, 1]] {
+                layouts.push(Layout::from_tile_indices([
+                    tile(0),
+                    tile(rest[0]),
+                    tile(rest[1]),
+                    tile(rest[2]),
+                ]));
+            }
+        }
+        layouts.sort_by(|a, b| a.tiles.cmp(&b.tiles));
+        layouts
+    }
+
+    /// The tile names joined by spaces, e.g. `1A 3B 4A 2B`.
+    pub fn name(&self) -> String {
+        self.tiles.join(" ")
+    }
+
+    /// Wall masks of the 16×16 board, index `y * 16 + x`.
+    pub fn walls(&self) -> &[u8; GRID * GRID] {
+        &self.walls
+    }
+
+    /// The board, centre block included.
+    pub fn board(&self) -> Board {
+        board_of(&self.walls)
+    }
+
+    /// The cell of a target token such as `RT`.
+    pub fn token_cell(&self, token: &str) -> Result<Cell, LayoutError> {
+        let token = token.to_ascii_uppercase();
+        self.targets
+            .iter()
+            .find(|&&(t, _)| t == token)
+            .map(|&(_, cell)| cell)
+            .ok_or(LayoutError::Token(token))
+    }
+
+    /// Every token cell: no robot stands on one in a generated game.
+    pub fn target_cells(&self) -> Vec<Cell> {
+        self.targets.iter().map(|&(_, cell)| cell).collect()
     }
 }
 

@@ -42,7 +42,7 @@ impl Generator {
                 Ok(GeneratedPuzzle {
                     puzzle: game.puzzle(),
                     token: game.token.to_string(),
-                    arrangement: game.quads.join(" "),
+                    arrangement: game.layout.tiles.join(" "),
                 })
             }
         }

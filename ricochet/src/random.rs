@@ -3,8 +3,8 @@
 //!
 //! Deterministic from a seed, so every benchmark run measures the same puzzles.
 
-use crate::board::{Board, Cell, GRID};
-use crate::fogleman::{Game, CENTRE};
+use crate::board::Cell;
+use crate::fogleman::Game;
 use crate::mt::PyRandom;
 use crate::puzzle::{Colour, Puzzle, Shape, Target, MAX_ROBOTS};
 
@@ -27,9 +27,7 @@ impl RandomPuzzles {
     pub fn next_puzzle(&mut self) -> Puzzle {
         // A Fogleman game supplies a random tile arrangement with its 16 targets.
         let game = Game::generate(self.rng.next_u32() as u64 + 1).expect("seed is not zero");
-        let walls: Vec<u32> = game.walls().iter().map(|&w| w as u32).collect();
-        let centre: Vec<i64> = CENTRE.iter().map(|&c| c as i64).collect();
-        let board = Board::new(GRID, GRID, &walls, &centre).expect("tile data is consistent");
+        let board = game.layout.board();
         let mut robots: Vec<Cell> = Vec::with_capacity(self.robots);
         while robots.len() < self.robots {
             let cell = self.rng.randint(0, 255) as Cell;
@@ -38,14 +36,14 @@ impl RandomPuzzles {
             }
         }
         let token = self.rng.randint(0, 16) as usize;
-        let target = match game.targets.get(token) {
+        let target = match game.layout.targets.get(token) {
             Some(&(name, cell)) => Target {
                 cell,
                 colour: name.chars().next().and_then(Colour::from_letter),
                 shape: name.chars().nth(1).and_then(Shape::from_letter),
             },
             None => {
-                let &(_, cell) = &game.targets[self.rng.randint(0, 15) as usize];
+                let &(_, cell) = &game.layout.targets[self.rng.randint(0, 15) as usize];
                 Target {
                     cell,
                     colour: None,

@@ -35,10 +35,11 @@ fn compare(record: &PuzzleRecord, helpers: usize) {
             .iter()
             .map(|&i| board.cell_of(i as usize))
             .collect(),
-        sample_stride: 3,
+        sample_size: 50,
+        ..Options::default()
     };
     let target = board.cell_of(record.target_cell as usize);
-    let Ok(analysis) = analyse(board, target, helpers, &options) else {
+    let Ok(analysis) = analyse(board, target, helpers, &options, |_| {}) else {
         return; // a target no robot may stand on
     };
     let expected = all_depths(record, helpers);

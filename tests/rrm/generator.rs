@@ -26,7 +26,7 @@ fn seeds_1_to_200_reproduce_quads_robots_and_token() {
     assert_eq!(records.len(), 200);
     for record in records {
         let game = Game::generate(record.seed).unwrap();
-        assert_eq!(game.quads.to_vec(), record.quads, "seed {}", record.seed);
+        assert_eq!(game.layout.tiles.to_vec(), record.quads, "seed {}", record.seed);
         assert_eq!(game.robots.to_vec(), record.robots, "seed {}", record.seed);
         assert_eq!(game.token, record.token, "seed {}", record.seed);
         assert_eq!(game.token_cell(), record.token_cell, "seed {}", record.seed);
@@ -47,9 +47,9 @@ fn seed_1605212351_board_matches_the_spec() {
         .map(|w| w.parse().unwrap())
         .collect();
     let game = Game::generate(1_605_212_351).unwrap();
-    assert_eq!(game.walls().to_vec(), expected);
-    assert_eq!(game.quads, ["4B", "3B", "1B", "2B"]);
-    let cells: Vec<(&str, u8)> = game.targets.iter().map(|&(t, c)| (t, c)).collect();
+    assert_eq!(game.layout.walls().to_vec(), expected);
+    assert_eq!(game.layout.tiles, ["4B", "3B", "1B", "2B"]);
+    let cells: Vec<(&str, u8)> = game.layout.targets.iter().map(|&(t, c)| (t, c)).collect();
     assert!(
         cells.contains(&("RT", 17)) && cells.contains(&("RC", 235)) && cells.contains(&("BT", 108))
     );
