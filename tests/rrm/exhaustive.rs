@@ -4,9 +4,17 @@
 use crate::referee::{all_depths, RefPlacement};
 use crate::solver::small_puzzle;
 use proptest::prelude::*;
-use ricochet::exhaustive::{analyse, Options, Placement};
+use ricochet::exhaustive::{analyse, sample_placements, Options, Placement};
 use ricochet::solver::with_thread_solver;
-use ricochet::{Puzzle, PuzzleRecord};
+use ricochet::{Game, Puzzle, PuzzleRecord};
+
+fn from_ref(puzzle: &Puzzle, (target_robot, helpers): &RefPlacement) -> Placement {
+    let board = puzzle.board();
+    Placement {
+        target_robot: board.cell_of(*target_robot as usize),
+        helpers: helpers.iter().map(|&c| board.cell_of(c as usize)).collect(),
+    }
+}
 
 fn to_ref(puzzle: &Puzzle, placement: &Placement) -> RefPlacement {
     let board = puzzle.board();
@@ -21,28 +29,32 @@ fn to_ref(puzzle: &Puzzle, placement: &Placement) -> RefPlacement {
 }
 
 /// Runs the analysis on `record`'s board and target and compares every figure with the
-/// referee's depths.
-fn compare(record: &PuzzleRecord, helpers: usize) {
+/// referee's depths; false when the record is no unit (nothing compared).
+fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
     let Ok(puzzle) = Puzzle::from_record(record) else {
-        return; // the generator's robots may stand where none may
+        return false; // the generator's robots may stand where none may
     };
     let board = puzzle.board();
     let forbidden_cells: Vec<i64> = (0..(record.width * record.height) as i64)
         .step_by(3)
         .collect();
+    let expected = all_depths(record, helpers);
+    let mut watched: Vec<&RefPlacement> = expected.keys().step_by(7).collect();
+    watched.sort();
     let options = Options {
         forbidden: forbidden_cells
             .iter()
             .map(|&i| board.cell_of(i as usize))
             .collect(),
         sample_size: 50,
-        ..Options::default()
+        watch: watched.iter().map(|p| from_ref(&puzzle, p)).collect(),
+        top_from: 2,
+        top_per_depth: 3,
     };
     let target = board.cell_of(record.target_cell as usize);
     let Ok(analysis) = analyse(board, target, helpers, &options, |_| {}) else {
-        return; // a target no robot may stand on
+        return false; // a target no robot may stand on
     };
-    let expected = all_depths(record, helpers);
     assert_eq!(analysis.placements, expected.len() as u64);
     let mut histogram = vec![0u64];
     let mut legal = vec![0u64];
@@ -76,6 +88,24 @@ fn compare(record: &PuzzleRecord, helpers: usize) {
         .collect();
     want.sort();
     assert_eq!(hardest, want);
+    for (placement, depth) in watched.iter().zip(&analysis.watched) {
+        assert_eq!(depth.map(usize::from), expected[*placement], "watched {placement:?}");
+    }
+    let depths_listed: Vec<u8> = analysis.top.iter().map(|(d, _)| *d).collect();
+    let depths_wanted: Vec<u8> = (2..=analysis.max_moves).collect();
+    assert_eq!(depths_listed, depths_wanted, "top lists every depth from 2");
+    for (depth, placements) in &analysis.top {
+        let d = usize::from(*depth);
+        assert_eq!(placements.len() as u64, histogram[d].min(3), "top at {d}");
+        let mut distinct = placements.clone();
+        distinct.dedup();
+        assert_eq!(&distinct, placements, "top placements are distinct and ordered");
+        for placement in placements {
+            assert_eq!(expected[&to_ref(&puzzle, placement)], Some(d), "top at {d}");
+        }
+    }
+    let sampled: Vec<Placement> = analysis.sample.iter().map(|(p, _)| p.clone()).collect();
+    assert_eq!(sampled, sample_placements(board, helpers, 50).unwrap());
     for (placement, depth) in &analysis.sample {
         let key = to_ref(&puzzle, placement);
         assert_eq!(depth.map(usize::from), expected[&key], "sample {key:?}");
@@ -97,6 +127,17 @@ fn compare(record: &PuzzleRecord, helpers: usize) {
             Ok(usize::from(depth)),
             "IDA* on sample {key:?}"
         );
+    }
+    true
+}
+
+/// Full-size boards: 16-cell rows, the centre block, walls on word boundaries; one
+/// helper keeps the referee fast.
+#[test]
+fn fogleman_boards_with_one_helper_match_the_referee() {
+    for seed in [1, 2, 1605212351] {
+        let record = Game::generate(seed).unwrap().puzzle().to_record(None);
+        assert!(compare(&record, 1), "seed {seed} is a unit");
     }
 }
 

@@ -83,6 +83,12 @@ fn shift_by(block: &Block, by: i32) -> Block {
     out
 }
 
+/// Moves every cell of a block one step in `dir` (callers mask what wraps a row).
+#[inline(always)]
+pub fn shift(block: &Block, dir: Direction) -> Block {
+    shift_by(block, step(dir))
+}
+
 /// The bit offset of one step in `dir` on the internal grid.
 const fn step(dir: Direction) -> i32 {
     match dir {

@@ -1,7 +1,9 @@
 //! The free cells of a board, the colex ranking of helper sets over them, and each cell's
-//! slide paths with no robot in the way.
+//! slide paths on the empty board.
 
-use crate::board::{Board, Cell, Direction, CELLS, GRID};
+use crate::board::{Board, Cell, Direction, CELLS};
+
+use super::block::{set, Block, EMPTY};
 
 use super::MAX_HELPERS;
 
@@ -16,6 +18,9 @@ pub struct Cells {
     index: [u16; CELLS],
     /// `binomial[n][k]` for n ≤ free cells, k ≤ MAX_HELPERS.
     binomial: Vec<[u64; MAX_HELPERS + 1]>,
+    /// `terms[k][cell]`: what `cell` adds to a set's rank as its `k`-th smallest (from 0),
+    /// `C(index, k + 1)`, looked up by cell in one step.
+    terms: [[u32; CELLS]; MAX_HELPERS],
 }
 
 impl Cells {
@@ -39,10 +44,18 @@ impl Cells {
                 };
             }
         }
+        let mut terms = [[0u32; CELLS]; MAX_HELPERS];
+        for (k, row) in terms.iter_mut().enumerate() {
+            for (i, &cell) in free.iter().enumerate() {
+                row[cell as usize] = u32::try_from(binomial[i][k + 1])
+                    .expect("C(256, 3) ranks fit 32 bits");
+            }
+        }
         Cells {
             free,
             index,
             binomial,
+            terms,
         }
     }
 
@@ -71,8 +84,21 @@ impl Cells {
         helpers
             .iter()
             .enumerate()
-            .map(|(k, &cell)| self.binomial[self.index[cell as usize] as usize][k + 1])
-            .sum::<u64>() as usize
+            .map(|(k, &cell)| self.terms[k][cell as usize] as usize)
+            .sum()
+    }
+
+    /// The colex rank of the ascending free cells `others` plus `cell` (not among them).
+    #[inline(always)]
+    pub fn rank_with(&self, others: &[Cell], cell: Cell) -> usize {
+        let mut rank = 0;
+        let mut below = 0;
+        for (k, &other) in others.iter().enumerate() {
+            let above = usize::from(other > cell);
+            rank += self.terms[k + above][other as usize] as usize;
+            below += 1 - above;
+        }
+        rank + self.terms[below][cell as usize] as usize
     }
 
     /// Every helper set of `k` cells, in rank order.
@@ -110,49 +136,43 @@ impl Cells {
     }
 }
 
-/// A slide path: the cells a robot passes, in order, until a wall stops it.
-#[derive(Clone, Copy)]
-pub struct Ray {
-    cells: [Cell; GRID - 1],
-    len: u8,
+/// Every free cell's slide paths on the empty board, as cell sets.
+pub struct Rays {
+    /// `masks[cell][dir]`: the cells a robot passes sliding from `cell` in `dir`.
+    masks: Vec<[Block; 4]>,
+    /// `last[cell][dir]`: where that slide ends (`cell` itself when it cannot move).
+    last: Vec<[Cell; 4]>,
 }
-
-impl Ray {
-    pub fn cells(&self) -> &[Cell] {
-        &self.cells[..self.len as usize]
-    }
-}
-
-/// Every free cell's four slide paths on the empty board.
-pub struct Rays(Vec<[Ray; 4]>);
 
 impl Rays {
     pub fn new(board: &Board) -> Rays {
-        let empty = Ray {
-            cells: [0; GRID - 1],
-            len: 0,
-        };
-        let mut rays = vec![[empty; 4]; CELLS];
+        let mut masks = vec![[EMPTY; 4]; CELLS];
+        let mut last = vec![[0 as Cell; 4]; CELLS];
         for cell in 0..CELLS {
             let cell = cell as Cell;
-            if board.is_blocked(cell) {
-                continue;
-            }
             for dir in Direction::ALL {
-                let ray = &mut rays[cell as usize][dir as usize];
                 let mut at = cell;
-                while let Some(next) = board.step_open(at, dir).filter(|&n| !board.is_blocked(n))
-                {
-                    ray.cells[ray.len as usize] = next;
-                    ray.len += 1;
-                    at = next;
+                if !board.is_blocked(cell) {
+                    while let Some(next) =
+                        board.step_open(at, dir).filter(|&n| !board.is_blocked(n))
+                    {
+                        set(&mut masks[cell as usize][dir as usize], next);
+                        at = next;
+                    }
                 }
+                last[cell as usize][dir as usize] = at;
             }
         }
-        Rays(rays)
+        Rays { masks, last }
     }
 
-    pub fn get(&self, cell: Cell, dir: Direction) -> &[Cell] {
-        self.0[cell as usize][dir as usize].cells()
+    #[inline(always)]
+    pub fn mask(&self, cell: Cell, dir: Direction) -> &Block {
+        &self.masks[cell as usize][dir as usize]
+    }
+
+    #[inline(always)]
+    pub fn last(&self, cell: Cell, dir: Direction) -> Cell {
+        self.last[cell as usize][dir as usize]
     }
 }

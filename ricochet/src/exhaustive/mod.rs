@@ -17,7 +17,7 @@ mod block;
 mod cells;
 
 use crate::board::{Board, Cell, Direction};
-use block::{and, count, has, minus, or, set, Block, Moves, EMPTY};
+use block::{and, count, has, minus, or, set, shift, Block, Moves, EMPTY};
 use cells::{Cells, Rays, Set};
 use rayon::prelude::*;
 
@@ -175,28 +175,24 @@ pub fn analyse(
         return Err(UnitError::Target(target));
     }
     let sampled = sample_placements(board, helpers, options.sample_size)?;
-    let mut sweep = Sweep::new(board, cells, helpers);
+    let mut forbidden = EMPTY;
+    for &cell in &options.forbidden {
+        set(&mut forbidden, cell);
+    }
+    let mut sweep = Sweep::new(board, cells, helpers, forbidden);
     let probes: Vec<(usize, Cell)> = sampled
         .iter()
         .chain(&options.watch)
         .map(|p| sweep.locate(p))
         .collect::<Result<_, _>>()?;
     let mut probe_depths: Vec<Option<u8>> = vec![None; probes.len()];
-    let mut forbidden = EMPTY;
-    for &cell in &options.forbidden {
-        set(&mut forbidden, cell);
-    }
     let placements = sweep.cells.placements(helpers);
     let mut histogram = vec![0u64];
     let mut legal_histogram = vec![0u64];
     let mut top = Vec::new();
-    sweep.first_layer(target);
-    loop {
-        let depth = (histogram.len()) as u8;
-        let (found, legal) = sweep.count_frontier(&forbidden);
-        if found == 0 {
-            break;
-        }
+    let (mut found, mut legal) = sweep.first_layer(target);
+    while found > 0 {
+        let depth = histogram.len() as u8;
         histogram.push(found);
         legal_histogram.push(legal);
         for (known, &(rank, cell)) in probe_depths.iter_mut().zip(&probes) {
@@ -216,9 +212,7 @@ pub fn analyse(
         if depth == u8::MAX - 1 {
             return Err(UnitError::TooDeep);
         }
-        if !sweep.step() {
-            break;
-        }
+        (found, legal) = sweep.step();
     }
     let max_moves = (histogram.len() - 1) as u8;
     let hardest = if max_moves == 0 {
@@ -253,8 +247,19 @@ struct Sweep {
     frontier: Vec<Block>,
     /// Placements reached in any layer.
     visited: Vec<Block>,
+    /// The buffer the next layer is written into (the layer before the frontier).
+    spare: Vec<Block>,
+    /// Cells no robot stands on in a legal placement.
+    forbidden: Block,
     /// One bit per helper set: its frontier block is not empty.
     nonempty: Vec<u64>,
+    /// The sets of all helpers but one, by rank.
+    others: Vec<Set>,
+    /// `beyond[rank of others][dir]`: the cells `c` where a helper at `c` with `others`
+    /// and the target robot on the next cell in `dir` is a frontier placement. A helper
+    /// sliding in `dir` into the target robot stops on such a cell, so this turns the
+    /// cells of a path into one block operation.
+    beyond: Vec<[Block; 4]>,
 }
 
 fn mask_of(cells: &[Cell]) -> Block {
@@ -266,7 +271,7 @@ fn mask_of(cells: &[Cell]) -> Block {
 }
 
 impl Sweep {
-    fn new(board: &Board, cells: Cells, helpers: usize) -> Sweep {
+    fn new(board: &Board, cells: Cells, helpers: usize, forbidden: Block) -> Sweep {
         let sets = cells.sets(helpers);
         Sweep {
             rays: Rays::new(board),
@@ -274,7 +279,11 @@ impl Sweep {
             helpers,
             frontier: Vec::new(),
             visited: Vec::new(),
+            spare: Vec::new(),
+            forbidden,
             nonempty: Vec::new(),
+            others: cells.sets(helpers - 1),
+            beyond: Vec::new(),
             sets,
             cells,
         }
@@ -296,37 +305,91 @@ impl Sweep {
     }
 
     /// Layer 1: one slide of the target robot onto the target, in any direction.
-    fn first_layer(&mut self, target: Cell) {
+    fn first_layer(&mut self, target: Cell) -> (u64, u64) {
         let mut goal = EMPTY;
         set(&mut goal, target);
-        let (moves, helpers) = (&self.moves, self.helpers);
-        self.frontier = self
-            .sets
-            .par_iter()
-            .map(|set| {
-                let mask = mask_of(&set[..helpers]);
-                if has(&mask, target) {
-                    return EMPTY;
-                }
-                Direction::ALL
-                    .iter()
-                    .fold(EMPTY, |layer, &dir| or(&layer, &moves.pull(&mask, &goal, dir)))
+        self.advance(|sweep, rank, _| {
+            let mask = mask_of(&sweep.sets[rank][..sweep.helpers]);
+            if has(&mask, target) {
+                return EMPTY;
+            }
+            Direction::ALL.iter().fold(EMPTY, |layer, &dir| {
+                or(&layer, &sweep.moves.pull(&mask, &goal, dir))
             })
-            .collect();
-        self.visited = self.frontier.clone();
-        self.mark_nonempty();
+        })
     }
 
-    fn mark_nonempty(&mut self) {
-        self.nonempty = self
-            .frontier
-            .par_chunks(64)
-            .map(|chunk| {
-                chunk
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| **b != EMPTY)
-                    .fold(0u64, |bits, (i, _)| bits | 1 << i)
+    /// Computes the next layer, block by block, with `layer(sweep, rank, visited)`; marks
+    /// it visited and makes it the frontier unless it is empty. One pass over the blocks
+    /// also counts the layer (all and legal placements) and notes its non-empty blocks.
+    fn advance(&mut self, layer: impl Fn(&Sweep, usize, &Block) -> Block + Sync) -> (u64, u64) {
+        let blocks = self.sets.len();
+        let mut next = std::mem::take(&mut self.spare);
+        next.resize(blocks, EMPTY);
+        let mut visited = std::mem::take(&mut self.visited);
+        visited.resize(blocks, EMPTY);
+        let sweep = &*self;
+        let summaries: Vec<(u64, u64, u64)> = next
+            .par_chunks_mut(64)
+            .zip(visited.par_chunks_mut(64))
+            .enumerate()
+            .map(|(chunk, (new_blocks, seen_blocks))| {
+                let (mut bits, mut all, mut legal) = (0u64, 0u64, 0u64);
+                for (i, (new, seen)) in new_blocks.iter_mut().zip(seen_blocks).enumerate() {
+                    let rank = chunk * 64 + i;
+                    *new = layer(sweep, rank, seen);
+                    if *new == EMPTY {
+                        continue;
+                    }
+                    bits |= 1 << i;
+                    *seen = or(seen, new);
+                    all += count(new);
+                    let mask = mask_of(&sweep.sets[rank][..sweep.helpers]);
+                    if and(&mask, &sweep.forbidden) == EMPTY {
+                        legal += count(&minus(new, &sweep.forbidden));
+                    }
+                }
+                (bits, all, legal)
+            })
+            .collect();
+        self.visited = visited;
+        let all: u64 = summaries.iter().map(|s| s.1).sum();
+        let legal: u64 = summaries.iter().map(|s| s.2).sum();
+        if all == 0 {
+            self.spare = next;
+            return (0, 0);
+        }
+        self.spare = std::mem::replace(&mut self.frontier, next);
+        self.nonempty = summaries.iter().map(|s| s.0).collect();
+        self.index_beyond();
+        (all, legal)
+    }
+
+    /// Builds `beyond` from the frontier.
+    fn index_beyond(&mut self) {
+        let kept = self.helpers - 1;
+        self.beyond = self
+            .others
+            .par_iter()
+            .map(|others| {
+                let others = &others[..kept];
+                let mut beyond = [EMPTY; 4];
+                for &cell in &self.cells.free {
+                    if others.contains(&cell) {
+                        continue;
+                    }
+                    let rank = self.cells.rank_with(others, cell);
+                    if !self.is_nonempty(rank) {
+                        continue;
+                    }
+                    let layer = &self.frontier[rank];
+                    for dir in Direction::ALL {
+                        if dir.step(cell).is_some_and(|next| has(layer, next)) {
+                            set(&mut beyond[dir as usize], cell);
+                        }
+                    }
+                }
+                beyond
             })
             .collect();
     }
@@ -334,24 +397,6 @@ impl Sweep {
     #[inline(always)]
     fn is_nonempty(&self, rank: usize) -> bool {
         self.nonempty[rank / 64] >> (rank % 64) & 1 != 0
-    }
-
-    /// Placements in the frontier, all and legal (no robot on a forbidden cell).
-    fn count_frontier(&self, forbidden: &Block) -> (u64, u64) {
-        let legal_cells = minus(&self.moves.free, forbidden);
-        self.frontier
-            .par_iter()
-            .zip(&self.sets)
-            .map(|(layer, set)| {
-                let legal_set = and(&mask_of(&set[..self.helpers]), forbidden) == EMPTY;
-                let legal = if legal_set {
-                    count(&and(layer, &legal_cells))
-                } else {
-                    0
-                };
-                (count(layer), legal)
-            })
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
     /// Up to `wanted` of the frontier's `found` placements, evenly spaced in (rank, cell)
@@ -383,31 +428,42 @@ impl Sweep {
         chosen
     }
 
-    /// Computes the next layer; false when it is empty.
-    fn step(&mut self) -> bool {
-        let next: Vec<Block> = (0..self.sets.len())
-            .into_par_iter()
-            .map(|rank| self.pull_block(rank))
-            .collect();
-        if next.iter().all(|b| *b == EMPTY) {
-            return false;
-        }
-        self.visited
-            .par_iter_mut()
-            .zip(&next)
-            .for_each(|(seen, new)| *seen = or(seen, new));
-        self.frontier = next;
-        self.mark_nonempty();
-        true
+    /// Computes the next layer and returns its counts (all, legal); (0, 0) when it is
+    /// empty, which leaves the frontier as it was.
+    fn step(&mut self) -> (u64, u64) {
+        self.advance(|sweep, rank, visited| sweep.pull_block(rank, visited))
     }
 
     /// The unreached placements of helper set `rank` with a move into the frontier.
-    fn pull_block(&self, rank: usize) -> Block {
+    fn pull_block(&self, rank: usize, visited: &Block) -> Block {
         let group = &self.sets[rank][..self.helpers];
         let mask = mask_of(group);
-        let candidates = minus(&minus(&self.moves.free, &mask), &self.visited[rank]);
+        let candidates = minus(&minus(&self.moves.free, &mask), visited);
         if candidates == EMPTY {
             return EMPTY;
+        }
+        // Plan the helper moves first and prefetch the blocks they read: those reads are
+        // scattered over the whole layer, and waiting for them one by one is the cost.
+        let mut slides = [Slide::default(); MAX_HELPERS * 4];
+        let mut planned = 0;
+        for moving in 0..self.helpers {
+            // Fixed arrays, not vectors: this runs for every block of every layer.
+            let mut others = [0 as Cell; MAX_HELPERS];
+            let kept = self.helpers - 1;
+            others[..moving].copy_from_slice(&group[..moving]);
+            others[moving..kept].copy_from_slice(&group[moving + 1..]);
+            let others = &others[..kept];
+            let others_rank = self.cells.rank(others);
+            for dir in Direction::ALL {
+                if let Some(slide) = self.plan_slide(group[moving], others, others_rank, dir) {
+                    if slide.lands_in_frontier {
+                        prefetch(&self.frontier[slide.landing]);
+                    }
+                    prefetch(&self.beyond[slide.others][dir as usize]);
+                    slides[planned] = slide;
+                    planned += 1;
+                }
+            }
         }
         let mut pulled = EMPTY;
         if self.is_nonempty(rank) {
@@ -416,65 +472,108 @@ impl Sweep {
                 pulled = or(&pulled, &self.moves.pull(&mask, frontier, dir));
             }
         }
-        for moving in 0..self.helpers {
-            for dir in Direction::ALL {
-                if minus(&candidates, &pulled) == EMPTY {
-                    return candidates;
-                }
-                self.pull_helper(group, moving, dir, &candidates, &mut pulled);
+        for slide in &slides[..planned] {
+            if minus(&candidates, &pulled) == EMPTY {
+                return candidates;
             }
+            // Target robot off the path: the helper slides to the end.
+            if slide.lands_in_frontier {
+                pulled = or(&pulled, &minus(&self.frontier[slide.landing], &slide.path));
+            }
+            // Target robot on the path (not its first cell, which stops the helper at
+            // once): the helper stops on the cell before it.
+            let stops = and(&slide.stops, &self.beyond[slide.others][slide.dir as usize]);
+            pulled = or(&pulled, &shift(&stops, slide.dir));
         }
         and(&pulled, &candidates)
     }
 
-    /// Adds to `pulled` the target-robot cells from which helper `moving` of `group`,
-    /// sliding in `dir`, reaches a placement in the frontier.
+    /// Where the helper at `from` slides in `dir` among `others` (of rank `others_rank`),
+    /// and what that move reads; `None` when it cannot move.
     #[inline(always)]
-    fn pull_helper(
+    fn plan_slide(
         &self,
-        group: &[Cell],
-        moving: usize,
+        from: Cell,
+        others: &[Cell],
+        others_rank: usize,
         dir: Direction,
-        candidates: &Block,
-        pulled: &mut Block,
-    ) {
-        let from = group[moving];
-        // Fixed arrays, not vectors: this runs a dozen times per block and layer.
-        let mut others = [0 as Cell; MAX_HELPERS];
-        let kept = group.len() - 1;
-        for (slot, &cell) in others.iter_mut().zip(group.iter().filter(|&&c| c != from)) {
-            *slot = cell;
-        }
-        let others = &others[..kept];
-        let ray = self.rays.get(from, dir);
-        let length = ray
+    ) -> Option<Slide> {
+        let ray = self.rays.mask(from, dir);
+        // The nearest other helper on the ray stops the slide on the cell before it.
+        let ahead = |cell: Cell| match dir {
+            Direction::East | Direction::South => cell,
+            Direction::North | Direction::West => !cell,
+        };
+        let blocker = others
             .iter()
-            .position(|c| others.contains(c))
-            .unwrap_or(ray.len());
-        let path = &ray[..length];
-        let Some(&end) = path.last() else {
-            return;
+            .copied()
+            .filter(|&c| has(ray, c))
+            .min_by_key(|&c| ahead(c));
+        let end = match blocker {
+            Some(cell) => dir
+                .opposite()
+                .step(cell)
+                .expect("a blocker on a ray has a cell before it"),
+            None => self.rays.last(from, dir),
         };
-        let landed = |stop: Cell| {
-            let mut moved = [0 as Cell; MAX_HELPERS];
-            moved[..kept].copy_from_slice(others);
-            moved[kept] = stop;
-            moved[..=kept].sort_unstable();
-            let rank = self.cells.rank(&moved[..=kept]);
-            self.is_nonempty(rank).then(|| &self.frontier[rank])
-        };
-        // Target robot off the path: the helper slides to the end.
-        if let Some(layer) = landed(end) {
-            *pulled = or(pulled, &minus(layer, &mask_of(path)));
+        if end == from {
+            return None;
         }
-        // Target robot on the path (not its first cell, which stops the helper at once):
-        // the helper stops just before it. Only cells still to be reached are looked up.
-        for pair in path.windows(2) {
-            let (stop, robot) = (pair[0], pair[1]);
-            if has(candidates, robot) && !has(pulled, robot) && landed(stop).is_some_and(|l| has(l, robot)) {
-                set(pulled, robot);
-            }
+        // The cells passed, `from` excluded, `end` included.
+        let path = minus(ray, self.rays.mask(end, dir));
+        let mut stops = path;
+        stops[end as usize / 64] &= !(1 << (end as usize % 64));
+        let landing = self.cells.rank_with(others, end);
+        Some(Slide {
+            dir,
+            path,
+            stops,
+            landing,
+            lands_in_frontier: self.is_nonempty(landing),
+            others: others_rank,
+        })
+    }
+}
+
+/// One helper move of a block, planned before its blocks are read.
+#[derive(Clone, Copy)]
+struct Slide {
+    dir: Direction,
+    /// The cells passed, the end included.
+    path: Block,
+    /// Where the helper stops if the target robot is on the next cell: the path but its end.
+    stops: Block,
+    /// The rank of the helper set after the move (target robot off the path).
+    landing: usize,
+    lands_in_frontier: bool,
+    /// The rank of the helpers that do not move.
+    others: usize,
+}
+
+impl Default for Slide {
+    fn default() -> Slide {
+        Slide {
+            dir: Direction::North,
+            path: EMPTY,
+            stops: EMPTY,
+            landing: 0,
+            lands_in_frontier: false,
+            others: 0,
         }
     }
 }
 
+/// Asks the CPU to start loading a block it will read soon.
+#[inline(always)]
+fn prefetch<T>(data: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(
+            (data as *const T).cast::<i8>(),
+            std::arch::x86_64::_MM_HINT_T0,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = data;
+}
