@@ -15,18 +15,18 @@ use std::collections::HashSet;
 /// Helpers beside the target robot: four robots in all.
 const HELPERS: usize = 3;
 
-/// The board and target of one exhaustive unit, ready for checking placements.
-pub(in crate::core) struct UnitBoard {
+/// The board and target of one exhaustive unit: its placements' count and puzzles.
+pub struct UnitBoard {
     board: Board,
     target: Target,
     /// The target robot's slot in colour order (R, G, B, Y).
     slot: usize,
     /// The token's cell, `y * 16 + x`.
-    pub(in crate::core) target_cell: u8,
+    pub target_cell: u8,
 }
 
 impl UnitBoard {
-    pub(in crate::core) fn new(board: &str, token: &str) -> Result<UnitBoard, LayoutError> {
+    pub fn new(board: &str, token: &str) -> Result<UnitBoard, LayoutError> {
         let layout = Layout::parse(board)?;
         let cell = layout.token_cell(token)?;
         let mut letters = token.chars();
@@ -50,7 +50,7 @@ impl UnitBoard {
 
     /// Every placement of the unit: the target robot on any free cell, three helpers on
     /// three others.
-    pub(in crate::core) fn placements(&self) -> u64 {
+    pub fn placements(&self) -> u64 {
         let free = self
             .board
             .cells()
@@ -79,7 +79,7 @@ impl UnitBoard {
     }
 
     /// The puzzle of a placement: robots in colour order, the target robot in its slot.
-    pub(in crate::core) fn puzzle(&self, cells: &PlacementCells) -> Option<Puzzle> {
+    pub fn puzzle(&self, cells: &PlacementCells) -> Option<Puzzle> {
         let placement = self.placement(cells)?;
         Puzzle::new(self.board.clone(), placement.robots(self.slot), self.target).ok()
     }

@@ -5,7 +5,8 @@
 
 mod checks;
 
-pub(super) use checks::{check_exhaustive, check_exhaustive_integrity, exhaustive_digest, UnitBoard};
+pub use checks::UnitBoard;
+pub(super) use checks::{check_exhaustive, check_exhaustive_integrity, exhaustive_digest};
 
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
@@ -192,20 +193,7 @@ impl Coordinator {
         token: &str,
         result: ExhaustiveResult,
     ) -> Result<Outcome> {
-        let no_unit = || CoordinatorError::NoSuchUnit {
-            campaign: name.to_string(),
-            board: board.to_string(),
-            token: token.to_string(),
-        };
-        let canonical = canonical_board(board).map_err(|_| no_unit())?;
-        let (unit, work) = {
-            let state = self.lock();
-            let spec = exhaustive_of(state.campaign(name)?)?;
-            let unit = spec
-                .unit_of(&canonical, &token.to_ascii_uppercase())
-                .ok_or_else(no_unit)?;
-            (unit, unit_work(&spec, unit).ok_or_else(no_unit)?)
-        };
+        let (unit, work) = self.locate(name, board, token)?;
         let digest = exhaustive_digest(name, unit, &work, &result);
         if let Some(outcome) = self.compare_import(name, unit, digest)? {
             return Ok(outcome);
@@ -252,6 +240,28 @@ impl Coordinator {
         };
         self.write_done(&mut state, name, unit, record, Checked::Exhaustive(checked))?;
         Ok(Outcome::Accepted)
+    }
+
+    /// What exhaustive campaign `name` asks of the unit of `board` (any rotation) and
+    /// `token`.
+    pub fn exhaustive_work(&self, name: &str, board: &str, token: &str) -> Result<ExhaustiveUnit> {
+        Ok(self.locate(name, board, token)?.1)
+    }
+
+    /// The unit number and work of a board (any rotation) and token.
+    fn locate(&self, name: &str, board: &str, token: &str) -> Result<(u64, ExhaustiveUnit)> {
+        let no_unit = || CoordinatorError::NoSuchUnit {
+            campaign: name.to_string(),
+            board: board.to_string(),
+            token: token.to_string(),
+        };
+        let canonical = canonical_board(board).map_err(|_| no_unit())?;
+        let state = self.lock();
+        let spec = exhaustive_of(state.campaign(name)?)?;
+        let unit = spec
+            .unit_of(&canonical, &token.to_ascii_uppercase())
+            .ok_or_else(no_unit)?;
+        Ok((unit, unit_work(&spec, unit).ok_or_else(no_unit)?))
     }
 
     /// An import for a unit already done: the same digest is a duplicate, another one a
