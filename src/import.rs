@@ -9,6 +9,7 @@
 use crate::backend::{Backend, BackendArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use ricochet::Layout;
 use rrm_coordinator::{ExhaustiveUnit, Outcome, UnitBoard};
 use rrm_store::{ExhaustiveResult, PlacementCells};
 use serde::Deserialize;
@@ -31,7 +32,8 @@ pub struct ImportArgs {
 /// ignored).
 #[derive(Clone, Debug, Deserialize)]
 pub struct UnitResultJson {
-    /// Tiles in slot order, any rotation.
+    /// Tiles in slot order, in the canonical rotation (tile 1 top-left): cells are
+    /// given on this board.
     pub board: String,
     pub token: String,
     pub target_cell: u32,
@@ -92,6 +94,14 @@ impl UnitResultJson {
                 "analysed with sample {}, top from {} ({} per depth); the campaign asks for sample {}, top from {} ({} per depth)",
                 self.sample_size, self.top_from, self.top_per_depth,
                 work.sample_size, work.top_from, work.top_per_depth
+            );
+        }
+        // Cells of a rotated board are rotated too: only the campaign's own rotation fits.
+        if Layout::parse(&self.board)?.name() != work.board {
+            bail!(
+                "board {:?} is not in its canonical rotation; analyse {:?} instead",
+                self.board,
+                work.board
             );
         }
         let board = UnitBoard::new(&self.board, &self.token)?;

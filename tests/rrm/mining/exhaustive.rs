@@ -273,7 +273,8 @@ fn a_worker_mines_an_exhaustive_unit_and_reports_work() {
 fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
-    let (mut process, url) = coordinator_process(data.path(), "127.0.0.1:0");
+    let (mut process, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let url = format!("http://{address}");
     rrm_ok(&[
         "campaign", "create", "kill", "--exhaustive", "fogleman", "--boards", ROTATED,
         "--targets", TOKEN, "--coordinator", &url,
@@ -296,7 +297,8 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
     // Acknowledged means flushed: SIGKILL now loses nothing and doubles nothing.
     process.0.kill().unwrap();
     process.0.wait().unwrap();
-    let (_process, url) = coordinator_process(data.path(), "127.0.0.1:0");
+    let (_process, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let url = format!("http://{address}");
     let stats = stats(&url, "kill");
     assert_eq!(stats.histogram, honest.histogram);
     assert_eq!(stats.legal_histogram, honest.legal_histogram);
@@ -309,7 +311,7 @@ fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
     let placement = |c: &[u8; 4]| serde_json::json!({"target_robot": c[0], "helpers": [c[1], c[2], c[3]]});
     let board = UnitBoard::new(BOARD, TOKEN).unwrap();
     serde_json::json!({
-        "board": ROTATED, "token": TOKEN, "target_cell": board.target_cell,
+        "board": BOARD, "token": TOKEN, "target_cell": board.target_cell,
         "placements": board.placements(),
         "histogram": result.histogram, "legal_histogram": result.legal_histogram,
         "unsolvable": result.unsolvable, "max_moves": result.max_moves,
@@ -340,6 +342,13 @@ fn exhaust_json_files_import_through_the_checks() {
     assert!(out.contains("accepted"), "{out}");
     let out = rrm_ok(&["campaign", "import", "imp", file.to_str().unwrap(), "--data", dir]);
     assert!(out.contains("already stored"), "{out}");
+    // A rotated board's cells are rotated too: refused, not misread.
+    let mut rotated = exhaust_json(honest);
+    rotated["board"] = ROTATED.into();
+    let rotated_file = data.path().join("rotated.json");
+    std::fs::write(&rotated_file, rotated.to_string()).unwrap();
+    let refused = crate::rrm(&["campaign", "import", "imp", rotated_file.to_str().unwrap(), "--data", dir]);
+    assert_eq!(refused.status.code(), Some(1));
     let report: serde_json::Value =
         serde_json::from_str(&rrm_ok(&["stats", "--data", dir, "--json"])).unwrap();
     let histogram: Vec<u64> = report["histogram"]
