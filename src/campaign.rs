@@ -38,7 +38,11 @@ struct CreateArgs {
     /// Campaign name: letters, digits, '-', '_' or '.'.
     name: String,
     /// Seed range `A..B` (B excluded) or `A..=B`.
-    #[arg(long, required_unless_present = "exhaustive", conflicts_with = "exhaustive")]
+    #[arg(
+        long,
+        required_unless_present = "exhaustive",
+        conflicts_with = "exhaustive"
+    )]
     seeds: Option<String>,
     #[command(flatten)]
     spec: SpecArgs,

@@ -121,7 +121,11 @@ impl UnitResultJson {
                 board.placements()
             );
         }
-        let cells = |list: &[PlacementJson]| list.iter().map(PlacementJson::cells).collect::<Result<Vec<_>>>();
+        let cells = |list: &[PlacementJson]| {
+            list.iter()
+                .map(PlacementJson::cells)
+                .collect::<Result<Vec<_>>>()
+        };
         let mut hardest = cells(&self.hardest)?;
         hardest.truncate(work.max_hardest as usize);
         Ok(ExhaustiveResult {
@@ -160,7 +164,9 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
                 Ok(coordinator.import_exhaustive(&args.name, &unit.board, &unit.token, result)?)
             });
             match outcome {
-                Ok(Outcome::Accepted) => writeln!(out, "{label}: accepted, max {}", unit.max_moves)?,
+                Ok(Outcome::Accepted) => {
+                    writeln!(out, "{label}: accepted, max {}", unit.max_moves)?
+                }
                 Ok(Outcome::Duplicate | Outcome::Verified) => {
                     writeln!(out, "{label}: already stored")?
                 }

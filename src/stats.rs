@@ -75,7 +75,11 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     } else {
         write!(out, "{}", text(&campaigns))?;
         if !stats.legal_histogram.is_empty() {
-            write!(out, "{}", legal_text(&stats.legal_histogram, stats.unsolvable))?;
+            write!(
+                out,
+                "{}",
+                legal_text(&stats.legal_histogram, stats.unsolvable)
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

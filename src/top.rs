@@ -115,7 +115,12 @@ fn spec_of(backend: &mut Backend, name: &str) -> Result<rrm_store::CampaignSpec>
 pub fn placement_puzzle(mined: &MinedPlacement) -> Result<Puzzle> {
     UnitBoard::new(&mined.board, &mined.token)?
         .puzzle(&mined.placement)
-        .with_context(|| format!("stored placement {:?} of {} {}", mined.placement, mined.board, mined.token))
+        .with_context(|| {
+            format!(
+                "stored placement {:?} of {} {}",
+                mined.placement, mined.board, mined.token
+            )
+        })
 }
 
 /// The record table of an exhaustive campaign: every unit's hardest placements, most
@@ -124,7 +129,11 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
     let placements = backend.find_placements(name, args.min_moves..=u8::MAX, args.limit, true)?;
     let mut out = crate::stdout::lock();
     if placements.is_empty() && !args.json {
-        writeln!(out, "{name}: no units with at least {} moves yet", args.min_moves)?;
+        writeln!(
+            out,
+            "{name}: no units with at least {} moves yet",
+            args.min_moves
+        )?;
     }
     for (rank, mined) in placements.iter().enumerate() {
         let puzzle = placement_puzzle(mined)?;
@@ -155,7 +164,11 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
                 rank + 1,
                 title,
                 mined.moves,
-                puzzle.robots().iter().map(|&c| puzzle.board().index_of(c)).collect::<Vec<_>>(),
+                puzzle
+                    .robots()
+                    .iter()
+                    .map(|&c| puzzle.board().index_of(c))
+                    .collect::<Vec<_>>(),
                 mined.solution.join(" "),
                 metrics_line(&metrics, solution.len())
             )?;

@@ -170,7 +170,9 @@ impl pb::campaigns_server::Campaigns for Service {
         let request = request.into_inner();
         let status = match exhaustive_from_request(&request)? {
             Some(exhaustive) => self.coordinator.create_exhaustive_campaign(exhaustive)?,
-            None => self.coordinator.create_campaign(spec_from_request(request)?)?,
+            None => self
+                .coordinator
+                .create_campaign(spec_from_request(request)?)?,
         };
         self.flusher.flushed().await?;
         Ok(Response::new(status.into()))

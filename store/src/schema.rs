@@ -290,7 +290,9 @@ impl ExhaustiveSpec {
     /// The board and target token of unit `unit`.
     pub fn unit(&self, unit: u64) -> Option<(&str, &str)> {
         let per_board = self.targets.len() as u64;
-        let board = self.boards.get(usize::try_from(unit.checked_div(per_board)?).ok()?)?;
+        let board = self
+            .boards
+            .get(usize::try_from(unit.checked_div(per_board)?).ok()?)?;
         Some((board, &self.targets[(unit % per_board) as usize]))
     }
 

@@ -45,14 +45,18 @@ pub fn analyse_unit(
         forbidden: layout.target_cells(),
         sample_size: unit.sample_size as usize,
         watch: Vec::new(),
-        top_from: u8::try_from(unit.top_from).map_err(|_| ExhaustiveError::TopFrom(unit.top_from))?,
+        top_from: u8::try_from(unit.top_from)
+            .map_err(|_| ExhaustiveError::TopFrom(unit.top_from))?,
         top_per_depth: unit.top_per_depth as usize,
     };
     let analysis = analyse(&board, target, HELPERS, &options, |layer| {
         on_layer(layer.solved)
     })?;
     let cells = |placements: &[Placement]| -> Vec<[u8; 4]> {
-        placements.iter().map(|p| placement_cells(&board, p)).collect()
+        placements
+            .iter()
+            .map(|p| placement_cells(&board, p))
+            .collect()
     };
     let mut hardest = cells(&analysis.hardest);
     hardest.truncate(unit.max_hardest as usize);

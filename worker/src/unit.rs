@@ -9,8 +9,8 @@
 //! Once shutdown began, an unreachable coordinator gets [`LAST_TRIES`] more tries.
 
 use crate::connection::{Limits, Retry};
-use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
 use crate::exhaustive::{analyse_unit, Analysed};
+use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
@@ -47,7 +47,9 @@ pub(crate) async fn mine_unit(
         Some(exhaustive) => analyse(&shared, exhaustive, &lease, &flags)
             .await
             .map(Solved::Exhaustive),
-        None => solve(&shared, &unit, &lease, &flags).await.map(Solved::Seeds),
+        None => solve(&shared, &unit, &lease, &flags)
+            .await
+            .map(Solved::Seeds),
     };
     let outcome = match solved {
         Some(result) => {
@@ -91,7 +93,10 @@ async fn analyse(
             return None;
         }
         Err(error) => {
-            tracing::error!(unit = lease.unit, "analysis failed: {error}; abandoning the unit");
+            tracing::error!(
+                unit = lease.unit,
+                "analysis failed: {error}; abandoning the unit"
+            );
             return None;
         }
     };

@@ -19,7 +19,6 @@ pub(super) enum Kind {
     Exhaustive(Arc<ExhaustiveSpec>),
 }
 
-
 /// The span over which the mining rate is measured.
 const RATE_WINDOW: Duration = Duration::from_secs(60);
 
@@ -47,11 +46,7 @@ pub(super) struct CampaignState {
 }
 
 impl CampaignState {
-    pub(super) fn new(
-        campaign: Campaign,
-        kind: Kind,
-        aggregates: Aggregates,
-    ) -> CampaignState {
+    pub(super) fn new(campaign: Campaign, kind: Kind, aggregates: Aggregates) -> CampaignState {
         CampaignState {
             campaign,
             kind,

@@ -87,7 +87,9 @@ pub enum Rejection {
         expected: &'static str,
         got: &'static str,
     },
-    #[error("the histogram and unsolvable count add up to {got} placements, the unit has {expected}")]
+    #[error(
+        "the histogram and unsolvable count add up to {got} placements, the unit has {expected}"
+    )]
     PlacementTotal { expected: u64, got: u128 },
     #[error("the histogram has {all} depths, the legal histogram {legal}")]
     HistogramLengths { all: usize, legal: usize },

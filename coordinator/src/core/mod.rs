@@ -26,8 +26,8 @@ mod types;
 
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
-    canonical_board, ExhaustiveRequest, UnitBoard, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
-    DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
+    canonical_board, exhaustive_digest, ExhaustiveRequest, UnitBoard, DEFAULT_MAX_HARDEST,
+    DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
 };
 pub use types::{
     Assignment, CampaignStats, CampaignStatus, ExhaustiveUnit, LeaseRef, MinedPlacement,

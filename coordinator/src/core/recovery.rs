@@ -30,7 +30,10 @@ impl Coordinator {
                 .unwrap_or_default();
             let mut state = CampaignState::new(campaign, kind, aggregates);
             if let Kind::Exhaustive(_) = state.kind {
-                state.exhaustive = store.exhaustive_results(state.campaign.id)?.into_iter().collect();
+                state.exhaustive = store
+                    .exhaustive_results(state.campaign.id)?
+                    .into_iter()
+                    .collect();
             }
             for (unit, record) in store.units(state.campaign.id)? {
                 state.track(unit, record, now + config.lease_ms());

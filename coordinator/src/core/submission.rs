@@ -144,7 +144,11 @@ impl Coordinator {
                 }
             }
         })?;
-        Ok((campaign.kind.clone(), campaign.campaign.spec.clone(), record))
+        Ok((
+            campaign.kind.clone(),
+            campaign.campaign.spec.clone(),
+            record,
+        ))
     }
 
     /// A result for a unit already done: a duplicate, a verification, or a mismatch.
@@ -172,7 +176,10 @@ impl Coordinator {
             let mismatch = Mismatch {
                 unit: lease.unit,
                 worker: submission.worker,
-                detail: format!("lease {}: the result differs from the stored one", lease.lease),
+                detail: format!(
+                    "lease {}: the result differs from the stored one",
+                    lease.lease
+                ),
             };
             self.store.add_mismatch(campaign.campaign.id, &mismatch)?;
         }

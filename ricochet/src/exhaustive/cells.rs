@@ -141,8 +141,7 @@ impl Rays {
             for dir in Direction::ALL {
                 let ray = &mut rays[cell as usize][dir as usize];
                 let mut at = cell;
-                while let Some(next) = board.step_open(at, dir).filter(|&n| !board.is_blocked(n))
-                {
+                while let Some(next) = board.step_open(at, dir).filter(|&n| !board.is_blocked(n)) {
                     ray.cells[ray.len as usize] = next;
                     ray.len += 1;
                     at = next;

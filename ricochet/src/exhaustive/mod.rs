@@ -308,9 +308,9 @@ impl Sweep {
                 if has(&mask, target) {
                     return EMPTY;
                 }
-                Direction::ALL
-                    .iter()
-                    .fold(EMPTY, |layer, &dir| or(&layer, &moves.pull(&mask, &goal, dir)))
+                Direction::ALL.iter().fold(EMPTY, |layer, &dir| {
+                    or(&layer, &moves.pull(&mask, &goal, dir))
+                })
             })
             .collect();
         self.visited = self.frontier.clone();
@@ -471,10 +471,12 @@ impl Sweep {
         // the helper stops just before it. Only cells still to be reached are looked up.
         for pair in path.windows(2) {
             let (stop, robot) = (pair[0], pair[1]);
-            if has(candidates, robot) && !has(pulled, robot) && landed(stop).is_some_and(|l| has(l, robot)) {
+            if has(candidates, robot)
+                && !has(pulled, robot)
+                && landed(stop).is_some_and(|l| has(l, robot))
+            {
                 set(pulled, robot);
             }
         }
     }
 }
-

@@ -8,10 +8,10 @@ use super::*;
 use crate::referee::check_solution;
 use rrm_coordinator::wire::{exhaustive_message, exhaustive_result};
 use rrm_coordinator::{
-    CoordinatorError, ExhaustiveRequest, Outcome, PlacementList, Rejection, Submission, UnitBoard,
-    Work, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
+    exhaustive_digest, CoordinatorError, ExhaustiveRequest, LeaseRef, Outcome, PlacementList,
+    Rejection, Submission, UnitBoard, Work, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
+    DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
 };
-use rrm_proto::ExhaustiveParts;
 use rrm_store::ExhaustiveResult;
 use std::sync::OnceLock;
 
@@ -46,25 +46,15 @@ fn request(name: &str) -> ExhaustiveRequest {
 }
 
 fn digest(lease: &LeaseRef, result: &ExhaustiveResult) -> Vec<u8> {
-    rrm_proto::exhaustive_digest(
-        &lease.campaign,
-        lease.unit,
-        BOARD,
-        TOKEN,
-        &ExhaustiveParts {
-            histogram: &result.histogram,
-            legal_histogram: &result.legal_histogram,
-            unsolvable: result.unsolvable,
-            max_moves: result.max_moves,
-            hardest: &result.hardest,
-            top: &result.top,
-            sample: &result.sample,
-        },
-    )
-    .to_vec()
+    exhaustive_digest(&lease.campaign, lease.unit, (BOARD, TOKEN), result).to_vec()
 }
 
-use rrm_coordinator::LeaseRef;
+/// A forged result, and whether a rejection is the one it deserves.
+type Case = (
+    &'static str,
+    ExhaustiveResult,
+    Box<dyn Fn(&Rejection) -> bool>,
+);
 
 /// A submission of `result` with a digest that matches it, so only its contents decide.
 fn submission(worker: u64, lease: LeaseRef, result: &ExhaustiveResult) -> Submission {
@@ -103,14 +93,20 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
         ..Config::default()
     };
     let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config.clone()).unwrap();
-    let status = coordinator.create_exhaustive_campaign(request("ex")).unwrap();
+    let status = coordinator
+        .create_exhaustive_campaign(request("ex"))
+        .unwrap();
     assert_eq!(status.units_total, 1);
     let worker = coordinator.register("forger".into());
     let (sampled, easier, depth) = easier_sample(honest);
-    let mut cases: Vec<(&str, ExhaustiveResult, Box<dyn Fn(&Rejection) -> bool>)> = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     let mut forged = honest.clone();
     forged.histogram[5] += 1;
-    cases.push(("forged histogram", forged, Box::new(|r| matches!(r, Rejection::PlacementTotal { .. }))));
+    cases.push((
+        "forged histogram",
+        forged,
+        Box::new(|r| matches!(r, Rejection::PlacementTotal { .. })),
+    ));
     let mut forged = honest.clone();
     forged.sample[sampled].1 = Some(depth + 1);
     cases.push((
@@ -130,14 +126,31 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
     cases.push((
         "wrong max placement",
         forged,
-        Box::new(|r| matches!(r, Rejection::WrongDepth { list: PlacementList::Hardest, index: 0, .. })),
+        Box::new(|r| {
+            matches!(
+                r,
+                Rejection::WrongDepth {
+                    list: PlacementList::Hardest,
+                    index: 0,
+                    ..
+                }
+            )
+        }),
     ));
     let mut forged = honest.clone();
     forged.hardest.pop();
     cases.push((
         "missing max placement",
         forged,
-        Box::new(|r| matches!(r, Rejection::WrongCount { list: PlacementList::Hardest, .. })),
+        Box::new(|r| {
+            matches!(
+                r,
+                Rejection::WrongCount {
+                    list: PlacementList::Hardest,
+                    ..
+                }
+            )
+        }),
     ));
     let extra: Vec<[u8; 4]> = honest
         .sample
@@ -151,13 +164,28 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
     cases.push((
         "oversize hardest list",
         forged,
-        Box::new(|r| matches!(r, Rejection::TooMany { list: PlacementList::Hardest, got: 33, .. })),
+        Box::new(|r| {
+            matches!(
+                r,
+                Rejection::TooMany {
+                    list: PlacementList::Hardest,
+                    got: 33,
+                    ..
+                }
+            )
+        }),
     ));
     let mut forged = honest.clone();
     let (top_depth, top) = &mut forged.top[0];
     let top_depth = *top_depth;
     let missing = DEFAULT_TOP_PER_DEPTH as usize + 1 - top.len();
-    top.extend(extra.iter().filter(|c| !top.contains(c)).take(missing).collect::<Vec<_>>());
+    top.extend(
+        extra
+            .iter()
+            .filter(|c| !top.contains(c))
+            .take(missing)
+            .collect::<Vec<_>>(),
+    );
     cases.push((
         "oversize top list",
         forged,
@@ -178,10 +206,20 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
             }
             other => panic!("{what}: {other:?}"),
         }
-        assert!(coordinator.store().exhaustive_results(1).unwrap().is_empty(), "{what}");
+        assert!(
+            coordinator
+                .store()
+                .exhaustive_results(1)
+                .unwrap()
+                .is_empty(),
+            "{what}"
+        );
         let status = coordinator.status("ex").unwrap();
         assert_eq!((status.units_done, status.units_leased), (0, 0), "{what}");
-        assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures, failures as u32 + 1);
+        assert_eq!(
+            coordinator.store().units(1).unwrap()[0].1.failures,
+            failures as u32 + 1
+        );
     }
     // Malformed submissions change nothing: no failure is charged.
     let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
@@ -198,8 +236,14 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
         Err(CoordinatorError::Invalid(Rejection::WrongKind { .. }))
     ));
     let honest_submission = submission(worker, assignment.lease, honest);
-    assert_eq!(coordinator.submit(honest_submission.clone()).unwrap(), Outcome::Accepted);
-    assert_eq!(coordinator.submit(honest_submission).unwrap(), Outcome::Duplicate);
+    assert_eq!(
+        coordinator.submit(honest_submission.clone()).unwrap(),
+        Outcome::Accepted
+    );
+    assert_eq!(
+        coordinator.submit(honest_submission).unwrap(),
+        Outcome::Duplicate
+    );
     assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures, 6);
     assert_stored_once(&coordinator, "ex", honest);
     // Reopened without a checkpoint, the unit counts exactly once; an import of the same
@@ -208,7 +252,9 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
     let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap();
     assert_stored_once(&coordinator, "ex", honest);
     assert_eq!(
-        coordinator.import_exhaustive("ex", ROTATED, TOKEN, honest.clone()).unwrap(),
+        coordinator
+            .import_exhaustive("ex", ROTATED, TOKEN, honest.clone())
+            .unwrap(),
         Outcome::Duplicate
     );
     assert_stored_once(&coordinator, "ex", honest);
@@ -226,8 +272,13 @@ fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &Exhaustive
     assert_eq!(stats.unsolvable, result.unsolvable);
     let placements: u64 = result.histogram.iter().sum();
     assert_eq!(stats.aggregates.by_target[TOKEN].puzzles, placements);
-    assert_eq!(stats.aggregates.by_arrangement[BOARD].max_moves, result.max_moves);
-    let records = coordinator.find_placements(name, 0..=255, 1000, true).unwrap();
+    assert_eq!(
+        stats.aggregates.by_arrangement[BOARD].max_moves,
+        result.max_moves
+    );
+    let records = coordinator
+        .find_placements(name, 0..=255, 1000, true)
+        .unwrap();
     assert_eq!(records.len(), result.hardest.len());
     let board = UnitBoard::new(BOARD, TOKEN).unwrap();
     for record in records {
@@ -243,7 +294,10 @@ fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &Exhaustive
 fn a_worker_mines_an_exhaustive_unit_and_reports_work() {
     let honest = honest();
     let server = Server::start(Config::default());
-    server.coordinator.create_exhaustive_campaign(request("one")).unwrap();
+    server
+        .coordinator
+        .create_exhaustive_campaign(request("one"))
+        .unwrap();
     let _worker = worker(&server.url, 2);
     wait_until(Duration::from_secs(300), "the unit is mined", || {
         status(&server.url, "one").is_some_and(|s| is_done(&s))
@@ -252,13 +306,34 @@ fn a_worker_mines_an_exhaustive_unit_and_reports_work() {
     assert_eq!(stats.histogram, honest.histogram);
     assert_eq!(stats.legal_histogram, honest.legal_histogram);
     assert_eq!(stats.unsolvable, honest.unsolvable);
-    let out = rrm_ok(&["stats", "--coordinator", &server.url, "--campaign", "one", "--json"]);
+    let out = rrm_ok(&[
+        "stats",
+        "--coordinator",
+        &server.url,
+        "--campaign",
+        "one",
+        "--json",
+    ]);
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["max"], u64::from(honest.max_moves));
-    assert_eq!(report["legal_histogram"], serde_json::json!(honest.legal_histogram));
-    let top = rrm_ok(&["top", "--coordinator", &server.url, "--campaign", "one", "--json", "--limit", "2"]);
-    let rows: Vec<serde_json::Value> =
-        top.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        report["legal_histogram"],
+        serde_json::json!(honest.legal_histogram)
+    );
+    let top = rrm_ok(&[
+        "top",
+        "--coordinator",
+        &server.url,
+        "--campaign",
+        "one",
+        "--json",
+        "--limit",
+        "2",
+    ]);
+    let rows: Vec<serde_json::Value> = top
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(rows.len(), honest.hardest.len().min(2));
     for row in rows {
         assert_eq!(row["moves"], u64::from(honest.max_moves));
@@ -276,8 +351,17 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
     let (mut process, address) = coordinator_process(data.path(), "127.0.0.1:0");
     let url = format!("http://{address}");
     rrm_ok(&[
-        "campaign", "create", "kill", "--exhaustive", "fogleman", "--boards", ROTATED,
-        "--targets", TOKEN, "--coordinator", &url,
+        "campaign",
+        "create",
+        "kill",
+        "--exhaustive",
+        "fogleman",
+        "--boards",
+        ROTATED,
+        "--targets",
+        TOKEN,
+        "--coordinator",
+        &url,
     ]);
     block_on(async {
         let (mut client, worker_id) = raw_worker(&url, "raw").await;
@@ -308,7 +392,8 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
 
 /// `honest` as `rrm exhaust --json` prints it.
 fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
-    let placement = |c: &[u8; 4]| serde_json::json!({"target_robot": c[0], "helpers": [c[1], c[2], c[3]]});
+    let placement =
+        |c: &[u8; 4]| serde_json::json!({"target_robot": c[0], "helpers": [c[1], c[2], c[3]]});
     let board = UnitBoard::new(BOARD, TOKEN).unwrap();
     serde_json::json!({
         "board": BOARD, "token": TOKEN, "target_cell": board.target_cell,
@@ -328,26 +413,66 @@ fn exhaust_json_files_import_through_the_checks() {
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().to_str().unwrap();
-    rrm_ok(&["campaign", "create", "imp", "--exhaustive", "fogleman", "--boards", ROTATED, "--targets", TOKEN, "--data", dir]);
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "imp",
+        "--exhaustive",
+        "fogleman",
+        "--boards",
+        ROTATED,
+        "--targets",
+        TOKEN,
+        "--data",
+        dir,
+    ]);
     let mut forged = honest.clone();
     forged.sample[easier_sample(honest).0].1 = Some(easier_sample(honest).2 + 1);
     let forged_file = data.path().join("forged.json");
     std::fs::write(&forged_file, exhaust_json(&forged).to_string()).unwrap();
-    let refused = crate::rrm(&["campaign", "import", "imp", forged_file.to_str().unwrap(), "--data", dir]);
+    let refused = crate::rrm(&[
+        "campaign",
+        "import",
+        "imp",
+        forged_file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stdout).contains("refused"));
     let file = data.path().join("unit.json");
     std::fs::write(&file, exhaust_json(honest).to_string()).unwrap();
-    let out = rrm_ok(&["campaign", "import", "imp", file.to_str().unwrap(), "--data", dir]);
+    let out = rrm_ok(&[
+        "campaign",
+        "import",
+        "imp",
+        file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
     assert!(out.contains("accepted"), "{out}");
-    let out = rrm_ok(&["campaign", "import", "imp", file.to_str().unwrap(), "--data", dir]);
+    let out = rrm_ok(&[
+        "campaign",
+        "import",
+        "imp",
+        file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
     assert!(out.contains("already stored"), "{out}");
     // A rotated board's cells are rotated too: refused, not misread.
     let mut rotated = exhaust_json(honest);
     rotated["board"] = ROTATED.into();
     let rotated_file = data.path().join("rotated.json");
     std::fs::write(&rotated_file, rotated.to_string()).unwrap();
-    let refused = crate::rrm(&["campaign", "import", "imp", rotated_file.to_str().unwrap(), "--data", dir]);
+    let refused = crate::rrm(&[
+        "campaign",
+        "import",
+        "imp",
+        rotated_file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
     assert_eq!(refused.status.code(), Some(1));
     let report: serde_json::Value =
         serde_json::from_str(&rrm_ok(&["stats", "--data", dir, "--json"])).unwrap();
@@ -357,7 +482,12 @@ fn exhaust_json_files_import_through_the_checks() {
         .iter()
         .map(|h| h["puzzles"].as_u64().unwrap())
         .collect();
-    let nonzero: Vec<u64> = honest.histogram.iter().copied().filter(|&c| c > 0).collect();
+    let nonzero: Vec<u64> = honest
+        .histogram
+        .iter()
+        .copied()
+        .filter(|&c| c > 0)
+        .collect();
     assert_eq!(histogram, nonzero);
     assert_eq!(report["unsolvable"], honest.unsolvable);
 }

@@ -241,15 +241,8 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         panic!("a seed unit")
     };
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let solved = rrm_worker::solve_unit(
-        Generator::Fogleman,
-        seeds.clone(),
-        20,
-        2,
-        &cancel,
-        &|| {},
-    )
-    .unwrap();
+    let solved =
+        rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 2, &cancel, &|| {}).unwrap();
     let honest = Submission {
         worker,
         lease: assignment.lease.clone(),

@@ -94,18 +94,19 @@ impl UnitBoard {
     }
 }
 
-/// The digest of an exhaustive result bound to its unit.
-pub(in crate::core) fn exhaustive_digest(
+/// The digest of an exhaustive result bound to its unit: number `unit` of `campaign`, of
+/// `board` (canonical name) and `token`.
+pub fn exhaustive_digest(
     campaign: &str,
     unit: u64,
-    work: &ExhaustiveUnit,
+    (board, token): (&str, &str),
     result: &ExhaustiveResult,
 ) -> [u8; 32] {
     rrm_proto::exhaustive_digest(
         campaign,
         unit,
-        &work.board,
-        &work.token,
+        board,
+        token,
         &ExhaustiveParts {
             histogram: &result.histogram,
             legal_histogram: &result.legal_histogram,
@@ -135,7 +136,12 @@ pub(in crate::core) fn check_exhaustive_integrity(
         return Err(wrong_kind);
     }
     let lease = &submission.lease;
-    let digest = exhaustive_digest(&lease.campaign, lease.unit, work, result);
+    let digest = exhaustive_digest(
+        &lease.campaign,
+        lease.unit,
+        (&work.board, &work.token),
+        result,
+    );
     if submission.digest != digest {
         return Err(Rejection::DigestMismatch);
     }

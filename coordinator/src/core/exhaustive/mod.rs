@@ -5,8 +5,8 @@
 
 mod checks;
 
-pub use checks::UnitBoard;
-pub(super) use checks::{check_exhaustive, check_exhaustive_integrity, exhaustive_digest};
+pub(super) use checks::{check_exhaustive, check_exhaustive_integrity};
+pub use checks::{exhaustive_digest, UnitBoard};
 
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
@@ -78,7 +78,11 @@ pub fn canonical_board(board: &str) -> Result<String, ricochet::LayoutError> {
 
 /// Every target token, in token order.
 fn tokens() -> Vec<&'static str> {
-    Layout::canonical()[0].targets.iter().map(|&(t, _)| t).collect()
+    Layout::canonical()[0]
+        .targets
+        .iter()
+        .map(|&(t, _)| t)
+        .collect()
 }
 
 /// What a request asks for, checked and normalised (boards canonical and in canonical
@@ -93,17 +97,29 @@ fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
         for board in &request.boards {
             named.push(canonical_board(board).map_err(|e| invalid(e.to_string()))?);
         }
-        canonical.into_iter().filter(|b| named.contains(b)).collect()
+        canonical
+            .into_iter()
+            .filter(|b| named.contains(b))
+            .collect()
     };
     let all = tokens();
     let targets: Vec<String> = if request.targets.is_empty() {
         all.iter().map(|t| t.to_string()).collect()
     } else {
-        let named: Vec<String> = request.targets.iter().map(|t| t.to_ascii_uppercase()).collect();
+        let named: Vec<String> = request
+            .targets
+            .iter()
+            .map(|t| t.to_ascii_uppercase())
+            .collect();
         if let Some(unknown) = named.iter().find(|t| !all.contains(&t.as_str())) {
-            return Err(invalid(ricochet::LayoutError::Token(unknown.clone()).to_string()));
+            return Err(invalid(
+                ricochet::LayoutError::Token(unknown.clone()).to_string(),
+            ));
         }
-        all.iter().filter(|t| named.iter().any(|n| n == *t)).map(|t| t.to_string()).collect()
+        all.iter()
+            .filter(|t| named.iter().any(|n| n == *t))
+            .map(|t| t.to_string())
+            .collect()
     };
     for (what, value) in [
         ("sample size", request.sample_size),
@@ -115,7 +131,9 @@ fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
         }
     }
     if request.max_hardest == 0 {
-        return Err(invalid("a result needs at least one hardest placement".into()));
+        return Err(invalid(
+            "a result needs at least one hardest placement".into(),
+        ));
     }
     Ok(ExhaustiveSpec {
         boards,
@@ -194,7 +212,7 @@ impl Coordinator {
         result: ExhaustiveResult,
     ) -> Result<Outcome> {
         let (unit, work) = self.locate(name, board, token)?;
-        let digest = exhaustive_digest(name, unit, &work, &result);
+        let digest = exhaustive_digest(name, unit, (&work.board, &work.token), &result);
         if let Some(outcome) = self.compare_import(name, unit, digest)? {
             return Ok(outcome);
         }
@@ -212,7 +230,9 @@ impl Coordinator {
         {
             drop(state);
             // Someone's result came first; compare with it.
-            return Ok(self.compare_import(name, unit, digest)?.unwrap_or(Outcome::Duplicate));
+            return Ok(self
+                .compare_import(name, unit, digest)?
+                .unwrap_or(Outcome::Duplicate));
         }
         // Units are leased in order: the ones before this unit get records, so that
         // none of them looks leased already.
@@ -223,7 +243,8 @@ impl Coordinator {
                 failures: 0,
                 last_error: None,
             };
-            self.store.put_unit(campaign.campaign.id, earlier, &pending)?;
+            self.store
+                .put_unit(campaign.campaign.id, earlier, &pending)?;
             campaign.track(earlier, pending, 0);
         }
         let mut record = campaign.records.get(&unit).cloned().unwrap_or(UnitRecord {
@@ -311,8 +332,16 @@ impl Coordinator {
             stats.unsolvable += result.unsolvable;
             for (depth, &count) in result.histogram.iter().enumerate() {
                 for group in [
-                    stats.aggregates.by_target.entry(token.to_string()).or_default(),
-                    stats.aggregates.by_arrangement.entry(board.to_string()).or_default(),
+                    stats
+                        .aggregates
+                        .by_target
+                        .entry(token.to_string())
+                        .or_default(),
+                    stats
+                        .aggregates
+                        .by_arrangement
+                        .entry(board.to_string())
+                        .or_default(),
                 ] {
                     group.puzzles += count;
                     group.total_moves += depth as u64 * count;
@@ -409,5 +438,9 @@ fn add_histogram(into: &mut Vec<u64>, from: &[u64]) {
 
 /// The most moves any placement of a done unit needs (0 before the first result).
 pub(super) fn hardest_moves(records: &BTreeMap<u64, ExhaustiveRecord>) -> u8 {
-    records.values().map(|r| r.result.max_moves).max().unwrap_or(0)
+    records
+        .values()
+        .map(|r| r.result.max_moves)
+        .max()
+        .unwrap_or(0)
 }
