@@ -3,10 +3,12 @@
 
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
-use rrm_coordinator::wire::{create_request, CampaignStats};
-use rrm_coordinator::{CampaignStatus, Coordinator, MinedPuzzle};
+use rrm_coordinator::wire::{create_request, exhaustive_create_request, CampaignStats};
+use rrm_coordinator::{
+    CampaignStatus, Coordinator, ExhaustiveRequest, MinedPlacement, MinedPuzzle,
+};
 use rrm_proto::v1 as pb;
-use rrm_store::{Aggregates, CampaignSpec, Store, StoreError};
+use rrm_store::{CampaignSpec, Store, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tonic::transport::Channel;
@@ -77,10 +79,17 @@ impl Backend {
         Ok(Backend::Local(Arc::new(coordinator)))
     }
 
-    pub fn create_campaign(&mut self, spec: CampaignSpec) -> Result<CampaignStatus> {
+    /// Creates a seed campaign (`Ok`) or an exhaustive one (`Err`).
+    pub fn create_campaign(
+        &mut self,
+        spec: Result<CampaignSpec, ExhaustiveRequest>,
+    ) -> Result<CampaignStatus> {
         match self {
             Backend::Local(coordinator) => {
-                let status = coordinator.create_campaign(spec)?;
+                let status = match spec {
+                    Ok(spec) => coordinator.create_campaign(spec)?,
+                    Err(exhaustive) => coordinator.create_exhaustive_campaign(exhaustive)?,
+                };
                 coordinator.store().flush_blocking()?;
                 Ok(status)
             }
@@ -88,11 +97,23 @@ impl Backend {
                 let Remote {
                     runtime, campaigns, ..
                 } = &mut **remote;
+                let request = match spec {
+                    Ok(spec) => create_request(spec),
+                    Err(exhaustive) => exhaustive_create_request(exhaustive),
+                };
                 let reply = runtime
-                    .block_on(campaigns.create_campaign(create_request(spec)))
+                    .block_on(campaigns.create_campaign(request))
                     .map_err(status_error)?;
                 Ok(reply.into_inner().try_into()?)
             }
+        }
+    }
+
+    /// The local coordinator, for what only a local store allows (imports).
+    pub fn local(&self, what: &str) -> Result<&Coordinator> {
+        match self {
+            Backend::Local(coordinator) => Ok(coordinator),
+            Backend::Remote(_) => anyhow::bail!("{what} needs a local store (--data DIR)"),
         }
     }
 
@@ -140,9 +161,9 @@ impl Backend {
         }
     }
 
-    pub fn stats(&mut self, name: &str) -> Result<Aggregates> {
+    pub fn stats(&mut self, name: &str) -> Result<CampaignStats> {
         match self {
-            Backend::Local(coordinator) => Ok(coordinator.aggregates(name)?),
+            Backend::Local(coordinator) => Ok(coordinator.stats(name)?),
             Backend::Remote(remote) => {
                 let Remote { runtime, query, .. } = &mut **remote;
                 let stats = runtime
@@ -151,7 +172,7 @@ impl Backend {
                     }))
                     .map_err(status_error)?
                     .into_inner();
-                Ok(CampaignStats::try_from(stats)?.aggregates)
+                Ok(CampaignStats::try_from(stats)?)
             }
         }
     }
@@ -205,6 +226,41 @@ impl Backend {
                         let puzzle = MinedPuzzle::try_from(puzzle)?;
                         Ok((puzzle.seed, puzzle.moves))
                     })
+                    .collect()
+            }
+        }
+    }
+}
+
+impl Backend {
+    /// Placements of an exhaustive campaign within `moves`, hardest first.
+    pub fn find_placements(
+        &mut self,
+        name: &str,
+        moves: std::ops::RangeInclusive<u8>,
+        limit: usize,
+        hardest_only: bool,
+    ) -> Result<Vec<MinedPlacement>> {
+        match self {
+            Backend::Local(coordinator) => {
+                Ok(coordinator.find_placements(name, moves, limit, hardest_only)?)
+            }
+            Backend::Remote(remote) => {
+                let Remote { runtime, query, .. } = &mut **remote;
+                let reply = runtime
+                    .block_on(query.find_placements(pb::FindPlacementsRequest {
+                        campaign: name.to_string(),
+                        min_moves: (*moves.start()).into(),
+                        max_moves: (*moves.end()).into(),
+                        limit: limit as u32,
+                        hardest_only,
+                    }))
+                    .map_err(status_error)?;
+                reply
+                    .into_inner()
+                    .placements
+                    .into_iter()
+                    .map(|placement| Ok(placement.try_into()?))
                     .collect()
             }
         }

@@ -1,11 +1,12 @@
-//! `rrm campaign create|list`: define what to mine and see how far it got.
+//! `rrm campaign create|list|import`: define what to mine (seed ranges or exhaustive
+//! units), see how far it got, and load exhaustive unit results computed elsewhere.
 
 use crate::backend::{Backend, BackendArgs};
 use crate::input::parse_campaign_range;
 use crate::report::count;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use rrm_coordinator::CampaignStatus;
+use rrm_coordinator::{CampaignStatus, ExhaustiveRequest};
 use rrm_store::CampaignSpec;
 use std::io::Write;
 use std::process::ExitCode;
@@ -27,6 +28,9 @@ enum CampaignCommand {
     Create(CreateArgs),
     /// List campaigns with their progress.
     List(ListArgs),
+    /// Load exhaustive unit results (`rrm exhaust --json` output) into an exhaustive
+    /// campaign of a local store, through the checks a worker's result goes through.
+    Import(crate::import::ImportArgs),
 }
 
 #[derive(Args)]
@@ -34,10 +38,20 @@ struct CreateArgs {
     /// Campaign name: letters, digits, '-', '_' or '.'.
     name: String,
     /// Seed range `A..B` (B excluded) or `A..=B`.
-    #[arg(long)]
-    seeds: String,
+    #[arg(
+        long,
+        required_unless_present = "exhaustive",
+        conflicts_with = "exhaustive"
+    )]
+    seeds: Option<String>,
     #[command(flatten)]
     spec: SpecArgs,
+    /// An exhaustive campaign instead: every placement of four robots for each (board,
+    /// target) unit of this family (only `fogleman`).
+    #[arg(long, value_parser = ["fogleman"])]
+    exhaustive: Option<String>,
+    #[command(flatten)]
+    units: ExhaustiveArgs,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -70,6 +84,51 @@ impl SpecArgs {
     }
 }
 
+/// What an exhaustive campaign analyses and keeps.
+#[derive(Args)]
+struct ExhaustiveArgs {
+    /// Boards, comma-separated, e.g. "1A 3B 4A 2B,1B 2A 3A 4B"; any rotation, stored as the
+    /// canonical one (tile 1 top-left). Default: all 96.
+    #[arg(long, requires = "exhaustive")]
+    boards: Option<String>,
+    /// Target tokens, comma-separated, e.g. RT,GQ. Default: all 16.
+    #[arg(long, requires = "exhaustive")]
+    targets: Option<String>,
+    /// Placements each unit samples; the coordinator re-solves them.
+    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_SAMPLE_SIZE)]
+    sample_size: u32,
+    /// Depths from which placements are kept for packs.
+    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_TOP_FROM)]
+    top_from: u8,
+    /// Placements kept per depth.
+    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_TOP_PER_DEPTH)]
+    top_per_depth: u32,
+    /// Placements at a unit's maximum kept (and re-solved) at most.
+    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_MAX_HARDEST)]
+    max_hardest: u32,
+}
+
+impl ExhaustiveArgs {
+    fn request(&self, name: String) -> ExhaustiveRequest {
+        let list = |text: &Option<String>| -> Vec<String> {
+            text.iter()
+                .flat_map(|t| t.split(','))
+                .map(|item| item.trim().to_string())
+                .filter(|item| !item.is_empty())
+                .collect()
+        };
+        ExhaustiveRequest {
+            name,
+            boards: list(&self.boards),
+            targets: list(&self.targets),
+            sample_size: self.sample_size,
+            top_from: self.top_from,
+            top_per_depth: self.top_per_depth,
+            max_hardest: self.max_hardest,
+        }
+    }
+}
+
 #[derive(Args)]
 struct ListArgs {
     /// One JSON object per campaign.
@@ -83,9 +142,21 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     let mut out = crate::stdout::lock();
     match args.command {
         CampaignCommand::Create(args) => {
-            let spec = args.spec.spec(args.name, &args.seeds)?;
+            let spec = match &args.seeds {
+                Some(seeds) if args.exhaustive.is_none() => Ok(args.spec.spec(args.name, seeds)?),
+                _ => Err(args.units.request(args.name)),
+            };
             let status = Backend::open_or_create(&args.backend)?.create_campaign(spec)?;
             let spec = &status.campaign.spec;
+            if spec.is_exhaustive() {
+                writeln!(
+                    out,
+                    "created exhaustive campaign {}: {}",
+                    spec.name,
+                    count(status.units_total, "unit")
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
             writeln!(
                 out,
                 "created campaign {}: {} seeds {}..{} in {}, records from {} moves",
@@ -97,6 +168,7 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
                 spec.record_threshold
             )?;
         }
+        CampaignCommand::Import(args) => return crate::import::run(args),
         CampaignCommand::List(args) => {
             let statuses = Backend::open(&args.backend)?.campaigns()?;
             for status in &statuses {
@@ -133,7 +205,20 @@ fn units_text(spec: &CampaignSpec) -> String {
 
 fn status_line(status: &CampaignStatus) -> String {
     let spec = &status.campaign.spec;
-    let mut line = format!(
+    let mut line = if spec.is_exhaustive() {
+        format!(
+            "{:<20} {}  units {}/{} done, {} leased, {} quarantined, {} verified  hardest {}",
+            spec.name,
+            spec.generator,
+            status.units_done,
+            status.units_total,
+            status.units_leased,
+            status.units_quarantined,
+            status.units_verified,
+            status.hardest_moves
+        )
+    } else {
+        format!(
         "{:<20} {} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified  seeds {} (+{} in progress)  hardest {}",
         spec.name,
         spec.generator,
@@ -147,7 +232,8 @@ fn status_line(status: &CampaignStatus) -> String {
         status.seeds_done,
         status.seeds_in_progress,
         status.hardest_moves
-    );
+    )
+    };
     for q in &status.quarantined {
         line += &format!(
             "\n  quarantined unit {} after {} failures: {}",

@@ -179,7 +179,7 @@ async fn simulated_worker(url: String, until: Instant) -> Result<Vec<Duration>> 
                 move_counts: counts,
                 robots_moved: robots,
                 digest: digest.to_vec(),
-                solutions: Vec::new(),
+                ..Default::default()
             })
             .await?;
         latencies.push(started.elapsed());

@@ -6,6 +6,7 @@
 mod backend;
 mod bench;
 mod campaign;
+mod import;
 mod input;
 mod loadtest;
 mod mine;

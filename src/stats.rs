@@ -45,9 +45,10 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     let svg = args.svg.as_deref().map(OutFile::create).transpose()?;
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
-    let mut campaigns = vec![(name.clone(), backend.stats(&name)?)];
+    let stats = backend.stats(&name)?;
+    let mut campaigns = vec![(name.clone(), stats.aggregates.clone())];
     if let Some(other) = &args.compare {
-        campaigns.push((other.clone(), backend.stats(other)?));
+        campaigns.push((other.clone(), backend.stats(other)?.aggregates));
     }
     if let Some(svg) = svg {
         let series: Vec<(&str, &[u64])> = campaigns
@@ -66,11 +67,37 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
         if let Some((other, aggregates)) = campaigns.get(1) {
             report["compare"] = summary_json(other, aggregates);
         }
+        if !stats.legal_histogram.is_empty() {
+            report["legal_histogram"] = json!(stats.legal_histogram);
+            report["unsolvable"] = json!(stats.unsolvable);
+        }
         writeln!(out, "{report}")?;
     } else {
         write!(out, "{}", text(&campaigns))?;
+        if !stats.legal_histogram.is_empty() {
+            write!(
+                out,
+                "{}",
+                legal_text(&stats.legal_histogram, stats.unsolvable)
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// An exhaustive campaign's exact counts over legal placements (no robot on a target
+/// cell) and its unsolvable placements.
+fn legal_text(legal: &[u64], unsolvable: u64) -> String {
+    let total: u64 = legal.iter().sum();
+    let mut text = format!("\nlegal placements (no robot on a target): {total}\n");
+    for (moves, &count) in legal.iter().enumerate().filter(|(_, &c)| c > 0) {
+        text += &format!(
+            "{moves:>5} moves {count:>16} {:>9.5}%\n",
+            100.0 * share(count, total)
+        );
+    }
+    text += &format!("unsolvable placements: {unsolvable}\n");
+    text
 }
 
 fn share(count: u64, total: u64) -> f64 {

@@ -1,11 +1,13 @@
-//! `rrm top`: the hardest mined puzzles with their solutions and quality metrics.
+//! `rrm top`: the hardest mined puzzles with their solutions and quality metrics; for an
+//! exhaustive campaign the proven record table: its units' hardest placements.
 
 use crate::backend::{Backend, BackendArgs};
 use crate::show::{metrics_json, metrics_line, SOLUTION_COUNT_CAP};
 use anyhow::{Context, Result};
 use clap::Args;
 use ricochet::metrics::metrics;
-use ricochet::{Generator, Move};
+use ricochet::{Generator, Move, Puzzle};
+use rrm_coordinator::{MinedPlacement, UnitBoard};
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
@@ -31,6 +33,9 @@ pub struct TopArgs {
 pub fn run(args: TopArgs) -> Result<ExitCode> {
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
+    if is_exhaustive(&mut backend, &name)? {
+        return records(&mut backend, &name, &args);
+    }
     let generator = generator_of(&mut backend, &name)?;
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
     // Counting optimal solutions of hard puzzles takes seconds each: measure them all
@@ -89,10 +94,85 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
 
 /// The generator of a campaign, by its name.
 pub fn generator_of(backend: &mut Backend, name: &str) -> Result<Generator> {
+    Ok(spec_of(backend, name)?.generator.parse()?)
+}
+
+/// Whether a campaign is exhaustive.
+pub fn is_exhaustive(backend: &mut Backend, name: &str) -> Result<bool> {
+    Ok(spec_of(backend, name)?.is_exhaustive())
+}
+
+fn spec_of(backend: &mut Backend, name: &str) -> Result<rrm_store::CampaignSpec> {
     let status = backend
         .campaigns()?
         .into_iter()
         .find(|s| s.campaign.spec.name == name)
         .with_context(|| format!("unknown campaign {name:?}"))?;
-    Ok(status.campaign.spec.generator.parse()?)
+    Ok(status.campaign.spec)
+}
+
+/// The puzzle of a mined placement, as a puzzle record can carry it.
+pub fn placement_puzzle(mined: &MinedPlacement) -> Result<Puzzle> {
+    UnitBoard::new(&mined.board, &mined.token)?
+        .puzzle(&mined.placement)
+        .with_context(|| {
+            format!(
+                "stored placement {:?} of {} {}",
+                mined.placement, mined.board, mined.token
+            )
+        })
+}
+
+/// The record table of an exhaustive campaign: every unit's hardest placements, most
+/// moves first, with the coordinator's solutions and their metrics.
+fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode> {
+    let placements = backend.find_placements(name, args.min_moves..=u8::MAX, args.limit, true)?;
+    let mut out = crate::stdout::lock();
+    if placements.is_empty() && !args.json {
+        writeln!(
+            out,
+            "{name}: no units with at least {} moves yet",
+            args.min_moves
+        )?;
+    }
+    for (rank, mined) in placements.iter().enumerate() {
+        let puzzle = placement_puzzle(mined)?;
+        let solution: Vec<Move> = mined
+            .solution
+            .iter()
+            .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
+            .collect::<Result<_>>()?;
+        let metrics = metrics(&puzzle, &solution, SOLUTION_COUNT_CAP);
+        let title = format!("{} {} unit {}", mined.board, mined.token, mined.unit);
+        if args.json {
+            let row = json!({
+                "campaign": name,
+                "rank": rank + 1,
+                "unit": mined.unit,
+                "board": mined.board,
+                "token": mined.token,
+                "moves": mined.moves,
+                "solution": mined.solution,
+                "puzzle": puzzle.to_record(Some(title)),
+                "metrics": metrics_json(&metrics, solution.len()),
+            });
+            writeln!(out, "{row}")?;
+        } else {
+            writeln!(
+                out,
+                "{:>3}. {}  {:>2} moves  robots {:?}  {}\n     {}",
+                rank + 1,
+                title,
+                mined.moves,
+                puzzle
+                    .robots()
+                    .iter()
+                    .map(|&c| puzzle.board().index_of(c))
+                    .collect::<Vec<_>>(),
+                mined.solution.join(" "),
+                metrics_line(&metrics, solution.len())
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 
 use crate::core::{Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Submission};
 use crate::flush::{FlushError, GroupFlush};
-use crate::wire::{moves_u8, spec_from_request, CampaignStats};
+use crate::wire::{exhaustive_from_request, moves_u8, spec_from_request};
 use rrm_proto::v1 as pb;
 use std::future::Future;
 use std::sync::Arc;
@@ -68,6 +68,8 @@ impl From<CoordinatorError> for Status {
             UnknownWorker(_) => Status::unauthenticated(message),
             StaleLease { .. } | Quarantined(_) => Status::failed_precondition(message),
             NotYourLease { .. } => Status::permission_denied(message),
+            WrongKind { .. } => Status::failed_precondition(message),
+            NoSuchUnit { .. } => Status::not_found(message),
             Invalid(_) | InvalidCampaign(_) => Status::invalid_argument(message),
             CampaignExists(_) => Status::already_exists(message),
             ShuttingDown => Status::unavailable(message),
@@ -165,8 +167,13 @@ impl pb::campaigns_server::Campaigns for Service {
         &self,
         request: Request<pb::CreateCampaignRequest>,
     ) -> Result<Response<pb::CampaignStatus>, Status> {
-        let spec = spec_from_request(request.into_inner())?;
-        let status = self.coordinator.create_campaign(spec)?;
+        let request = request.into_inner();
+        let status = match exhaustive_from_request(&request)? {
+            Some(exhaustive) => self.coordinator.create_exhaustive_campaign(exhaustive)?,
+            None => self
+                .coordinator
+                .create_campaign(spec_from_request(request)?)?,
+        };
         self.flusher.flushed().await?;
         Ok(Response::new(status.into()))
     }
@@ -200,12 +207,7 @@ impl pb::query_server::Query for Service {
         request: Request<pb::CampaignRequest>,
     ) -> Result<Response<pb::Stats>, Status> {
         let name = request.into_inner().campaign;
-        let aggregates = self.coordinator.aggregates(&name)?;
-        let stats = CampaignStats {
-            campaign: name,
-            aggregates,
-        };
-        Ok(Response::new(stats.into()))
+        Ok(Response::new(self.coordinator.stats(&name)?.into()))
     }
 
     async fn get_hardest(
@@ -256,6 +258,25 @@ impl pb::query_server::Query for Service {
                     .into()
                 })
                 .collect(),
+        }))
+    }
+
+    async fn find_placements(
+        &self,
+        request: Request<pb::FindPlacementsRequest>,
+    ) -> Result<Response<pb::FindPlacementsReply>, Status> {
+        let request = request.into_inner();
+        let moves = moves_u8(request.min_moves, "minimum moves")?
+            ..=moves_u8(request.max_moves, "maximum moves")?;
+        let limit = (request.limit as usize).clamp(1, 100_000);
+        let found = self.coordinator.find_placements(
+            &request.campaign,
+            moves,
+            limit,
+            request.hardest_only,
+        )?;
+        Ok(Response::new(pb::FindPlacementsReply {
+            placements: found.into_iter().map(Into::into).collect(),
         }))
     }
 

@@ -4,11 +4,16 @@
 //! both refuse the same values (the worker, which does not link the coordinator, refuses
 //! a unit whose values do not fit).
 
+pub use crate::core::CampaignStats;
 use crate::core::{
-    Assignment, CampaignStatus, LeaseRef, MinedPuzzle, Outcome, QuarantinedUnit, Submission,
+    Assignment, CampaignStatus, ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement,
+    MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
 };
 use rrm_proto::v1 as pb;
-use rrm_store::{Aggregates, Campaign, CampaignSpec, Group, Mismatch};
+use rrm_store::{
+    Aggregates, Campaign, CampaignSpec, ExhaustiveResult, Group, Mismatch, PlacementCells,
+    EXHAUSTIVE_FOGLEMAN,
+};
 use std::collections::BTreeMap;
 
 /// Why a message cannot become a domain value.
@@ -18,6 +23,8 @@ pub enum WireError {
     Missing(&'static str),
     #[error("{field} {value} is over 255")]
     OverMoveLimit { field: &'static str, value: u32 },
+    #[error("a placement needs a target robot and three helpers on cells 0 to 255")]
+    BadPlacement,
 }
 
 impl From<WireError> for tonic::Status {
@@ -29,13 +36,6 @@ impl From<WireError> for tonic::Status {
 /// A move count on the wire (`uint32`) as the `u8` every store and solver type uses.
 pub fn moves_u8(value: u32, field: &'static str) -> Result<u8, WireError> {
     u8::try_from(value).map_err(|_| WireError::OverMoveLimit { field, value })
-}
-
-/// A campaign's statistics under its name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CampaignStats {
-    pub campaign: String,
-    pub aggregates: Aggregates,
 }
 
 impl From<pb::LeaseRef> for LeaseRef {
@@ -60,15 +60,128 @@ impl From<LeaseRef> for pb::LeaseRef {
 
 impl From<Assignment> for pb::WorkUnit {
     fn from(assignment: Assignment) -> pb::WorkUnit {
-        pb::WorkUnit {
-            lease: Some(assignment.lease.into()),
-            generator: assignment.generator.name().to_string(),
-            seed_start: assignment.seeds.start,
-            seed_end: assignment.seeds.end,
-            record_threshold: assignment.record_threshold.into(),
-            top_count: assignment.top_count,
-            deadline_unix_ms: assignment.deadline_unix_ms,
+        let unit = assignment.lease.unit;
+        let lease = Some(assignment.lease.into());
+        let deadline_unix_ms = assignment.deadline_unix_ms;
+        match assignment.work {
+            Work::Seeds {
+                generator,
+                seeds,
+                record_threshold,
+                top_count,
+            } => pb::WorkUnit {
+                lease,
+                generator: generator.name().to_string(),
+                seed_start: seeds.start,
+                seed_end: seeds.end,
+                record_threshold: record_threshold.into(),
+                top_count,
+                deadline_unix_ms,
+                exhaustive: None,
+            },
+            Work::Exhaustive(work) => pb::WorkUnit {
+                lease,
+                generator: EXHAUSTIVE_FOGLEMAN.to_string(),
+                seed_start: unit,
+                seed_end: unit + 1,
+                record_threshold: work.top_from.into(),
+                top_count: 0,
+                deadline_unix_ms,
+                exhaustive: Some(pb::ExhaustiveUnit {
+                    board: work.board,
+                    token: work.token,
+                    sample_size: work.sample_size,
+                    top_from: work.top_from.into(),
+                    top_per_depth: work.top_per_depth,
+                    max_hardest: work.max_hardest,
+                }),
+            },
         }
+    }
+}
+
+/// An exhaustive unit from the wire (the worker's view of [`Work::Exhaustive`]).
+pub fn exhaustive_unit(unit: pb::ExhaustiveUnit) -> Result<ExhaustiveUnit, WireError> {
+    Ok(ExhaustiveUnit {
+        board: unit.board,
+        token: unit.token,
+        sample_size: unit.sample_size,
+        top_from: moves_u8(unit.top_from, "top_from")?,
+        top_per_depth: unit.top_per_depth,
+        max_hardest: unit.max_hardest,
+    })
+}
+
+fn placement_cells(placement: pb::Placement) -> Result<PlacementCells, WireError> {
+    let cells: Vec<u8> = std::iter::once(placement.target_robot)
+        .chain(placement.helpers)
+        .map(|cell| u8::try_from(cell).map_err(|_| WireError::BadPlacement))
+        .collect::<Result<_, _>>()?;
+    cells.try_into().map_err(|_| WireError::BadPlacement)
+}
+
+fn placement_message(cells: &PlacementCells) -> pb::Placement {
+    pb::Placement {
+        target_robot: cells[0].into(),
+        helpers: cells[1..].iter().map(|&c| c.into()).collect(),
+    }
+}
+
+/// An exhaustive result from the wire; sizes are the coordinator's to judge.
+pub fn exhaustive_result(result: pb::ExhaustiveResult) -> Result<ExhaustiveResult, WireError> {
+    let placements = |list: Vec<pb::Placement>| {
+        list.into_iter()
+            .map(placement_cells)
+            .collect::<Result<Vec<_>, _>>()
+    };
+    Ok(ExhaustiveResult {
+        histogram: result.histogram,
+        legal_histogram: result.legal_histogram,
+        unsolvable: result.unsolvable,
+        max_moves: moves_u8(result.max_moves, "max_moves")?,
+        hardest: placements(result.hardest)?,
+        top: result
+            .top
+            .into_iter()
+            .map(|d| Ok((moves_u8(d.depth, "depth")?, placements(d.placements)?)))
+            .collect::<Result<_, WireError>>()?,
+        sample: result
+            .sample
+            .into_iter()
+            .map(|s| {
+                let placement = s.placement.ok_or(WireError::Missing("sample placement"))?;
+                let moves = s.moves.map(|m| moves_u8(m, "sample moves")).transpose()?;
+                Ok((placement_cells(placement)?, moves))
+            })
+            .collect::<Result<_, WireError>>()?,
+    })
+}
+
+/// The message of an exhaustive result.
+pub fn exhaustive_message(result: &ExhaustiveResult) -> pb::ExhaustiveResult {
+    let placements = |list: &[PlacementCells]| list.iter().map(placement_message).collect();
+    pb::ExhaustiveResult {
+        histogram: result.histogram.clone(),
+        legal_histogram: result.legal_histogram.clone(),
+        unsolvable: result.unsolvable,
+        max_moves: result.max_moves.into(),
+        hardest: placements(&result.hardest),
+        top: result
+            .top
+            .iter()
+            .map(|(depth, list)| pb::DepthPlacements {
+                depth: (*depth).into(),
+                placements: placements(list),
+            })
+            .collect(),
+        sample: result
+            .sample
+            .iter()
+            .map(|(cells, moves)| pb::SampledPlacement {
+                placement: Some(placement_message(cells)),
+                moves: moves.map(u32::from),
+            })
+            .collect(),
     }
 }
 
@@ -87,6 +200,7 @@ impl TryFrom<pb::SubmitRequest> for Submission {
                 .into_iter()
                 .map(|s| (s.seed, s.moves))
                 .collect(),
+            exhaustive: request.exhaustive.map(exhaustive_result).transpose()?,
         })
     }
 }
@@ -123,6 +237,75 @@ pub fn create_request(spec: CampaignSpec) -> pb::CreateCampaignRequest {
         seed_end: spec.seed_end,
         unit_size: spec.unit_size,
         record_threshold: spec.record_threshold.into(),
+        exhaustive: None,
+    }
+}
+
+/// The exhaustive campaign a creation request asks for, if it asks for one.
+pub fn exhaustive_from_request(
+    request: &pb::CreateCampaignRequest,
+) -> Result<Option<ExhaustiveRequest>, WireError> {
+    let Some(exhaustive) = &request.exhaustive else {
+        return Ok(None);
+    };
+    Ok(Some(ExhaustiveRequest {
+        name: request.name.clone(),
+        boards: exhaustive.boards.clone(),
+        targets: exhaustive.targets.clone(),
+        sample_size: exhaustive.sample_size,
+        top_from: moves_u8(exhaustive.top_from, "top_from")?,
+        top_per_depth: exhaustive.top_per_depth,
+        max_hardest: exhaustive.max_hardest,
+    }))
+}
+
+/// The creation request for an exhaustive campaign.
+pub fn exhaustive_create_request(request: ExhaustiveRequest) -> pb::CreateCampaignRequest {
+    pb::CreateCampaignRequest {
+        name: request.name,
+        generator: EXHAUSTIVE_FOGLEMAN.to_string(),
+        exhaustive: Some(pb::ExhaustiveCampaign {
+            boards: request.boards,
+            targets: request.targets,
+            sample_size: request.sample_size,
+            top_from: request.top_from.into(),
+            top_per_depth: request.top_per_depth,
+            max_hardest: request.max_hardest,
+        }),
+        ..Default::default()
+    }
+}
+
+impl From<MinedPlacement> for pb::MinedPlacement {
+    fn from(mined: MinedPlacement) -> pb::MinedPlacement {
+        pb::MinedPlacement {
+            placement: Some(placement_message(&mined.placement)),
+            campaign: mined.campaign,
+            unit: mined.unit,
+            board: mined.board,
+            token: mined.token,
+            target_cell: mined.target_cell.into(),
+            moves: mined.moves.into(),
+            solution: mined.solution,
+        }
+    }
+}
+
+impl TryFrom<pb::MinedPlacement> for MinedPlacement {
+    type Error = WireError;
+
+    fn try_from(mined: pb::MinedPlacement) -> Result<MinedPlacement, WireError> {
+        let placement = mined.placement.ok_or(WireError::Missing("placement"))?;
+        Ok(MinedPlacement {
+            campaign: mined.campaign,
+            unit: mined.unit,
+            board: mined.board,
+            token: mined.token,
+            target_cell: u8::try_from(mined.target_cell).map_err(|_| WireError::BadPlacement)?,
+            placement: placement_cells(placement)?,
+            moves: moves_u8(mined.moves, "moves")?,
+            solution: mined.solution,
+        })
     }
 }
 
@@ -245,6 +428,8 @@ impl From<CampaignStats> for pb::Stats {
             by_target: groups(aggregates.by_target),
             by_arrangement: groups(aggregates.by_arrangement),
             by_robots_moved: aggregates.by_robots_moved,
+            legal_histogram: stats.legal_histogram,
+            unsolvable: stats.unsolvable,
         }
     }
 }
@@ -276,6 +461,8 @@ impl TryFrom<pb::Stats> for CampaignStats {
                 by_arrangement: groups(stats.by_arrangement)?,
                 by_robots_moved: stats.by_robots_moved,
             },
+            legal_histogram: stats.legal_histogram,
+            unsolvable: stats.unsolvable,
         })
     }
 }

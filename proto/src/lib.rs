@@ -42,3 +42,61 @@ pub fn unit_digest(
     hasher.update(robots_moved);
     hasher.finalize().into()
 }
+
+/// What an exhaustive unit's digest covers besides the unit, as plain values.
+/// Placements are the target robot's cell then the helpers' (caller indices).
+pub struct ExhaustiveParts<'a> {
+    pub histogram: &'a [u64],
+    pub legal_histogram: &'a [u64],
+    pub unsolvable: u64,
+    pub max_moves: u8,
+    pub hardest: &'a [[u8; 4]],
+    pub top: &'a [(u8, Vec<[u8; 4]>)],
+    pub sample: &'a [([u8; 4], Option<u8>)],
+}
+
+/// The digest of an exhaustive unit's result: SHA-256 over the campaign name, a zero
+/// byte, the unit number (big-endian `u64`), the board and token each followed by a zero
+/// byte, then each list with its length first (big-endian `u32`): the histogram and the
+/// legal histogram (`u64` each), the unsolvable count (`u64`), the maximum (one byte),
+/// the hardest placements (four bytes each), the top lists (depth byte, then the
+/// placements), the sample (placement, then 255 for unsolvable or the depth).
+pub fn exhaustive_digest(
+    campaign: &str,
+    unit: u64,
+    board: &str,
+    token: &str,
+    parts: &ExhaustiveParts<'_>,
+) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    let length = |hasher: &mut Sha256, len: usize| hasher.update((len as u32).to_be_bytes());
+    hasher.update(campaign.as_bytes());
+    hasher.update([0]);
+    hasher.update(unit.to_be_bytes());
+    for text in [board, token] {
+        hasher.update(text.as_bytes());
+        hasher.update([0]);
+    }
+    for counts in [parts.histogram, parts.legal_histogram] {
+        length(&mut hasher, counts.len());
+        for count in counts {
+            hasher.update(count.to_be_bytes());
+        }
+    }
+    hasher.update(parts.unsolvable.to_be_bytes());
+    hasher.update([parts.max_moves]);
+    length(&mut hasher, parts.hardest.len());
+    parts.hardest.iter().for_each(|p| hasher.update(p));
+    length(&mut hasher, parts.top.len());
+    for (depth, placements) in parts.top {
+        hasher.update([*depth]);
+        length(&mut hasher, placements.len());
+        placements.iter().for_each(|p| hasher.update(p));
+    }
+    length(&mut hasher, parts.sample.len());
+    for (placement, depth) in parts.sample {
+        hasher.update(placement);
+        hasher.update([depth.unwrap_or(UNSOLVED)]);
+    }
+    hasher.finalize().into()
+}

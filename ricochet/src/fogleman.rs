@@ -180,7 +180,14 @@ impl Layout {
         let mut layouts = Vec::with_capacity(96);
         for sides in 0..16usize {
             let tile = |number: usize| 2 * number + (sides >> number & 1);
-            for rest in [[1, 2, 3], [1, 3, 2], [2, 1, 3], [2, 3, 1], [3, 1, 2], [3, 2, 1]] {
+            for rest in [
+                [1, 2, 3],
+                [1, 3, 2],
+                [2, 1, 3],
+                [2, 3, 1],
+                [3, 1, 2],
+                [3, 2, 1],
+            ] {
                 layouts.push(Layout::from_tile_indices([
                     tile(0),
                     tile(rest[0]),

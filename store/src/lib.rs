@@ -7,17 +7,21 @@
 //! |---|---|---|
 //! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time |
 //! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
-//! | `results` | campaign id · unit | kind byte, then the unit's move counts and robots moved (raw, deflated, or deflated as one joint byte per seed) |
+//! | `results` | campaign id · unit | kind byte, then the unit's move counts and robots moved (raw, deflated, or deflated as one joint byte per seed); kind 3: an exhaustive unit's [`ExhaustiveRecord`] (version 1) |
 //! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
 //! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order |
 //! | `aggregates` | campaign id | [`Aggregates`]: histograms, and the last commit they include |
 //! | `mismatches` | campaign id · unit · worker `u64` | [`Mismatch`] |
 //! | `meta` | `next_campaign_id` | `u32` |
+//! | `exhaustive` | campaign id | version byte 1, then [`ExhaustiveSpec`]: only exhaustive campaigns have one |
 //!
 //! A unit is done exactly when it has a `results` entry; the unit record, its result,
 //! its hardest entries and its commit log entry are written in one transaction, so a
 //! crash leaves either all of them or none. Aggregates are saved now and then with the
 //! commit number they include; [`Store::commits_after`] gives what to add back on start.
+//!
+//! Postcard values are not self-describing: a field added to a stored record needs a new
+//! version (a new kind or version byte), never an edit of the old one.
 
 mod schema;
 
@@ -77,6 +81,7 @@ pub struct Store {
     aggregates: sled::Tree,
     mismatches: sled::Tree,
     meta: sled::Tree,
+    exhaustive: sled::Tree,
 }
 
 /// Everything one accepted unit result writes.
@@ -126,6 +131,10 @@ fn decode<T: serde::de::DeserializeOwned>(what: &'static str, bytes: &[u8]) -> R
 const BLOCK_RAW: u8 = 0;
 const BLOCK_DEFLATE: u8 = 1;
 const BLOCK_JOINT: u8 = 2;
+/// A result block holding an exhaustive unit's [`ExhaustiveRecord`], version 1.
+const BLOCK_EXHAUSTIVE: u8 = 3;
+/// The version byte before an [`ExhaustiveSpec`] in the `exhaustive` tree.
+const EXHAUSTIVE_SPEC_V1: u8 = 1;
 /// Units up to this many seeds are stored raw: deflate would save little and its set-up
 /// (large match tables) would dominate tiny units.
 const RAW_UP_TO: usize = 128;
@@ -177,6 +186,9 @@ fn unpack_block(block: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
                 joint.iter().map(|j| j & 7).collect(),
             ))
         }
+        Some((&BLOCK_EXHAUSTIVE, _)) => Err(corrupt(
+            "an exhaustive unit's result where move counts were expected".into(),
+        )),
         Some((kind, _)) => Err(corrupt(format!("unknown block kind {kind}"))),
         None => Err(corrupt("empty block".into())),
     }
@@ -292,6 +304,7 @@ impl Store {
             aggregates: tree("aggregates")?,
             mismatches: tree("mismatches")?,
             meta: tree("meta")?,
+            exhaustive: tree("exhaustive")?,
             db,
         })
     }
@@ -310,8 +323,43 @@ impl Store {
 
     /// Creates a campaign after checking its spec; names are unique.
     pub fn create_campaign(&self, spec: CampaignSpec, created_unix_ms: i64) -> Result<Campaign> {
+        self.create(spec, None, created_unix_ms)
+    }
+
+    /// Creates an exhaustive campaign: its spec (generator [`EXHAUSTIVE_FOGLEMAN`], one
+    /// unit per seed) and what it analyses, in one transaction.
+    pub fn create_exhaustive_campaign(
+        &self,
+        spec: CampaignSpec,
+        exhaustive: &ExhaustiveSpec,
+        created_unix_ms: i64,
+    ) -> Result<Campaign> {
+        if !spec.is_exhaustive() || spec.unit_size != 1 || spec.seed_start != 0 {
+            return Err(StoreError::InvalidCampaign(format!(
+                "an exhaustive campaign has generator {EXHAUSTIVE_FOGLEMAN} and one unit per seed from 0"
+            )));
+        }
+        if spec.seed_end != exhaustive.units_total() {
+            return Err(StoreError::InvalidCampaign(format!(
+                "{} units for {} boards and {} targets",
+                spec.seed_end,
+                exhaustive.boards.len(),
+                exhaustive.targets.len()
+            )));
+        }
+        self.create(spec, Some(exhaustive), created_unix_ms)
+    }
+
+    fn create(
+        &self,
+        spec: CampaignSpec,
+        exhaustive: Option<&ExhaustiveSpec>,
+        created_unix_ms: i64,
+    ) -> Result<Campaign> {
         spec.validate().map_err(StoreError::InvalidCampaign)?;
-        let result = (&self.campaigns, &self.meta).transaction(|(campaigns, meta)| {
+        let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
+        let trees = (&self.campaigns, &self.meta, &self.exhaustive);
+        let result = trees.transaction(|(campaigns, meta, exhaustive_tree)| {
             if campaigns.get(spec.name.as_bytes())?.is_some() {
                 return Err(ConflictableTransactionError::Abort(
                     StoreError::CampaignExists(spec.name.clone()),
@@ -339,6 +387,9 @@ impl Store {
                 created_unix_ms,
             };
             campaigns.insert(spec.name.as_bytes(), encode(&campaign))?;
+            if let Some(bytes) = &exhaustive {
+                exhaustive_tree.insert(&id.to_be_bytes(), bytes.as_slice())?;
+            }
             Ok(campaign)
         });
         result.map_err(abort)
@@ -351,6 +402,20 @@ impl Store {
             .values()
             .map(|value| decode("campaign", &value?))
             .collect()
+    }
+
+    /// What an exhaustive campaign analyses; `None` for seed campaigns.
+    pub fn exhaustive_spec(&self, campaign: u32) -> Result<Option<ExhaustiveSpec>> {
+        let Some(value) = self.exhaustive.get(campaign.to_be_bytes())? else {
+            return Ok(None);
+        };
+        match value.split_first() {
+            Some((&EXHAUSTIVE_SPEC_V1, bytes)) => decode("exhaustive spec", bytes).map(Some),
+            _ => Err(StoreError::Corrupt {
+                what: "exhaustive spec",
+                detail: "unknown version".into(),
+            }),
+        }
     }
 
     pub fn campaign(&self, name: &str) -> Result<Option<Campaign>> {
@@ -383,9 +448,7 @@ impl Store {
     /// Stores an accepted result: unit record, move counts, hardest entries and the commit
     /// log entry, all or nothing.
     pub fn commit_result(&self, result: &UnitResult<'_>) -> Result<()> {
-        let key = unit_key(result.campaign, result.unit);
         let block = pack_block(result.move_counts, result.robots_moved);
-        let record = encode(result.record);
         let hardest: Vec<_> = result
             .hardest
             .iter()
@@ -396,14 +459,47 @@ impl Store {
                 )
             })
             .collect();
+        self.commit(
+            (result.campaign, result.unit),
+            result.record,
+            &block,
+            &hardest,
+            result.commit,
+        )
+    }
+
+    /// Stores an accepted exhaustive result: unit record, result and commit log entry,
+    /// all or nothing.
+    pub fn commit_exhaustive(
+        &self,
+        (campaign, unit): (u32, u64),
+        record: &UnitRecord,
+        result: &ExhaustiveRecord,
+        commit: u64,
+    ) -> Result<()> {
+        let block = [&[BLOCK_EXHAUSTIVE][..], &encode(result)].concat();
+        self.commit((campaign, unit), record, &block, &[], commit)
+    }
+
+    /// The one transaction of an accepted result.
+    fn commit(
+        &self,
+        (campaign, unit): (u32, u64),
+        record: &UnitRecord,
+        block: &[u8],
+        hardest: &[([u8; 13], Vec<u8>)],
+        commit: u64,
+    ) -> Result<()> {
+        let key = unit_key(campaign, unit);
+        let record = encode(record);
         let outcome = (&self.units, &self.results, &self.hardest, &self.commits).transaction(
             |(units, results, hardest_tree, commits)| {
                 units.insert(&key, record.as_slice())?;
-                results.insert(&key, block.as_slice())?;
-                for (hard_key, entry) in &hardest {
+                results.insert(&key, block)?;
+                for (hard_key, entry) in hardest {
                     hardest_tree.insert(hard_key, entry.as_slice())?;
                 }
-                commits.insert(&result.commit.to_be_bytes(), &key)?;
+                commits.insert(&commit.to_be_bytes(), &key)?;
                 Ok::<_, ConflictableTransactionError<StoreError>>(())
             },
         );
@@ -416,6 +512,26 @@ impl Store {
             return Ok(None);
         };
         unpack_block(&block).map(Some)
+    }
+
+    /// Every stored exhaustive result of a campaign, by unit.
+    pub fn exhaustive_results(&self, campaign: u32) -> Result<Vec<(u64, ExhaustiveRecord)>> {
+        self.results
+            .scan_prefix(campaign.to_be_bytes())
+            .map(|entry| {
+                let (key, value) = entry?;
+                let (_, unit) = parse_unit_key("result key", &key)?;
+                match value.split_first() {
+                    Some((&BLOCK_EXHAUSTIVE, bytes)) => {
+                        Ok((unit, decode("exhaustive result", bytes)?))
+                    }
+                    _ => Err(StoreError::Corrupt {
+                        what: "exhaustive result",
+                        detail: format!("unit {unit} holds move counts"),
+                    }),
+                }
+            })
+            .collect()
     }
 
     /// The hardest stored puzzles of a campaign, most moves first, then by seed.

@@ -252,6 +252,85 @@ fn count(histogram: &mut Vec<u64>, bin: u8) {
     histogram[bin] += 1;
 }
 
+/// The generator name an exhaustive campaign of Fogleman boards stores in its
+/// [`CampaignSpec`] (whose seed range is then its unit numbers, one unit per "seed"); no
+/// seed generator has this name, so code that only knows seed campaigns refuses it.
+pub const EXHAUSTIVE_FOGLEMAN: &str = "exhaustive-fogleman";
+
+impl CampaignSpec {
+    /// Whether this is an exhaustive campaign (its [`ExhaustiveSpec`] is stored beside it).
+    pub fn is_exhaustive(&self) -> bool {
+        self.generator == EXHAUSTIVE_FOGLEMAN
+    }
+}
+
+/// What an exhaustive campaign analyses: every (board, target) pair of `boards` ×
+/// `targets`, unit `i` being board `i / targets.len()` and target `i % targets.len()`.
+/// Stored in the `exhaustive` tree as version 1 (see the crate doc).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExhaustiveSpec {
+    /// Canonical board names (tile 1 top-left), e.g. `1A 3B 4A 2B`, in canonical order.
+    pub boards: Vec<String>,
+    /// Target tokens in token order, e.g. `RT`.
+    pub targets: Vec<String>,
+    /// Placements each result samples (re-solved by the coordinator).
+    pub sample_size: u32,
+    /// Depths from this one on keep up to `top_per_depth` placements.
+    pub top_from: u8,
+    pub top_per_depth: u32,
+    /// At most this many placements at the maximum depth come with a result.
+    pub max_hardest: u32,
+}
+
+impl ExhaustiveSpec {
+    pub fn units_total(&self) -> u64 {
+        (self.boards.len() * self.targets.len()) as u64
+    }
+
+    /// The board and target token of unit `unit`.
+    pub fn unit(&self, unit: u64) -> Option<(&str, &str)> {
+        let per_board = self.targets.len() as u64;
+        let board = self
+            .boards
+            .get(usize::try_from(unit.checked_div(per_board)?).ok()?)?;
+        Some((board, &self.targets[(unit % per_board) as usize]))
+    }
+
+    /// The unit of a board and token, if the campaign has it.
+    pub fn unit_of(&self, board: &str, token: &str) -> Option<u64> {
+        let b = self.boards.iter().position(|b| b == board)?;
+        let t = self.targets.iter().position(|t| t == token)?;
+        Some((b * self.targets.len() + t) as u64)
+    }
+}
+
+/// One placement of four robots: the target robot's cell, then the three helpers' cells
+/// ascending; cells are caller indices `y * 16 + x`.
+pub type PlacementCells = [u8; 4];
+
+/// An exhaustive unit's result as a worker computes it: both depth histograms, the
+/// maximum with its placements, up to `top_per_depth` placements per depth from
+/// `top_from` on, and the sampled placements with their depths (`None`: unsolvable).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExhaustiveResult {
+    pub histogram: Vec<u64>,
+    pub legal_histogram: Vec<u64>,
+    pub unsolvable: u64,
+    pub max_moves: u8,
+    pub hardest: Vec<PlacementCells>,
+    pub top: Vec<(u8, Vec<PlacementCells>)>,
+    pub sample: Vec<(PlacementCells, Option<u8>)>,
+}
+
+/// An accepted exhaustive result as stored (kind byte 3 in `results`, version 1): the
+/// result and, for each of its hardest placements, the optimal solution the coordinator
+/// found when it re-solved it (move notation).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExhaustiveRecord {
+    pub result: ExhaustiveResult,
+    pub hardest_solutions: Vec<Vec<String>>,
+}
+
 /// Two results for one unit that disagree.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mismatch {

@@ -26,7 +26,12 @@ fn seeds_1_to_200_reproduce_quads_robots_and_token() {
     assert_eq!(records.len(), 200);
     for record in records {
         let game = Game::generate(record.seed).unwrap();
-        assert_eq!(game.layout.tiles.to_vec(), record.quads, "seed {}", record.seed);
+        assert_eq!(
+            game.layout.tiles.to_vec(),
+            record.quads,
+            "seed {}",
+            record.seed
+        );
         assert_eq!(game.robots.to_vec(), record.robots, "seed {}", record.seed);
         assert_eq!(game.token, record.token, "seed {}", record.seed);
         assert_eq!(game.token_cell(), record.token_cell, "seed {}", record.seed);

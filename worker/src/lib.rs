@@ -4,15 +4,18 @@
 //! [`run`] keeps [`IN_FLIGHT`] units in flight so that the pool never idles on the slow
 //! tail of one unit. The work is split by concern: `connection` reaches the coordinator
 //! and decides which failures are retried and for how long, `heartbeat` keeps the held
-//! leases alive, `unit` mines one unit from lease to verdict, `solve` solves its seeds.
+//! leases alive, `unit` mines one unit from lease to verdict, `solve` solves its seeds,
+//! `exhaustive` analyses an exhaustive unit (every placement of a board and target).
 //! On shutdown, units still solving are abandoned (their leases expire and go to someone
 //! else); finished results get a few last tries.
 
 mod connection;
+mod exhaustive;
 mod heartbeat;
 mod solve;
 mod unit;
 
+pub use exhaustive::{analyse_unit, Analysed, ExhaustiveError};
 pub use solve::{solve_unit, UnitResult};
 
 use connection::Retry;

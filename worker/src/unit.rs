@@ -1,13 +1,15 @@
 //! One leased unit, from lease to verdict: solve it on the pool, then submit the result
 //! until the coordinator acknowledges or refuses it.
 //!
-//! Error policy: a unit the worker cannot solve (unknown generator, a panic while
-//! solving) and a refused result abandon the unit (its lease expires or is already
-//! ended); a lost lease or shutdown stops the solving. A result is resubmitted under
+//! Error policy: a unit the worker cannot solve (unknown generator, a board or token it
+//! does not know, a panic while solving) and a refused result abandon the unit (its lease
+//! expires or is already ended); a lost lease or shutdown stops the solving (an
+//! exhaustive analysis cannot stop midway: it runs to its end, its result dropped). A result is resubmitted under
 //! the retry limits of [`crate::connection`]; past them the worker ends with that error.
 //! Once shutdown began, an unreachable coordinator gets [`LAST_TRIES`] more tries.
 
 use crate::connection::{Limits, Retry};
+use crate::exhaustive::{analyse_unit, Analysed};
 use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
 use rrm_proto::v1 as pb;
@@ -41,7 +43,15 @@ pub(crate) async fn mine_unit(
     flags: UnitFlags,
 ) -> Result<bool, WorkerError> {
     let key: LeaseKey = (lease.campaign.clone(), lease.unit, lease.lease);
-    let outcome = match solve(&shared, &unit, &lease, &flags).await {
+    let solved = match &unit.exhaustive {
+        Some(exhaustive) => analyse(&shared, exhaustive, &lease, &flags)
+            .await
+            .map(Solved::Exhaustive),
+        None => solve(&shared, &unit, &lease, &flags)
+            .await
+            .map(Solved::Seeds),
+    };
+    let outcome = match solved {
         Some(result) => {
             shared.leases.submitting(&key);
             submit(&shared, request(worker_id, &unit, lease, result)).await
@@ -50,6 +60,47 @@ pub(crate) async fn mine_unit(
     };
     shared.leases.release(&key);
     outcome
+}
+
+/// A unit's result before submission.
+enum Solved {
+    Seeds(UnitResult),
+    Exhaustive(Analysed),
+}
+
+/// Analyses an exhaustive unit on the pool, reporting the placements solved after each
+/// layer as the lease's progress; `None` if it was cancelled meanwhile or cannot be
+/// analysed here (the unit is abandoned).
+async fn analyse(
+    shared: &Shared,
+    unit: &pb::ExhaustiveUnit,
+    lease: &pb::LeaseRef,
+    flags: &UnitFlags,
+) -> Option<Analysed> {
+    let (pool, unit_ref, solved) = (shared.pool.clone(), unit.clone(), flags.solved.clone());
+    let (campaign, number) = (lease.campaign.clone(), lease.unit);
+    let analysing = tokio::task::spawn_blocking(move || {
+        pool.install(|| {
+            analyse_unit(&campaign, number, &unit_ref, &mut |placements| {
+                solved.store(placements, Ordering::Relaxed)
+            })
+        })
+    });
+    let analysed = match analysing.await {
+        Ok(Ok(analysed)) => analysed,
+        Ok(Err(error)) => {
+            tracing::error!(unit = lease.unit, "{error}; abandoning the unit");
+            return None;
+        }
+        Err(error) => {
+            tracing::error!(
+                unit = lease.unit,
+                "analysis failed: {error}; abandoning the unit"
+            );
+            return None;
+        }
+    };
+    (!flags.cancel.load(Ordering::SeqCst)).then_some(analysed)
 }
 
 /// Solves the unit on the pool; `None` if it was cancelled (lost lease, shutdown) or
@@ -101,13 +152,25 @@ async fn solve(
     }
 }
 
-/// The submission of `result`.
+/// The submission of `solved`.
 fn request(
     worker_id: u64,
     unit: &pb::WorkUnit,
     lease: pb::LeaseRef,
-    result: UnitResult,
+    solved: Solved,
 ) -> pb::SubmitRequest {
+    let result = match solved {
+        Solved::Seeds(result) => result,
+        Solved::Exhaustive(analysed) => {
+            return pb::SubmitRequest {
+                worker_id,
+                lease: Some(lease),
+                digest: analysed.digest.to_vec(),
+                exhaustive: Some(analysed.result),
+                ..Default::default()
+            }
+        }
+    };
     pb::SubmitRequest {
         worker_id,
         digest: rrm_proto::unit_digest(
@@ -125,6 +188,7 @@ fn request(
             .into_iter()
             .map(|(seed, moves)| pb::Solution { seed, moves })
             .collect(),
+        exhaustive: None,
     }
 }
 

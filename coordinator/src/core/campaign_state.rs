@@ -1,17 +1,33 @@
-//! One campaign's state in memory: its unit records and the sets derived from them
-//! (pending, leased, awaiting verification), its statistics and its recent rate.
+//! One campaign's state in memory: its kind, its unit records and the sets derived from
+//! them (pending, leased, awaiting verification), its statistics and its recent rate.
 
 use ricochet::Generator;
-use rrm_store::{Aggregates, Campaign, Lease, UnitRecord, UnitState, Verification};
+use rrm_store::{
+    Aggregates, Campaign, ExhaustiveRecord, ExhaustiveSpec, Lease, UnitRecord, UnitState,
+    Verification,
+};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// What a campaign's units are.
+#[derive(Clone, Debug)]
+pub(super) enum Kind {
+    /// Seed ranges of a generator.
+    Seeds(Generator),
+    /// (board, target) pairs analysed exhaustively.
+    Exhaustive(Arc<ExhaustiveSpec>),
+}
 
 /// The span over which the mining rate is measured.
 const RATE_WINDOW: Duration = Duration::from_secs(60);
 
 pub(super) struct CampaignState {
     pub(super) campaign: Campaign,
-    pub(super) generator: Generator,
+    pub(super) kind: Kind,
+    /// An exhaustive campaign's accepted results by unit (derived from the store on
+    /// open, so each unit counts once); empty for seed campaigns.
+    pub(super) exhaustive: BTreeMap<u64, ExhaustiveRecord>,
     /// Every unit leased at least once, as stored but for lease deadlines (memory only).
     pub(super) records: BTreeMap<u64, UnitRecord>,
     /// Units from here on were never leased (and have no record).
@@ -30,14 +46,11 @@ pub(super) struct CampaignState {
 }
 
 impl CampaignState {
-    pub(super) fn new(
-        campaign: Campaign,
-        generator: Generator,
-        aggregates: Aggregates,
-    ) -> CampaignState {
+    pub(super) fn new(campaign: Campaign, kind: Kind, aggregates: Aggregates) -> CampaignState {
         CampaignState {
             campaign,
-            generator,
+            kind,
+            exhaustive: BTreeMap::new(),
             records: BTreeMap::new(),
             next_unit: 0,
             pending: BTreeSet::new(),

@@ -25,6 +25,12 @@ pub(super) fn check_integrity(
     spec: &CampaignSpec,
     seeds: Range<u64>,
 ) -> Result<[u8; 32], Rejection> {
+    if submission.exhaustive.is_some() {
+        return Err(Rejection::WrongKind {
+            expected: "a seed campaign",
+            got: "exhaustive",
+        });
+    }
     let expected = (seeds.end - seeds.start) as usize;
     for (counts, values) in [
         (Counts::Moves, &submission.move_counts),

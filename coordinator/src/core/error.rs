@@ -49,6 +49,19 @@ pub enum CoordinatorError {
     },
     #[error("seed {seed} of {campaign:?} is not mined yet")]
     NotMined { campaign: String, seed: u64 },
+    /// A seed query on an exhaustive campaign, or a placement query on a seed campaign.
+    #[error("campaign {campaign:?} is not {expected}")]
+    WrongKind {
+        campaign: String,
+        expected: &'static str,
+    },
+    /// An exhaustive result for a board or token the campaign does not analyse.
+    #[error("campaign {campaign:?} has no unit for board {board:?} and target {token:?}")]
+    NoSuchUnit {
+        campaign: String,
+        board: String,
+        token: String,
+    },
     #[error("the coordinator is shutting down")]
     ShuttingDown,
     #[error(transparent)]
@@ -69,6 +82,55 @@ pub enum Rejection {
     },
     #[error("digest does not match the unit and its move counts")]
     DigestMismatch,
+    #[error("a {got} result for a unit of {expected}")]
+    WrongKind {
+        expected: &'static str,
+        got: &'static str,
+    },
+    #[error(
+        "the histogram and unsolvable count add up to {got} placements, the unit has {expected}"
+    )]
+    PlacementTotal { expected: u64, got: u128 },
+    #[error("the histogram has {all} depths, the legal histogram {legal}")]
+    HistogramLengths { all: usize, legal: usize },
+    #[error("depth {depth}: more legal placements than placements")]
+    LegalOverAll { depth: usize },
+    #[error("depth {depth} is empty below the maximum (or 0 moves are claimed)")]
+    EmptyDepth { depth: usize },
+    #[error("maximum {claimed} is not the last depth of the histogram ({last})")]
+    WrongMaximum { claimed: u8, last: usize },
+    #[error("{list}: {got} placements, at most {bound} allowed")]
+    TooMany {
+        list: PlacementList,
+        bound: usize,
+        got: usize,
+    },
+    #[error("{list}: {got} placements, the histogram asks for {expected}")]
+    WrongCount {
+        list: PlacementList,
+        expected: usize,
+        got: usize,
+    },
+    #[error("top placements for depths {got:?}, expected {expected:?}")]
+    TopDepths { expected: Vec<u8>, got: Vec<u8> },
+    #[error("{list}: placement {index} is not a placement of this unit")]
+    InvalidPlacement { list: PlacementList, index: usize },
+    #[error("{list}: placement {index} is listed twice")]
+    DuplicatePlacement { list: PlacementList, index: usize },
+    #[error("sample placement {index} is not the one sample_placements gives")]
+    WrongSample { index: usize },
+    #[error("{list}: placement {index} claimed {} moves, the coordinator finds {}", show_depth(*claimed), match found {
+        Some(moves) => format!("{moves}"),
+        None => "none within the claim".to_string(),
+    })]
+    WrongDepth {
+        list: PlacementList,
+        index: usize,
+        /// `None`: claimed unsolvable.
+        claimed: Option<u8>,
+        /// `None`: no solution within the claimed depth (or the unit's maximum).
+        found: Option<usize>,
+    },
     #[error("solution for seed {seed}, outside the unit")]
     SolutionOutsideUnit { seed: u64 },
     #[error("two solutions for seed {seed}")]
@@ -106,6 +168,28 @@ pub enum Rejection {
         claimed: u8,
         reason: ricochet::Unsolved,
     },
+}
+
+/// Which placement list of an exhaustive result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlacementList {
+    Hardest,
+    Top { depth: u8 },
+    Sample,
+}
+
+impl std::fmt::Display for PlacementList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlacementList::Hardest => f.write_str("hardest placements"),
+            PlacementList::Top { depth } => write!(f, "top placements at depth {depth}"),
+            PlacementList::Sample => f.write_str("sample"),
+        }
+    }
+}
+
+fn show_depth(depth: Option<u8>) -> String {
+    depth.map_or("unsolvable, no".to_string(), |d| d.to_string())
 }
 
 /// Which per-seed list of a submission.

@@ -1,8 +1,9 @@
 //! Leasing: registering workers, handing out units round-robin over the campaigns,
 //! extending leases on heartbeats, expiring them, and releasing a dead worker's leases.
 
-use super::campaign_state::{current_lease, current_lease_mut, CampaignState};
-use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result};
+use super::campaign_state::{current_lease, current_lease_mut, CampaignState, Kind};
+use super::exhaustive::unit_work;
+use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Work};
 use crate::unix_ms;
 use rrm_store::{Lease, UnitRecord, UnitState, Verification};
 use std::sync::atomic::Ordering;
@@ -170,6 +171,21 @@ impl Coordinator {
         } else {
             return Ok(None);
         };
+        let spec = &campaign.campaign.spec;
+        let work = match &campaign.kind {
+            Kind::Seeds(generator) => Work::Seeds {
+                generator: *generator,
+                seeds: spec.unit_seeds(unit),
+                record_threshold: spec.record_threshold,
+                top_count: self.config.top_count,
+            },
+            Kind::Exhaustive(exhaustive) => Work::Exhaustive(unit_work(exhaustive, unit).ok_or(
+                CoordinatorError::UnknownUnit {
+                    campaign: spec.name.clone(),
+                    unit,
+                },
+            )?),
+        };
         let mut record = campaign.records.get(&unit).cloned().unwrap_or(UnitRecord {
             state: UnitState::Pending { expired: None },
             leases_issued: 0,
@@ -188,17 +204,13 @@ impl Coordinator {
         }
         self.store.put_unit(campaign.campaign.id, unit, &record)?;
         campaign.track(unit, record, deadline_unix_ms);
-        let spec = &campaign.campaign.spec;
         Ok(Some(Assignment {
             lease: LeaseRef {
-                campaign: spec.name.clone(),
+                campaign: campaign.campaign.spec.name.clone(),
                 unit,
                 lease: lease.number,
             },
-            generator: campaign.generator,
-            seeds: spec.unit_seeds(unit),
-            record_threshold: spec.record_threshold,
-            top_count: self.config.top_count,
+            work,
             deadline_unix_ms,
         }))
     }

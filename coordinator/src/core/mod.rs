@@ -9,12 +9,14 @@
 //!
 //! One child module per concern, each adding methods to [`Coordinator`]:
 //! `recovery` (opening a store), `leasing`, `submission`, `checks` (pure, no store),
-//! `queries`, `progress` (seeds reported in heartbeats, campaigns all done); `campaign_state` holds one campaign in memory, `types` and `error` the
-//! public types.
+//! `queries`, `progress` (seeds reported in heartbeats, campaigns all done), `exhaustive`
+//! (exhaustive campaigns: creation, import, their checks and queries); `campaign_state`
+//! holds one campaign in memory, `types` and `error` the public types.
 
 mod campaign_state;
 mod checks;
 mod error;
+mod exhaustive;
 mod leasing;
 mod progress;
 mod queries;
@@ -22,13 +24,18 @@ mod recovery;
 mod submission;
 mod types;
 
-pub use error::{CoordinatorError, Counts, Rejection, Result};
+pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
+pub use exhaustive::{
+    canonical_board, exhaustive_digest, ExhaustiveRequest, UnitBoard, DEFAULT_MAX_HARDEST,
+    DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
+};
 pub use types::{
-    Assignment, CampaignStatus, LeaseRef, MinedPuzzle, Outcome, QuarantinedUnit, Submission,
+    Assignment, CampaignStats, CampaignStatus, ExhaustiveUnit, LeaseRef, MinedPlacement,
+    MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
 };
 
 use crate::{unix_ms, Config};
-use campaign_state::CampaignState;
+use campaign_state::{CampaignState, Kind};
 use ricochet::Generator;
 use rrm_store::{Aggregates, CampaignSpec, Store};
 use std::collections::{BTreeMap, HashMap};
@@ -113,7 +120,7 @@ impl Coordinator {
         };
         state.campaigns.insert(
             name.clone(),
-            CampaignState::new(campaign, generator, aggregates),
+            CampaignState::new(campaign, Kind::Seeds(generator), aggregates),
         );
         drop(state);
         self.status(&name)

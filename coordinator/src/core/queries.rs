@@ -1,6 +1,8 @@
 //! Read-only questions about campaigns: progress, statistics, the hardest puzzles, one
 //! mined seed, and seeds by move count for packs.
 
+use super::campaign_state::{CampaignState, Kind};
+use super::exhaustive::hardest_moves;
 use super::{CampaignStatus, Coordinator, CoordinatorError, MinedPuzzle, QuarantinedUnit, Result};
 use ricochet::Generator;
 use rrm_proto::UNSOLVED;
@@ -25,7 +27,10 @@ impl Coordinator {
             units_quarantined: 0,
             units_verified: 0,
             seeds_done: campaign.seeds_done,
-            hardest_moves: campaign.aggregates.max_moves(),
+            hardest_moves: match campaign.kind {
+                Kind::Seeds(_) => campaign.aggregates.max_moves(),
+                Kind::Exhaustive(_) => hardest_moves(&campaign.exhaustive),
+            },
             seeds_per_second: campaign.rate(),
             seeds_in_progress: state.seeds_in_progress(name),
             quarantined: Vec::new(),
@@ -51,14 +56,15 @@ impl Coordinator {
         Ok(status)
     }
 
-    /// The statistics of campaign `name`.
+    /// The statistics of campaign `name` (for an exhaustive one, see
+    /// [`Coordinator::stats`]).
     pub fn aggregates(&self, name: &str) -> Result<Aggregates> {
-        Ok(self.lock().campaign(name)?.aggregates.clone())
+        Ok(self.stats(name)?.aggregates)
     }
 
-    /// The generator of campaign `name`.
+    /// The generator of seed campaign `name`.
     pub fn generator(&self, name: &str) -> Result<Generator> {
-        Ok(self.lock().campaign(name)?.generator)
+        seeds_of(self.lock().campaign(name)?)
     }
 
     /// At most `limit` of the kept puzzles needing at least `min_moves`, hardest first.
@@ -77,6 +83,7 @@ impl Coordinator {
         let (id, spec) = {
             let state = self.lock();
             let campaign = state.campaign(name)?;
+            seeds_of(campaign)?;
             (campaign.campaign.id, campaign.campaign.spec.clone())
         };
         let unit = spec
@@ -119,6 +126,7 @@ impl Coordinator {
         let (id, spec, done): (u32, CampaignSpec, Vec<u64>) = {
             let state = self.lock();
             let campaign = state.campaign(name)?;
+            seeds_of(campaign)?;
             let done = campaign
                 .records
                 .iter()
@@ -142,6 +150,17 @@ impl Coordinator {
         found.sort_by_key(|&(seed, count)| (std::cmp::Reverse(count), seed));
         found.truncate(limit);
         Ok(found)
+    }
+}
+
+/// The generator of a seed campaign; an exhaustive campaign is refused.
+fn seeds_of(campaign: &CampaignState) -> Result<Generator> {
+    match campaign.kind {
+        Kind::Seeds(generator) => Ok(generator),
+        Kind::Exhaustive(_) => Err(CoordinatorError::WrongKind {
+            campaign: campaign.campaign.spec.name.clone(),
+            expected: "a seed campaign",
+        }),
     }
 }
 

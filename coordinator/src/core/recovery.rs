@@ -1,7 +1,7 @@
 //! Opening a store: campaigns and unit records come back as they were stored, leases get
 //! a fresh deadline, and statistics are brought up to date from the commit log.
 
-use super::campaign_state::CampaignState;
+use super::campaign_state::{CampaignState, Kind};
 use super::checks::add_counts;
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::{unix_ms, Config};
@@ -10,21 +10,31 @@ use rrm_proto::UNSOLVED;
 use rrm_store::{Aggregates, Store, StoreError};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 impl Coordinator {
     /// Loads every campaign from `store`. Leases found there get a fresh deadline, so
-    /// workers that outlived a coordinator restart can still submit.
+    /// workers that outlived a coordinator restart can still submit. An exhaustive
+    /// campaign's results come back by unit, each counted once.
     pub fn open(store: Store, config: Config) -> Result<Coordinator> {
         let now = unix_ms();
         let mut campaigns = BTreeMap::new();
         for campaign in store.campaigns()? {
-            let generator: Generator = campaign.spec.generator.parse()?;
+            let kind = match store.exhaustive_spec(campaign.id)? {
+                Some(spec) => Kind::Exhaustive(Arc::new(spec)),
+                None => Kind::Seeds(campaign.spec.generator.parse::<Generator>()?),
+            };
             let aggregates = store
                 .aggregates(campaign.id)?
                 .filter(|saved| !counts_unsolved(saved))
                 .unwrap_or_default();
-            let mut state = CampaignState::new(campaign, generator, aggregates);
+            let mut state = CampaignState::new(campaign, kind, aggregates);
+            if let Kind::Exhaustive(_) = state.kind {
+                state.exhaustive = store
+                    .exhaustive_results(state.campaign.id)?
+                    .into_iter()
+                    .collect();
+            }
             for (unit, record) in store.units(state.campaign.id)? {
                 state.track(unit, record, now + config.lease_ms());
             }
@@ -63,6 +73,10 @@ fn replay_commits(store: &Store, campaigns: &mut BTreeMap<String, CampaignState>
         let Some(state) = by_id.get(&id).and_then(|name| campaigns.get_mut(name)) else {
             continue;
         };
+        // Exhaustive results are loaded whole, by unit, not replayed.
+        let Kind::Seeds(generator) = state.kind else {
+            continue;
+        };
         if commit <= state.aggregates.through_commit {
             continue;
         }
@@ -75,7 +89,7 @@ fn replay_commits(store: &Store, campaigns: &mut BTreeMap<String, CampaignState>
         let seeds = state.campaign.spec.unit_seeds(unit);
         for (seed, (&count, &robots)) in seeds.zip(counts.iter().zip(&robots)) {
             // Stored results were generated when accepted; a seed failing now adds nothing.
-            if let Ok(generated) = state.generator.generate(seed) {
+            if let Ok(generated) = generator.generate(seed) {
                 add_counts(&mut state.aggregates, &generated, count, robots);
             }
         }

@@ -1,14 +1,28 @@
 //! Submissions: judging a worker's result against its unit's state, then accepting it
 //! (one store transaction), comparing it with the stored result, or charging the unit a
-//! failure.
+//! failure. Seed and exhaustive units differ only in their checks and what is stored.
 
-use super::campaign_state::CampaignState;
+use super::campaign_state::{CampaignState, Kind};
 use super::checks::{check_contents, check_integrity, unit_hash, CheckedResult};
-use super::{Coordinator, CoordinatorError, LeaseRef, Outcome, Result, State, Submission};
+use super::exhaustive::{check_exhaustive, check_exhaustive_integrity, unit_board, unit_work};
+use super::{
+    Coordinator, CoordinatorError, ExhaustiveUnit, LeaseRef, Outcome, Result, State, Submission,
+};
 use ricochet::solver::DEFAULT_MAX_MOVES;
-use ricochet::Generator;
-use rrm_store::{CampaignSpec, Mismatch, UnitRecord, UnitResult, UnitState, Verification};
-use std::ops::Range;
+use rrm_store::{
+    CampaignSpec, ExhaustiveRecord, ExhaustiveSpec, Mismatch, UnitRecord, UnitResult, UnitState,
+    Verification,
+};
+
+/// A fresh result that passed its checks, with what it stores.
+pub(super) enum Checked<'a> {
+    Seeds {
+        checked: CheckedResult,
+        move_counts: &'a [u8],
+        robots_moved: &'a [u8],
+    },
+    Exhaustive(ExhaustiveRecord),
+}
 
 /// Units up to this many seeds are checked in microseconds (see [`Coordinator::is_quick`]).
 const QUICK_UNIT: usize = 1024;
@@ -18,10 +32,14 @@ impl Coordinator {
     /// length, bad digest) change nothing; refused contents count as a failure of the
     /// unit.
     pub fn submit(&self, submission: Submission) -> Result<Outcome> {
-        let (generator, spec, record) = self.lookup(&submission.lease)?;
-        let seeds = spec.unit_seeds(submission.lease.unit);
-        let digest = check_integrity(&submission, &spec, seeds.clone())?;
+        let (kind, spec, record) = self.lookup(&submission.lease)?;
         let lease = &submission.lease;
+        let digest = match &kind {
+            Kind::Seeds(_) => check_integrity(&submission, &spec, spec.unit_seeds(lease.unit))?,
+            Kind::Exhaustive(exhaustive) => {
+                check_exhaustive_integrity(&submission, &work_of(exhaustive, lease)?)?
+            }
+        };
         if lease.lease == 0 || lease.lease > record.leases_issued {
             return Err(unknown_lease(lease));
         }
@@ -39,16 +57,14 @@ impl Coordinator {
             UnitState::Quarantined => Err(CoordinatorError::Quarantined(lease.unit)),
             UnitState::Leased(held) if held.number != lease.lease => Err(stale(Some(held.number))),
             UnitState::Leased(held) if held.worker != submission.worker => Err(not_yours()),
-            UnitState::Leased(_) => {
-                self.check_and_accept(generator, &spec, seeds, &submission, digest)
-            }
+            UnitState::Leased(_) => self.check_and_accept(&kind, &spec, &submission, digest),
             // The unit's last lease expired and nobody has it yet: its holder's result is
             // still welcome.
             UnitState::Pending {
                 expired: Some(held),
             } if held.number == lease.lease => {
                 if held.worker == submission.worker {
-                    self.check_and_accept(generator, &spec, seeds, &submission, digest)
+                    self.check_and_accept(&kind, &spec, &submission, digest)
                 } else {
                     Err(not_yours())
                 }
@@ -58,8 +74,12 @@ impl Coordinator {
     }
 
     /// Whether checking `submission` takes only microseconds: a small unit without record
-    /// candidates to re-solve. Others are best checked off the async threads.
+    /// candidates to re-solve. Others (and every exhaustive result, whose placements are
+    /// re-solved) are best checked off the async threads.
     pub fn is_quick(&self, submission: &Submission) -> bool {
+        if submission.exhaustive.is_some() {
+            return false;
+        }
         let state = self.lock();
         let threshold = state
             .campaigns
@@ -72,20 +92,35 @@ impl Coordinator {
     /// Checks a fresh result's contents; accepts it, or charges the unit a failure.
     fn check_and_accept(
         &self,
-        generator: Generator,
+        kind: &Kind,
         spec: &CampaignSpec,
-        seeds: Range<u64>,
         submission: &Submission,
         digest: [u8; 32],
     ) -> Result<Outcome> {
-        let checked = check_contents(
-            generator,
-            spec,
-            seeds,
-            submission,
-            self.config.top_count,
-            DEFAULT_MAX_MOVES,
-        );
+        let checked = match (kind, &submission.exhaustive) {
+            (Kind::Seeds(generator), _) => check_contents(
+                *generator,
+                spec,
+                spec.unit_seeds(submission.lease.unit),
+                submission,
+                self.config.top_count,
+                DEFAULT_MAX_MOVES,
+            )
+            .map(|checked| Checked::Seeds {
+                checked,
+                move_counts: &submission.move_counts,
+                robots_moved: &submission.robots_moved,
+            }),
+            (Kind::Exhaustive(exhaustive), Some(result)) => {
+                let work = work_of(exhaustive, &submission.lease)?;
+                check_exhaustive(&work, &unit_board(&work)?, result).map(Checked::Exhaustive)
+            }
+            // Refused by the integrity check already.
+            (Kind::Exhaustive(_), None) => Err(super::Rejection::WrongKind {
+                expected: "an exhaustive campaign",
+                got: "seed",
+            }),
+        };
         match checked {
             Ok(checked) => self.accept(submission, digest, checked),
             Err(rejection) => {
@@ -95,8 +130,8 @@ impl Coordinator {
         }
     }
 
-    /// The campaign's generator and spec and the unit's record, for judging a lease.
-    fn lookup(&self, lease: &LeaseRef) -> Result<(Generator, CampaignSpec, UnitRecord)> {
+    /// The campaign's kind and spec and the unit's record, for judging a lease.
+    fn lookup(&self, lease: &LeaseRef) -> Result<(Kind, CampaignSpec, UnitRecord)> {
         let state = self.lock();
         let campaign = state.campaign(&lease.campaign)?;
         let record = campaign.records.get(&lease.unit).cloned().ok_or_else(|| {
@@ -109,7 +144,11 @@ impl Coordinator {
                 }
             }
         })?;
-        Ok((campaign.generator, campaign.campaign.spec.clone(), record))
+        Ok((
+            campaign.kind.clone(),
+            campaign.campaign.spec.clone(),
+            record,
+        ))
     }
 
     /// A result for a unit already done: a duplicate, a verification, or a mismatch.
@@ -138,7 +177,7 @@ impl Coordinator {
                 unit: lease.unit,
                 worker: submission.worker,
                 detail: format!(
-                    "lease {}: move counts differ from the stored result",
+                    "lease {}: the result differs from the stored one",
                     lease.lease
                 ),
             };
@@ -167,7 +206,7 @@ impl Coordinator {
         &self,
         submission: &Submission,
         digest: [u8; 32],
-        checked: CheckedResult,
+        checked: Checked<'_>,
     ) -> Result<Outcome> {
         let lease = &submission.lease;
         let mut state = self.lock();
@@ -197,21 +236,54 @@ impl Coordinator {
                 Verification::NotChosen
             },
         };
-        self.store.commit_result(&UnitResult {
-            campaign: campaign.campaign.id,
-            unit: lease.unit,
-            record: &record,
-            move_counts: &submission.move_counts,
-            robots_moved: &submission.robots_moved,
-            hardest: &checked.hardest,
-            commit,
-        })?;
-        campaign.aggregates.merge(&checked.aggregates);
+        self.write_done(&mut state, &lease.campaign, lease.unit, record, checked)?;
+        Ok(Outcome::Accepted)
+    }
+
+    /// Stores a checked result with the unit's record (already `Done` with commit
+    /// `state.next_commit`) in one transaction, then updates memory.
+    pub(super) fn write_done(
+        &self,
+        state: &mut State,
+        name: &str,
+        unit: u64,
+        record: UnitRecord,
+        checked: Checked<'_>,
+    ) -> Result<()> {
+        let commit = state.next_commit;
+        let campaign = state
+            .campaigns
+            .get_mut(name)
+            .expect("campaigns are never removed");
+        let id = campaign.campaign.id;
+        match checked {
+            Checked::Seeds {
+                checked,
+                move_counts,
+                robots_moved,
+            } => {
+                self.store.commit_result(&UnitResult {
+                    campaign: id,
+                    unit,
+                    record: &record,
+                    move_counts,
+                    robots_moved,
+                    hardest: &checked.hardest,
+                    commit,
+                })?;
+                campaign.aggregates.merge(&checked.aggregates);
+            }
+            Checked::Exhaustive(result) => {
+                self.store
+                    .commit_exhaustive((id, unit), &record, &result, commit)?;
+                campaign.exhaustive.insert(unit, result);
+            }
+        }
         campaign.aggregates.through_commit = commit;
-        campaign.track(lease.unit, record, 0);
+        campaign.track(unit, record, 0);
         campaign.note_progress();
         state.next_commit += 1;
-        Ok(Outcome::Accepted)
+        Ok(())
     }
 
     /// Charges the unit of `lease` a failure for a refused result, if that lease is
@@ -242,6 +314,14 @@ impl State {
         let record = campaign.records[&lease.unit].clone();
         (campaign, record)
     }
+}
+
+/// The work of an exhaustive lease's unit.
+fn work_of(spec: &ExhaustiveSpec, lease: &LeaseRef) -> Result<ExhaustiveUnit> {
+    unit_work(spec, lease.unit).ok_or_else(|| CoordinatorError::UnknownUnit {
+        campaign: lease.campaign.clone(),
+        unit: lease.unit,
+    })
 }
 
 fn unknown_lease(lease: &LeaseRef) -> CoordinatorError {

@@ -2,7 +2,7 @@
 //! gRPC (`crate::wire` converts them to and from `rrm.v1` messages).
 
 use ricochet::Generator;
-use rrm_store::{Campaign, Mismatch};
+use rrm_store::{Aggregates, Campaign, ExhaustiveResult, Mismatch, PlacementCells};
 use std::ops::Range;
 
 /// Names one lease of one unit.
@@ -18,15 +18,63 @@ pub struct LeaseRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assignment {
     pub lease: LeaseRef,
-    pub generator: Generator,
-    pub seeds: Range<u64>,
-    /// Seeds needing at least this many moves are record candidates: their solutions
-    /// must come with the result and are solved again.
-    pub record_threshold: u8,
-    /// Solutions of this many of the unit's hardest seeds come with the result.
-    pub top_count: u32,
+    pub work: Work,
     /// When the lease expires unless a heartbeat extends it.
     pub deadline_unix_ms: i64,
+}
+
+/// What a unit asks of its worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// Solve every seed of a range.
+    Seeds {
+        generator: Generator,
+        seeds: Range<u64>,
+        /// Seeds needing at least this many moves are record candidates: their solutions
+        /// must come with the result and are solved again.
+        record_threshold: u8,
+        /// Solutions of this many of the unit's hardest seeds come with the result.
+        top_count: u32,
+    },
+    /// Analyse every placement of one board and target.
+    Exhaustive(ExhaustiveUnit),
+}
+
+/// One exhaustive unit: a board (canonical name), a target token, and what its result
+/// must carry besides the histograms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExhaustiveUnit {
+    pub board: String,
+    pub token: String,
+    pub sample_size: u32,
+    pub top_from: u8,
+    pub top_per_depth: u32,
+    pub max_hardest: u32,
+}
+
+/// A placement of an exhaustive campaign with its exact move count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MinedPlacement {
+    pub campaign: String,
+    pub unit: u64,
+    pub board: String,
+    pub token: String,
+    /// The token's cell, `y * 16 + x`.
+    pub target_cell: u8,
+    pub placement: PlacementCells,
+    pub moves: u8,
+    /// The coordinator's optimal solution (hardest placements only, else empty).
+    pub solution: Vec<String>,
+}
+
+/// A campaign's statistics under its name; for exhaustive campaigns also the histogram
+/// over legal placements and the unsolvable ones (empty and 0 for seed campaigns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CampaignStats {
+    pub campaign: String,
+    pub aggregates: Aggregates,
+    pub legal_histogram: Vec<u64>,
+    pub unsolvable: u64,
 }
 
 /// A worker's result for one lease.
@@ -43,6 +91,9 @@ pub struct Submission {
     pub digest: Vec<u8>,
     /// (seed, moves in notation) for the record candidates and the hardest seeds.
     pub solutions: Vec<(u64, Vec<String>)>,
+    /// An exhaustive unit's result (the seed fields are then empty); `digest` is
+    /// [`rrm_proto::exhaustive_digest`] of it.
+    pub exhaustive: Option<ExhaustiveResult>,
 }
 
 /// What became of a submission the coordinator took.

@@ -53,6 +53,8 @@ fn stats_survive_the_round_trip() {
     let stats = CampaignStats {
         campaign: "c".into(),
         aggregates,
+        legal_histogram: vec![0, 5, 7],
+        unsolvable: 2,
     };
     let wire: pb::Stats = stats.clone().into();
     assert_eq!(wire.puzzles, 3);
@@ -86,6 +88,7 @@ fn puzzles_leases_and_submissions_survive_the_round_trip() {
             moves: vec!["BS".into()],
         }],
         robots_moved: vec![1, 2],
+        exhaustive: None,
     };
     let submission = Submission::try_from(request).unwrap();
     assert_eq!(submission.lease, lease);
@@ -133,4 +136,81 @@ fn values_over_255_and_missing_parts_are_refused() {
         Submission::try_from(pb::SubmitRequest::default()),
         Err(WireError::Missing("lease"))
     );
+}
+
+fn exhaustive() -> ExhaustiveResult {
+    ExhaustiveResult {
+        histogram: vec![0, 10, 20],
+        legal_histogram: vec![0, 4, 9],
+        unsolvable: 3,
+        max_moves: 2,
+        hardest: vec![[200, 1, 2, 3]],
+        top: vec![(1, vec![[5, 6, 7, 255]]), (2, vec![[200, 1, 2, 3]])],
+        sample: vec![([9, 0, 1, 2], Some(1)), ([10, 0, 1, 2], None)],
+    }
+}
+
+#[test]
+fn exhaustive_units_results_and_placements_survive_the_round_trip() {
+    let result = exhaustive();
+    assert_eq!(exhaustive_result(exhaustive_message(&result)), Ok(result));
+    let work = ExhaustiveUnit {
+        board: "1A 3B 4A 2B".into(),
+        token: "RT".into(),
+        sample_size: 32,
+        top_from: 12,
+        top_per_depth: 8,
+        max_hardest: 32,
+    };
+    let assignment = Assignment {
+        lease: LeaseRef {
+            campaign: "e".into(),
+            unit: 7,
+            lease: 1,
+        },
+        work: Work::Exhaustive(work.clone()),
+        deadline_unix_ms: 5,
+    };
+    let unit = pb::WorkUnit::from(assignment);
+    assert_eq!((unit.seed_start, unit.seed_end), (7, 8));
+    assert_eq!(exhaustive_unit(unit.exhaustive.unwrap()), Ok(work));
+    let placement = MinedPlacement {
+        campaign: "e".into(),
+        unit: 7,
+        board: "1A 3B 4A 2B".into(),
+        token: "RT".into(),
+        target_cell: 42,
+        placement: [200, 1, 2, 3],
+        moves: 25,
+        solution: vec!["RN".into()],
+    };
+    let wire: pb::MinedPlacement = placement.clone().into();
+    assert_eq!(MinedPlacement::try_from(wire), Ok(placement));
+    let request = ExhaustiveRequest {
+        name: "e".into(),
+        boards: vec!["2B 1A 3B 4A".into()],
+        targets: vec!["RT".into()],
+        sample_size: 1,
+        top_from: 2,
+        top_per_depth: 3,
+        max_hardest: 4,
+    };
+    let wire = exhaustive_create_request(request.clone());
+    assert_eq!(exhaustive_from_request(&wire), Ok(Some(request)));
+}
+
+#[test]
+fn bad_exhaustive_placements_are_refused() {
+    let mut wire = exhaustive_message(&exhaustive());
+    wire.hardest[0].helpers.pop();
+    assert_eq!(exhaustive_result(wire), Err(WireError::BadPlacement));
+    let mut wire = exhaustive_message(&exhaustive());
+    wire.sample[0].placement.as_mut().unwrap().target_robot = 256;
+    assert_eq!(exhaustive_result(wire), Err(WireError::BadPlacement));
+    let mut wire = exhaustive_message(&exhaustive());
+    wire.top[0].depth = 300;
+    assert!(matches!(
+        exhaustive_result(wire),
+        Err(WireError::OverMoveLimit { .. })
+    ));
 }

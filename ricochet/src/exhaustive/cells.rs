@@ -47,8 +47,8 @@ impl Cells {
         let mut terms = [[0u32; CELLS]; MAX_HELPERS];
         for (k, row) in terms.iter_mut().enumerate() {
             for (i, &cell) in free.iter().enumerate() {
-                row[cell as usize] = u32::try_from(binomial[i][k + 1])
-                    .expect("C(256, 3) ranks fit 32 bits");
+                row[cell as usize] =
+                    u32::try_from(binomial[i][k + 1]).expect("C(256, 3) ranks fit 32 bits");
             }
         }
         Cells {

@@ -5,6 +5,7 @@
 //! This module holds the harness (an in-process server, worker processes, raw clients);
 //! the tests live in its children by topic.
 
+mod exhaustive;
 mod recovery;
 mod service;
 mod submissions;

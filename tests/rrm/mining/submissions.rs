@@ -2,7 +2,7 @@
 //! that keep failing.
 
 use super::*;
-use rrm_coordinator::{CoordinatorError, Outcome, Rejection, Submission};
+use rrm_coordinator::{CoordinatorError, Outcome, Rejection, Submission, Work};
 
 #[test]
 fn duplicate_late_and_malformed_submissions() {
@@ -49,6 +49,7 @@ fn duplicate_late_and_malformed_submissions() {
                         moves: moves.clone(),
                     })
                     .collect(),
+                exhaustive: None,
             };
         let snapshot = |server: &Server| {
             let store = server.coordinator.store();
@@ -191,6 +192,7 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
                     move_counts: counts,
                     robots_moved: vec![1; 10],
                     solutions: Vec::new(),
+                    exhaustive: None,
                 })
                 .await
                 .expect_err("no solutions");
@@ -235,22 +237,18 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
     coordinator.release_leases().unwrap();
     let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
     assert_eq!(assignment.lease.lease, 2);
+    let Work::Seeds { seeds, .. } = assignment.work else {
+        panic!("a seed unit")
+    };
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let solved = rrm_worker::solve_unit(
-        Generator::Fogleman,
-        assignment.seeds.clone(),
-        20,
-        2,
-        &cancel,
-        &|| {},
-    )
-    .unwrap();
+    let solved =
+        rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 2, &cancel, &|| {}).unwrap();
     let honest = Submission {
         worker,
         lease: assignment.lease.clone(),
         digest: rrm_proto::unit_digest(
             "typed",
-            assignment.seeds.clone(),
+            seeds.clone(),
             &solved.move_counts,
             &solved.robots_moved,
         )
@@ -258,6 +256,7 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         move_counts: solved.move_counts.clone(),
         robots_moved: solved.robots_moved.clone(),
         solutions: solved.solutions.clone(),
+        exhaustive: None,
     };
     let mut short = honest.clone();
     short.move_counts.pop();

@@ -322,6 +322,7 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
                     .into_iter()
                     .map(|(seed, moves)| pb::Solution { seed, moves })
                     .collect(),
+                exhaustive: None,
             })
             .await
             .unwrap();

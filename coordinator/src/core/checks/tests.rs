@@ -67,6 +67,7 @@ fn submission(
             robots_moved: robots,
             digest: Vec::new(),
             solutions,
+            exhaustive: None,
         },
     )
 }

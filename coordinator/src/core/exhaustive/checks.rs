@@ -1,0 +1,333 @@
+//! The pure checks of an exhaustive unit's result, which need no store and no lock: its
+//! integrity (kind, digest), its shape (histograms add up to the unit's placements, the
+//! maximum is the last depth, the placement lists have the sizes the histogram implies and
+//! hold valid, distinct placements, the sample is the deterministic one) and then its
+//! claims: every hardest and every sampled placement is solved again with the IDA* solver.
+
+use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
+use ricochet::exhaustive::{sample_placements, Placement};
+use ricochet::solver::with_thread_solver;
+use ricochet::{Board, Colour, Layout, LayoutError, Puzzle, Shape, Target};
+use rrm_proto::ExhaustiveParts;
+use rrm_store::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
+use std::collections::HashSet;
+
+/// Helpers beside the target robot: four robots in all.
+const HELPERS: usize = 3;
+
+/// The board and target of one exhaustive unit: its placements' count and puzzles.
+pub struct UnitBoard {
+    board: Board,
+    target: Target,
+    /// The target robot's slot in colour order (R, G, B, Y).
+    slot: usize,
+    /// The token's cell, `y * 16 + x`.
+    pub target_cell: u8,
+}
+
+impl UnitBoard {
+    pub fn new(board: &str, token: &str) -> Result<UnitBoard, LayoutError> {
+        let layout = Layout::parse(board)?;
+        let cell = layout.token_cell(token)?;
+        let mut letters = token.chars();
+        let colour = letters.next().and_then(Colour::from_letter);
+        let shape = letters.next().and_then(Shape::from_letter);
+        let slot = "RGBY"
+            .find(token.get(..1).unwrap_or_default())
+            .ok_or_else(|| LayoutError::Token(token.to_string()))?;
+        let board = layout.board();
+        Ok(UnitBoard {
+            target_cell: board.index_of(cell) as u8,
+            target: Target {
+                cell,
+                colour,
+                shape,
+            },
+            slot,
+            board,
+        })
+    }
+
+    /// Every placement of the unit: the target robot on any free cell, three helpers on
+    /// three others.
+    pub fn placements(&self) -> u64 {
+        let free = self
+            .board
+            .cells()
+            .filter(|&c| !self.board.is_blocked(c))
+            .count() as u64;
+        let others = free.saturating_sub(1);
+        free * others * others.saturating_sub(1) * others.saturating_sub(2) / 6
+    }
+
+    /// The placement `cells` names, if it is one of this unit's.
+    fn placement(&self, cells: &PlacementCells) -> Option<Placement> {
+        let mut internal = [0; 4];
+        for (to, &index) in internal.iter_mut().zip(cells) {
+            let cell = self.board.cell_checked(i64::from(index)).ok()?;
+            if self.board.is_blocked(cell) {
+                return None;
+            }
+            *to = cell;
+        }
+        let helpers = &internal[1..];
+        let valid = helpers.windows(2).all(|w| w[0] < w[1]) && !helpers.contains(&internal[0]);
+        valid.then(|| Placement {
+            target_robot: internal[0],
+            helpers: helpers.to_vec(),
+        })
+    }
+
+    /// The puzzle of a placement: robots in colour order, the target robot in its slot.
+    pub fn puzzle(&self, cells: &PlacementCells) -> Option<Puzzle> {
+        let placement = self.placement(cells)?;
+        Puzzle::new(self.board.clone(), placement.robots(self.slot), self.target).ok()
+    }
+
+    fn cells_of(&self, placement: &Placement) -> PlacementCells {
+        let mut cells = [0; 4];
+        cells[0] = self.board.index_of(placement.target_robot) as u8;
+        for (to, &helper) in cells[1..].iter_mut().zip(&placement.helpers) {
+            *to = self.board.index_of(helper) as u8;
+        }
+        cells
+    }
+}
+
+/// The digest of an exhaustive result bound to its unit: number `unit` of `campaign`, of
+/// `board` (canonical name) and `token`.
+pub fn exhaustive_digest(
+    campaign: &str,
+    unit: u64,
+    (board, token): (&str, &str),
+    result: &ExhaustiveResult,
+) -> [u8; 32] {
+    rrm_proto::exhaustive_digest(
+        campaign,
+        unit,
+        board,
+        token,
+        &ExhaustiveParts {
+            histogram: &result.histogram,
+            legal_histogram: &result.legal_histogram,
+            unsolvable: result.unsolvable,
+            max_moves: result.max_moves,
+            hardest: &result.hardest,
+            top: &result.top,
+            sample: &result.sample,
+        },
+    )
+}
+
+/// Kind and digest: a submission failing these is refused without any change. Returns
+/// the digest.
+pub(in crate::core) fn check_exhaustive_integrity(
+    submission: &Submission,
+    work: &ExhaustiveUnit,
+) -> Result<[u8; 32], Rejection> {
+    let wrong_kind = Rejection::WrongKind {
+        expected: "an exhaustive campaign",
+        got: "seed",
+    };
+    let Some(result) = &submission.exhaustive else {
+        return Err(wrong_kind);
+    };
+    if !submission.move_counts.is_empty() || !submission.robots_moved.is_empty() {
+        return Err(wrong_kind);
+    }
+    let lease = &submission.lease;
+    let digest = exhaustive_digest(
+        &lease.campaign,
+        lease.unit,
+        (&work.board, &work.token),
+        result,
+    );
+    if submission.digest != digest {
+        return Err(Rejection::DigestMismatch);
+    }
+    Ok(digest)
+}
+
+/// Checks an exhaustive result's shape and re-solves its hardest and sampled placements;
+/// returns what the store keeps (with the coordinator's solutions of the hardest).
+pub(in crate::core) fn check_exhaustive(
+    work: &ExhaustiveUnit,
+    unit: &UnitBoard,
+    result: &ExhaustiveResult,
+) -> Result<ExhaustiveRecord, Rejection> {
+    check_histograms(unit, result)?;
+    let max = result.max_moves;
+    let at_max = if max == 0 {
+        0
+    } else {
+        result.histogram[usize::from(max)]
+    };
+    check_list(
+        unit,
+        PlacementList::Hardest,
+        &result.hardest,
+        work.max_hardest as usize,
+        at_max,
+    )?;
+    let first_top = work.top_from.max(1);
+    let expected: Vec<u8> = if work.top_per_depth == 0 || first_top > max {
+        Vec::new()
+    } else {
+        (first_top..=max).collect()
+    };
+    let got: Vec<u8> = result.top.iter().map(|(depth, _)| *depth).collect();
+    if got != expected {
+        return Err(Rejection::TopDepths { expected, got });
+    }
+    for (depth, placements) in &result.top {
+        let list = PlacementList::Top { depth: *depth };
+        let found = result.histogram[usize::from(*depth)];
+        check_list(unit, list, placements, work.top_per_depth as usize, found)?;
+    }
+    check_sample(work, unit, result)?;
+    let mut hardest_solutions = Vec::with_capacity(result.hardest.len());
+    for (index, cells) in result.hardest.iter().enumerate() {
+        let solution = re_solve(unit, cells, max, PlacementList::Hardest, index, Some(max))?;
+        hardest_solutions.push(solution);
+    }
+    for (index, (cells, depth)) in result.sample.iter().enumerate() {
+        re_solve(unit, cells, max, PlacementList::Sample, index, *depth)?;
+    }
+    Ok(ExhaustiveRecord {
+        result: result.clone(),
+        hardest_solutions,
+    })
+}
+
+/// The histograms: as long as each other, legal within all, no empty depth from 1 to the
+/// maximum, nothing at 0 moves, the maximum the last depth, and the placements all told.
+fn check_histograms(unit: &UnitBoard, result: &ExhaustiveResult) -> Result<(), Rejection> {
+    let (all, legal) = (&result.histogram, &result.legal_histogram);
+    if all.len() != legal.len() || all.is_empty() {
+        return Err(Rejection::HistogramLengths {
+            all: all.len(),
+            legal: legal.len(),
+        });
+    }
+    if let Some(depth) = all.iter().zip(legal).position(|(a, l)| l > a) {
+        return Err(Rejection::LegalOverAll { depth });
+    }
+    if all[0] != 0 {
+        return Err(Rejection::EmptyDepth { depth: 0 });
+    }
+    if all.len() - 1 != usize::from(result.max_moves) {
+        return Err(Rejection::WrongMaximum {
+            claimed: result.max_moves,
+            last: all.len() - 1,
+        });
+    }
+    if let Some(depth) = (1..all.len()).find(|&d| all[d] == 0) {
+        return Err(Rejection::EmptyDepth { depth });
+    }
+    let told = all.iter().map(|&c| u128::from(c)).sum::<u128>() + u128::from(result.unsolvable);
+    let expected = unit.placements();
+    if told != u128::from(expected) {
+        return Err(Rejection::PlacementTotal {
+            expected,
+            got: told,
+        });
+    }
+    Ok(())
+}
+
+/// A placement list: at most `bound` long, exactly `min(found, bound)` long, every
+/// placement valid and none twice.
+fn check_list(
+    unit: &UnitBoard,
+    list: PlacementList,
+    placements: &[PlacementCells],
+    bound: usize,
+    found: u64,
+) -> Result<(), Rejection> {
+    if placements.len() > bound {
+        return Err(Rejection::TooMany {
+            list,
+            bound,
+            got: placements.len(),
+        });
+    }
+    let expected = found.min(bound as u64) as usize;
+    if placements.len() != expected {
+        return Err(Rejection::WrongCount {
+            list,
+            expected,
+            got: placements.len(),
+        });
+    }
+    let mut seen = HashSet::new();
+    for (index, cells) in placements.iter().enumerate() {
+        if unit.placement(cells).is_none() {
+            return Err(Rejection::InvalidPlacement { list, index });
+        }
+        if !seen.insert(cells) {
+            return Err(Rejection::DuplicatePlacement { list, index });
+        }
+    }
+    Ok(())
+}
+
+/// The sample must be exactly the placements [`sample_placements`] gives, in order.
+fn check_sample(
+    work: &ExhaustiveUnit,
+    unit: &UnitBoard,
+    result: &ExhaustiveResult,
+) -> Result<(), Rejection> {
+    let list = PlacementList::Sample;
+    let expected = sample_placements(&unit.board, HELPERS, work.sample_size as usize)
+        .map_err(|_| Rejection::InvalidPlacement { list, index: 0 })?;
+    if result.sample.len() > expected.len() {
+        return Err(Rejection::TooMany {
+            list,
+            bound: expected.len(),
+            got: result.sample.len(),
+        });
+    }
+    if result.sample.len() != expected.len() {
+        return Err(Rejection::WrongCount {
+            list,
+            expected: expected.len(),
+            got: result.sample.len(),
+        });
+    }
+    for (index, ((cells, _), placement)) in result.sample.iter().zip(&expected).enumerate() {
+        if *cells != unit.cells_of(placement) {
+            return Err(Rejection::WrongSample { index });
+        }
+    }
+    Ok(())
+}
+
+/// Solves a placement again: a claimed depth must be its exact optimum, a claimed
+/// unsolvable placement must have no solution within the unit's maximum `max`. Returns
+/// the solution found (empty for an unsolvable one).
+fn re_solve(
+    unit: &UnitBoard,
+    cells: &PlacementCells,
+    max: u8,
+    list: PlacementList,
+    index: usize,
+    claimed: Option<u8>,
+) -> Result<Vec<String>, Rejection> {
+    let puzzle = unit
+        .puzzle(cells)
+        .ok_or(Rejection::InvalidPlacement { list, index })?;
+    let limit = claimed.unwrap_or(max);
+    let found = with_thread_solver(limit, |solver| solver.solve(&puzzle)).ok();
+    match (claimed, found) {
+        (Some(depth), Some(solution)) if solution.moves.len() == usize::from(depth) => {
+            Ok(solution.moves.iter().map(|m| m.notation()).collect())
+        }
+        (None, None) => Ok(Vec::new()),
+        (claimed, found) => Err(Rejection::WrongDepth {
+            list,
+            index,
+            claimed,
+            found: found.map(|s| s.moves.len()),
+        }),
+    }
+}

@@ -1,0 +1,446 @@
+//! Exhaustive campaigns: creating one (boards normalised to their canonical rotation),
+//! the work of each unit, judging and storing results (from workers through
+//! `submission`, or imported from files through the same checks), and the queries on
+//! them: the exact distribution by board and target, and placements by depth.
+
+mod checks;
+
+pub(super) use checks::{check_exhaustive, check_exhaustive_integrity};
+pub use checks::{exhaustive_digest, UnitBoard};
+
+use super::campaign_state::{CampaignState, Kind};
+use super::submission::Checked;
+use super::{
+    CampaignStats, CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, MinedPlacement,
+    Outcome, Result,
+};
+use crate::unix_ms;
+use ricochet::Layout;
+use rrm_store::{
+    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Mismatch,
+    UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
+};
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+
+/// Sampled placements per unit unless told otherwise (each re-solved on acceptance).
+pub const DEFAULT_SAMPLE_SIZE: u32 = 32;
+/// Depths from which top placements are kept unless told otherwise.
+pub const DEFAULT_TOP_FROM: u8 = 12;
+pub const DEFAULT_TOP_PER_DEPTH: u32 = 8;
+/// Placements at a unit's maximum a result carries at most unless told otherwise (each
+/// re-solved on acceptance: a 25-move one takes seconds).
+pub const DEFAULT_MAX_HARDEST: u32 = 32;
+/// The largest sample, top list and hardest list a campaign may ask for.
+pub const LIST_BOUND: u32 = 1024;
+
+/// The worker id an imported result is recorded under.
+pub const IMPORTED: u64 = 0;
+
+/// An exhaustive campaign to create: boards (any rotation) and tokens, all when empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExhaustiveRequest {
+    pub name: String,
+    pub boards: Vec<String>,
+    pub targets: Vec<String>,
+    pub sample_size: u32,
+    pub top_from: u8,
+    pub top_per_depth: u32,
+    pub max_hardest: u32,
+}
+
+impl ExhaustiveRequest {
+    /// Every board and target with the default lists.
+    pub fn new(name: impl Into<String>) -> ExhaustiveRequest {
+        ExhaustiveRequest {
+            name: name.into(),
+            boards: Vec::new(),
+            targets: Vec::new(),
+            sample_size: DEFAULT_SAMPLE_SIZE,
+            top_from: DEFAULT_TOP_FROM,
+            top_per_depth: DEFAULT_TOP_PER_DEPTH,
+            max_hardest: DEFAULT_MAX_HARDEST,
+        }
+    }
+}
+
+/// The canonical name of a board given in any rotation: a whole-board turn shifts the
+/// slots cyclically, so the rotation with tile 1 top-left is the canonical one.
+pub fn canonical_board(board: &str) -> Result<String, ricochet::LayoutError> {
+    let layout = Layout::parse(board)?;
+    let mut tiles = layout.tiles;
+    while !tiles[0].starts_with('1') {
+        tiles.rotate_left(1);
+    }
+    Ok(tiles.join(" "))
+}
+
+/// Every target token, in token order.
+fn tokens() -> Vec<&'static str> {
+    Layout::canonical()[0]
+        .targets
+        .iter()
+        .map(|&(t, _)| t)
+        .collect()
+}
+
+/// What a request asks for, checked and normalised (boards canonical and in canonical
+/// order, tokens in token order, each once).
+fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
+    let invalid = |why: String| CoordinatorError::InvalidCampaign(why);
+    let canonical: Vec<String> = Layout::canonical().iter().map(Layout::name).collect();
+    let boards = if request.boards.is_empty() {
+        canonical.clone()
+    } else {
+        let mut named = Vec::new();
+        for board in &request.boards {
+            named.push(canonical_board(board).map_err(|e| invalid(e.to_string()))?);
+        }
+        canonical
+            .into_iter()
+            .filter(|b| named.contains(b))
+            .collect()
+    };
+    let all = tokens();
+    let targets: Vec<String> = if request.targets.is_empty() {
+        all.iter().map(|t| t.to_string()).collect()
+    } else {
+        let named: Vec<String> = request
+            .targets
+            .iter()
+            .map(|t| t.to_ascii_uppercase())
+            .collect();
+        if let Some(unknown) = named.iter().find(|t| !all.contains(&t.as_str())) {
+            return Err(invalid(
+                ricochet::LayoutError::Token(unknown.clone()).to_string(),
+            ));
+        }
+        all.iter()
+            .filter(|t| named.iter().any(|n| n == *t))
+            .map(|t| t.to_string())
+            .collect()
+    };
+    for (what, value) in [
+        ("sample size", request.sample_size),
+        ("top placements per depth", request.top_per_depth),
+        ("hardest placements", request.max_hardest),
+    ] {
+        if value > LIST_BOUND {
+            return Err(invalid(format!("{what} {value} is over {LIST_BOUND}")));
+        }
+    }
+    if request.max_hardest == 0 {
+        return Err(invalid(
+            "a result needs at least one hardest placement".into(),
+        ));
+    }
+    Ok(ExhaustiveSpec {
+        boards,
+        targets,
+        sample_size: request.sample_size,
+        top_from: request.top_from,
+        top_per_depth: request.top_per_depth,
+        max_hardest: request.max_hardest,
+    })
+}
+
+/// The work of unit `unit`, if the campaign has it.
+pub(super) fn unit_work(spec: &ExhaustiveSpec, unit: u64) -> Option<ExhaustiveUnit> {
+    let (board, token) = spec.unit(unit)?;
+    Some(ExhaustiveUnit {
+        board: board.to_string(),
+        token: token.to_string(),
+        sample_size: spec.sample_size,
+        top_from: spec.top_from,
+        top_per_depth: spec.top_per_depth,
+        max_hardest: spec.max_hardest,
+    })
+}
+
+/// The board of a unit's work; stored names were checked on creation, so failing here
+/// means a damaged store.
+pub(super) fn unit_board(work: &ExhaustiveUnit) -> Result<UnitBoard> {
+    UnitBoard::new(&work.board, &work.token).map_err(|e| {
+        CoordinatorError::Store(rrm_store::StoreError::Corrupt {
+            what: "exhaustive spec",
+            detail: e.to_string(),
+        })
+    })
+}
+
+impl Coordinator {
+    /// Creates an exhaustive campaign of Fogleman boards.
+    pub fn create_exhaustive_campaign(&self, request: ExhaustiveRequest) -> Result<CampaignStatus> {
+        let exhaustive = exhaustive_spec(&request)?;
+        if exhaustive.boards.is_empty() || exhaustive.targets.is_empty() {
+            return Err(CoordinatorError::InvalidCampaign("no units".into()));
+        }
+        let spec = CampaignSpec {
+            name: request.name,
+            generator: EXHAUSTIVE_FOGLEMAN.to_string(),
+            seed_start: 0,
+            seed_end: exhaustive.units_total(),
+            unit_size: 1,
+            record_threshold: exhaustive.top_from,
+        };
+        let mut state = self.lock();
+        let campaign = self
+            .store
+            .create_exhaustive_campaign(spec, &exhaustive, unix_ms())?;
+        let name = campaign.spec.name.clone();
+        let aggregates = Aggregates {
+            through_commit: state.next_commit - 1,
+            ..Aggregates::default()
+        };
+        let kind = Kind::Exhaustive(Arc::new(exhaustive));
+        state
+            .campaigns
+            .insert(name.clone(), CampaignState::new(campaign, kind, aggregates));
+        drop(state);
+        self.status(&name)
+    }
+
+    /// Loads a unit result from elsewhere (e.g. `rrm exhaust --json`) through the same
+    /// checks as a worker's submission. A unit already done is compared by digest, as a
+    /// second submission would be; a refused result changes nothing (no lease is charged).
+    pub fn import_exhaustive(
+        &self,
+        name: &str,
+        board: &str,
+        token: &str,
+        result: ExhaustiveResult,
+    ) -> Result<Outcome> {
+        let (unit, work) = self.locate(name, board, token)?;
+        let digest = exhaustive_digest(name, unit, (&work.board, &work.token), &result);
+        if let Some(outcome) = self.compare_import(name, unit, digest)? {
+            return Ok(outcome);
+        }
+        let checked = check_exhaustive(&work, &unit_board(&work)?, &result)?;
+        let mut state = self.lock();
+        let commit = state.next_commit;
+        let campaign = state
+            .campaigns
+            .get_mut(name)
+            .expect("campaigns are never removed");
+        if campaign
+            .records
+            .get(&unit)
+            .is_some_and(|r| matches!(r.state, UnitState::Done { .. }))
+        {
+            drop(state);
+            // Someone's result came first; compare with it.
+            return Ok(self
+                .compare_import(name, unit, digest)?
+                .unwrap_or(Outcome::Duplicate));
+        }
+        // Units are leased in order: the ones before this unit get records, so that
+        // none of them looks leased already.
+        for earlier in campaign.next_unit..unit {
+            let pending = UnitRecord {
+                state: UnitState::Pending { expired: None },
+                leases_issued: 0,
+                failures: 0,
+                last_error: None,
+            };
+            self.store
+                .put_unit(campaign.campaign.id, earlier, &pending)?;
+            campaign.track(earlier, pending, 0);
+        }
+        let mut record = campaign.records.get(&unit).cloned().unwrap_or(UnitRecord {
+            state: UnitState::Pending { expired: None },
+            leases_issued: 0,
+            failures: 0,
+            last_error: None,
+        });
+        record.state = UnitState::Done {
+            digest,
+            worker: IMPORTED,
+            commit,
+            verification: Verification::NotChosen,
+        };
+        self.write_done(&mut state, name, unit, record, Checked::Exhaustive(checked))?;
+        Ok(Outcome::Accepted)
+    }
+
+    /// What exhaustive campaign `name` asks of the unit of `board` (any rotation) and
+    /// `token`.
+    pub fn exhaustive_work(&self, name: &str, board: &str, token: &str) -> Result<ExhaustiveUnit> {
+        Ok(self.locate(name, board, token)?.1)
+    }
+
+    /// The unit number and work of a board (any rotation) and token.
+    fn locate(&self, name: &str, board: &str, token: &str) -> Result<(u64, ExhaustiveUnit)> {
+        let no_unit = || CoordinatorError::NoSuchUnit {
+            campaign: name.to_string(),
+            board: board.to_string(),
+            token: token.to_string(),
+        };
+        let canonical = canonical_board(board).map_err(|_| no_unit())?;
+        let state = self.lock();
+        let spec = exhaustive_of(state.campaign(name)?)?;
+        let unit = spec
+            .unit_of(&canonical, &token.to_ascii_uppercase())
+            .ok_or_else(no_unit)?;
+        Ok((unit, unit_work(&spec, unit).ok_or_else(no_unit)?))
+    }
+
+    /// An import for a unit already done: the same digest is a duplicate, another one a
+    /// mismatch (recorded under worker [`IMPORTED`]); `None` while the unit is not done.
+    fn compare_import(&self, name: &str, unit: u64, digest: [u8; 32]) -> Result<Option<Outcome>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let Some(UnitState::Done { digest: stored, .. }) =
+            campaign.records.get(&unit).map(|r| &r.state)
+        else {
+            return Ok(None);
+        };
+        if *stored == digest {
+            return Ok(Some(Outcome::Duplicate));
+        }
+        let mismatch = Mismatch {
+            unit,
+            worker: IMPORTED,
+            detail: "an imported result differs from the stored one".into(),
+        };
+        self.store.add_mismatch(campaign.campaign.id, &mismatch)?;
+        Ok(Some(Outcome::Mismatch))
+    }
+
+    /// The statistics of campaign `name`: for an exhaustive campaign the exact
+    /// distribution over its done units, by target token and by board.
+    pub fn stats(&self, name: &str) -> Result<CampaignStats> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let mut stats = CampaignStats {
+            campaign: name.to_string(),
+            aggregates: Aggregates::default(),
+            legal_histogram: Vec::new(),
+            unsolvable: 0,
+        };
+        let Kind::Exhaustive(spec) = &campaign.kind else {
+            stats.aggregates = campaign.aggregates.clone();
+            return Ok(stats);
+        };
+        for (&unit, record) in &campaign.exhaustive {
+            let Some((board, token)) = spec.unit(unit) else {
+                continue;
+            };
+            let result = &record.result;
+            add_histogram(&mut stats.aggregates.histogram, &result.histogram);
+            add_histogram(&mut stats.legal_histogram, &result.legal_histogram);
+            stats.unsolvable += result.unsolvable;
+            for (depth, &count) in result.histogram.iter().enumerate() {
+                for group in [
+                    stats
+                        .aggregates
+                        .by_target
+                        .entry(token.to_string())
+                        .or_default(),
+                    stats
+                        .aggregates
+                        .by_arrangement
+                        .entry(board.to_string())
+                        .or_default(),
+                ] {
+                    group.puzzles += count;
+                    group.total_moves += depth as u64 * count;
+                    if count > 0 {
+                        group.max_moves = group.max_moves.max(depth as u8);
+                    }
+                }
+            }
+        }
+        Ok(stats)
+    }
+
+    /// Placements of exhaustive campaign `name` needing `moves` (inclusive range), most
+    /// moves first, then by unit: each unit's placements at its maximum (with the
+    /// coordinator's solutions), and unless `hardest_only` its top placements per depth
+    /// too; at most `limit`.
+    pub fn find_placements(
+        &self,
+        name: &str,
+        moves: RangeInclusive<u8>,
+        limit: usize,
+        hardest_only: bool,
+    ) -> Result<Vec<MinedPlacement>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let mut found: BTreeMap<(std::cmp::Reverse<u8>, u64, usize), MinedPlacement> =
+            BTreeMap::new();
+        for (&unit, record) in &campaign.exhaustive {
+            let Some(work) = unit_work(&spec, unit) else {
+                continue;
+            };
+            let target_cell = unit_board(&work)?.target_cell;
+            let mined = |placement, moves, solution| MinedPlacement {
+                campaign: name.to_string(),
+                unit,
+                board: work.board.clone(),
+                token: work.token.clone(),
+                target_cell,
+                placement,
+                moves,
+                solution,
+            };
+            let result = &record.result;
+            let mut listed: Vec<(rrm_store::PlacementCells, u8, Vec<String>)> = Vec::new();
+            if moves.contains(&result.max_moves) {
+                for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
+                    listed.push((*cells, result.max_moves, solution.clone()));
+                }
+            }
+            if !hardest_only {
+                for (depth, placements) in result.top.iter().filter(|(d, _)| moves.contains(d)) {
+                    for cells in placements {
+                        if !listed.iter().any(|(c, _, _)| c == cells) {
+                            listed.push((*cells, *depth, Vec::new()));
+                        }
+                    }
+                }
+            }
+            for (index, (cells, depth, solution)) in listed.into_iter().enumerate() {
+                found.insert(
+                    (std::cmp::Reverse(depth), unit, index),
+                    mined(cells, depth, solution),
+                );
+                if found.len() > limit {
+                    found.pop_last();
+                }
+            }
+        }
+        Ok(found.into_values().collect())
+    }
+}
+
+/// The spec of an exhaustive campaign; a seed campaign is refused.
+fn exhaustive_of(campaign: &CampaignState) -> Result<Arc<ExhaustiveSpec>> {
+    match &campaign.kind {
+        Kind::Exhaustive(spec) => Ok(spec.clone()),
+        Kind::Seeds(_) => Err(CoordinatorError::WrongKind {
+            campaign: campaign.campaign.spec.name.clone(),
+            expected: "an exhaustive campaign",
+        }),
+    }
+}
+
+/// Adds `from` bin by bin to `into`.
+fn add_histogram(into: &mut Vec<u64>, from: &[u64]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (bin, count) in from.iter().enumerate() {
+        into[bin] += count;
+    }
+}
+
+/// The most moves any placement of a done unit needs (0 before the first result).
+pub(super) fn hardest_moves(records: &BTreeMap<u64, ExhaustiveRecord>) -> u8 {
+    records
+        .values()
+        .map(|r| r.result.max_moves)
+        .max()
+        .unwrap_or(0)
+}

@@ -1,0 +1,493 @@
+//! Exhaustive campaigns end to end: a real worker mines a one-unit campaign and the
+//! stored distribution equals a direct analysis; forged results are refused with their
+//! typed rejections and the unit goes back to be leased; an accepted unit survives a
+//! SIGKILL of its coordinator exactly once; results import from JSON files through the
+//! same checks. The honest analysis of the unit is computed once per test binary.
+
+use super::*;
+use crate::referee::check_solution;
+use rrm_coordinator::wire::{exhaustive_message, exhaustive_result};
+use rrm_coordinator::{
+    exhaustive_digest, CoordinatorError, ExhaustiveRequest, LeaseRef, Outcome, PlacementList,
+    Rejection, Submission, UnitBoard, Work, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
+    DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
+};
+use rrm_store::ExhaustiveResult;
+use std::sync::OnceLock;
+
+/// The unit every test uses, as its canonical name and in another rotation.
+const BOARD: &str = "1A 3B 4A 2B";
+const ROTATED: &str = "2B 1A 3B 4A";
+const TOKEN: &str = "GQ";
+
+/// The honest result of the unit, analysed once (20–40 s).
+fn honest() -> &'static ExhaustiveResult {
+    static RESULT: OnceLock<ExhaustiveResult> = OnceLock::new();
+    RESULT.get_or_init(|| {
+        let unit = pb::ExhaustiveUnit {
+            board: BOARD.into(),
+            token: TOKEN.into(),
+            sample_size: DEFAULT_SAMPLE_SIZE,
+            top_from: DEFAULT_TOP_FROM.into(),
+            top_per_depth: DEFAULT_TOP_PER_DEPTH,
+            max_hardest: DEFAULT_MAX_HARDEST,
+        };
+        let analysed = rrm_worker::analyse_unit("any", 0, &unit, &mut |_| {}).unwrap();
+        exhaustive_result(analysed.result).unwrap()
+    })
+}
+
+fn request(name: &str) -> ExhaustiveRequest {
+    ExhaustiveRequest {
+        boards: vec![ROTATED.into()],
+        targets: vec![TOKEN.to_ascii_lowercase()],
+        ..ExhaustiveRequest::new(name)
+    }
+}
+
+fn digest(lease: &LeaseRef, result: &ExhaustiveResult) -> Vec<u8> {
+    exhaustive_digest(&lease.campaign, lease.unit, (BOARD, TOKEN), result).to_vec()
+}
+
+/// A forged result, and whether a rejection is the one it deserves.
+type Case = (
+    &'static str,
+    ExhaustiveResult,
+    Box<dyn Fn(&Rejection) -> bool>,
+);
+
+/// A submission of `result` with a digest that matches it, so only its contents decide.
+fn submission(worker: u64, lease: LeaseRef, result: &ExhaustiveResult) -> Submission {
+    Submission {
+        worker,
+        digest: digest(&lease, result),
+        lease,
+        move_counts: Vec::new(),
+        robots_moved: Vec::new(),
+        solutions: Vec::new(),
+        exhaustive: Some(result.clone()),
+    }
+}
+
+/// A sampled placement solvable in fewer moves than the maximum, and its depth.
+fn easier_sample(result: &ExhaustiveResult) -> (usize, [u8; 4], u8) {
+    result
+        .sample
+        .iter()
+        .enumerate()
+        .find_map(|(i, (cells, depth))| {
+            depth
+                .filter(|&d| d < result.max_moves && !result.hardest.contains(cells))
+                .map(|d| (i, *cells, d))
+        })
+        .expect("an easier sampled placement")
+}
+
+#[test]
+fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
+    let honest = honest();
+    let data = tempfile::tempdir().unwrap();
+    let config = Config {
+        max_failures: 100,
+        verify_share: 0.0,
+        ..Config::default()
+    };
+    let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config.clone()).unwrap();
+    let status = coordinator
+        .create_exhaustive_campaign(request("ex"))
+        .unwrap();
+    assert_eq!(status.units_total, 1);
+    let worker = coordinator.register("forger".into());
+    let (sampled, easier, depth) = easier_sample(honest);
+    let mut cases: Vec<Case> = Vec::new();
+    let mut forged = honest.clone();
+    forged.histogram[5] += 1;
+    cases.push((
+        "forged histogram",
+        forged,
+        Box::new(|r| matches!(r, Rejection::PlacementTotal { .. })),
+    ));
+    let mut forged = honest.clone();
+    forged.sample[sampled].1 = Some(depth + 1);
+    cases.push((
+        "changed sample depth",
+        forged,
+        Box::new(move |r| {
+            *r == Rejection::WrongDepth {
+                list: PlacementList::Sample,
+                index: sampled,
+                claimed: Some(depth + 1),
+                found: Some(usize::from(depth)),
+            }
+        }),
+    ));
+    let mut forged = honest.clone();
+    forged.hardest[0] = easier;
+    cases.push((
+        "wrong max placement",
+        forged,
+        Box::new(|r| {
+            matches!(
+                r,
+                Rejection::WrongDepth {
+                    list: PlacementList::Hardest,
+                    index: 0,
+                    ..
+                }
+            )
+        }),
+    ));
+    let mut forged = honest.clone();
+    forged.hardest.pop();
+    cases.push((
+        "missing max placement",
+        forged,
+        Box::new(|r| {
+            matches!(
+                r,
+                Rejection::WrongCount {
+                    list: PlacementList::Hardest,
+                    ..
+                }
+            )
+        }),
+    ));
+    let extra: Vec<[u8; 4]> = honest
+        .sample
+        .iter()
+        .map(|(cells, _)| *cells)
+        .filter(|cells| !honest.hardest.contains(cells))
+        .collect();
+    let mut forged = honest.clone();
+    let missing = DEFAULT_MAX_HARDEST as usize + 1 - forged.hardest.len();
+    forged.hardest.extend(extra.iter().take(missing));
+    cases.push((
+        "oversize hardest list",
+        forged,
+        Box::new(|r| {
+            matches!(
+                r,
+                Rejection::TooMany {
+                    list: PlacementList::Hardest,
+                    got: 33,
+                    ..
+                }
+            )
+        }),
+    ));
+    let mut forged = honest.clone();
+    let (top_depth, top) = &mut forged.top[0];
+    let top_depth = *top_depth;
+    let missing = DEFAULT_TOP_PER_DEPTH as usize + 1 - top.len();
+    top.extend(
+        extra
+            .iter()
+            .filter(|c| !top.contains(c))
+            .take(missing)
+            .collect::<Vec<_>>(),
+    );
+    cases.push((
+        "oversize top list",
+        forged,
+        Box::new(move |r| {
+            matches!(r, Rejection::TooMany { list: PlacementList::Top { depth }, .. } if *depth == top_depth)
+        }),
+    ));
+    for (failures, (what, forged, expected)) in cases.into_iter().enumerate() {
+        let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
+        assert_eq!(assignment.lease.lease, failures as u64 + 1, "{what}");
+        let Work::Exhaustive(work) = &assignment.work else {
+            panic!("an exhaustive unit")
+        };
+        assert_eq!((work.board.as_str(), work.token.as_str()), (BOARD, TOKEN));
+        match coordinator.submit(submission(worker, assignment.lease, &forged)) {
+            Err(CoordinatorError::Invalid(rejection)) => {
+                assert!(expected(&rejection), "{what}: refused with {rejection:?}")
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+        assert!(
+            coordinator
+                .store()
+                .exhaustive_results(1)
+                .unwrap()
+                .is_empty(),
+            "{what}"
+        );
+        let status = coordinator.status("ex").unwrap();
+        assert_eq!((status.units_done, status.units_leased), (0, 0), "{what}");
+        assert_eq!(
+            coordinator.store().units(1).unwrap()[0].1.failures,
+            failures as u32 + 1
+        );
+    }
+    // Malformed submissions change nothing: no failure is charged.
+    let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
+    let mut bad_digest = submission(worker, assignment.lease.clone(), honest);
+    bad_digest.digest[0] ^= 1;
+    assert!(matches!(
+        coordinator.submit(bad_digest),
+        Err(CoordinatorError::Invalid(Rejection::DigestMismatch))
+    ));
+    let mut seed_style = submission(worker, assignment.lease.clone(), honest);
+    seed_style.exhaustive = None;
+    assert!(matches!(
+        coordinator.submit(seed_style),
+        Err(CoordinatorError::Invalid(Rejection::WrongKind { .. }))
+    ));
+    let honest_submission = submission(worker, assignment.lease, honest);
+    assert_eq!(
+        coordinator.submit(honest_submission.clone()).unwrap(),
+        Outcome::Accepted
+    );
+    assert_eq!(
+        coordinator.submit(honest_submission).unwrap(),
+        Outcome::Duplicate
+    );
+    assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures, 6);
+    assert_stored_once(&coordinator, "ex", honest);
+    // Reopened without a checkpoint, the unit counts exactly once; an import of the same
+    // result is a duplicate.
+    drop(coordinator);
+    let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap();
+    assert_stored_once(&coordinator, "ex", honest);
+    assert_eq!(
+        coordinator
+            .import_exhaustive("ex", ROTATED, TOKEN, honest.clone())
+            .unwrap(),
+        Outcome::Duplicate
+    );
+    assert_stored_once(&coordinator, "ex", honest);
+}
+
+/// The campaign holds `result` as its one done unit, counted once, and its record table
+/// lists the unit's hardest placements with solutions that replay.
+fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &ExhaustiveResult) {
+    let status = coordinator.status(name).unwrap();
+    assert_eq!(status.units_done, 1);
+    assert_eq!(status.hardest_moves, result.max_moves);
+    let stats = coordinator.stats(name).unwrap();
+    assert_eq!(stats.aggregates.histogram, result.histogram);
+    assert_eq!(stats.legal_histogram, result.legal_histogram);
+    assert_eq!(stats.unsolvable, result.unsolvable);
+    let placements: u64 = result.histogram.iter().sum();
+    assert_eq!(stats.aggregates.by_target[TOKEN].puzzles, placements);
+    assert_eq!(
+        stats.aggregates.by_arrangement[BOARD].max_moves,
+        result.max_moves
+    );
+    let records = coordinator
+        .find_placements(name, 0..=255, 1000, true)
+        .unwrap();
+    assert_eq!(records.len(), result.hardest.len());
+    let board = UnitBoard::new(BOARD, TOKEN).unwrap();
+    for record in records {
+        assert_eq!(record.moves, result.max_moves);
+        assert!(result.hardest.contains(&record.placement));
+        let puzzle = board.puzzle(&record.placement).unwrap();
+        check_solution(&puzzle.to_record(None), &record.solution).unwrap();
+        assert_eq!(record.solution.len(), usize::from(result.max_moves));
+    }
+}
+
+#[test]
+fn a_worker_mines_an_exhaustive_unit_and_reports_work() {
+    let honest = honest();
+    let server = Server::start(Config::default());
+    server
+        .coordinator
+        .create_exhaustive_campaign(request("one"))
+        .unwrap();
+    let _worker = worker(&server.url, 2);
+    wait_until(Duration::from_secs(300), "the unit is mined", || {
+        status(&server.url, "one").is_some_and(|s| is_done(&s))
+    });
+    let stats = stats(&server.url, "one");
+    assert_eq!(stats.histogram, honest.histogram);
+    assert_eq!(stats.legal_histogram, honest.legal_histogram);
+    assert_eq!(stats.unsolvable, honest.unsolvable);
+    let out = rrm_ok(&[
+        "stats",
+        "--coordinator",
+        &server.url,
+        "--campaign",
+        "one",
+        "--json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["max"], u64::from(honest.max_moves));
+    assert_eq!(
+        report["legal_histogram"],
+        serde_json::json!(honest.legal_histogram)
+    );
+    let top = rrm_ok(&[
+        "top",
+        "--coordinator",
+        &server.url,
+        "--campaign",
+        "one",
+        "--json",
+        "--limit",
+        "2",
+    ]);
+    let rows: Vec<serde_json::Value> = top
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), honest.hardest.len().min(2));
+    for row in rows {
+        assert_eq!(row["moves"], u64::from(honest.max_moves));
+        assert_eq!(row["board"], BOARD);
+        let record: ricochet::PuzzleRecord = serde_json::from_value(row["puzzle"].clone()).unwrap();
+        let moves: Vec<String> = serde_json::from_value(row["solution"].clone()).unwrap();
+        check_solution(&record, &moves).unwrap();
+    }
+}
+
+#[test]
+fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
+    let honest = honest();
+    let data = tempfile::tempdir().unwrap();
+    let (mut process, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let url = format!("http://{address}");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "kill",
+        "--exhaustive",
+        "fogleman",
+        "--boards",
+        ROTATED,
+        "--targets",
+        TOKEN,
+        "--coordinator",
+        &url,
+    ]);
+    block_on(async {
+        let (mut client, worker_id) = raw_worker(&url, "raw").await;
+        let unit = leased_unit(&mut client, worker_id).await;
+        let lease = unit.lease.clone().unwrap();
+        assert_eq!(unit.exhaustive.unwrap().board, BOARD);
+        let request = pb::SubmitRequest {
+            worker_id,
+            digest: digest(&lease.clone().into(), honest),
+            lease: Some(lease),
+            exhaustive: Some(exhaustive_message(honest)),
+            ..Default::default()
+        };
+        let reply = client.submit(request).await.unwrap().into_inner();
+        assert_eq!(reply.outcome(), pb::SubmitOutcome::Accepted);
+    });
+    // Acknowledged means flushed: SIGKILL now loses nothing and doubles nothing.
+    process.0.kill().unwrap();
+    process.0.wait().unwrap();
+    let (_process, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let url = format!("http://{address}");
+    let stats = stats(&url, "kill");
+    assert_eq!(stats.histogram, honest.histogram);
+    assert_eq!(stats.legal_histogram, honest.legal_histogram);
+    let status = status(&url, "kill").unwrap();
+    assert_eq!((status.units_done, status.units_total), (1, 1));
+}
+
+/// `honest` as `rrm exhaust --json` prints it.
+fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
+    let placement =
+        |c: &[u8; 4]| serde_json::json!({"target_robot": c[0], "helpers": [c[1], c[2], c[3]]});
+    let board = UnitBoard::new(BOARD, TOKEN).unwrap();
+    serde_json::json!({
+        "board": BOARD, "token": TOKEN, "target_cell": board.target_cell,
+        "placements": board.placements(),
+        "histogram": result.histogram, "legal_histogram": result.legal_histogram,
+        "unsolvable": result.unsolvable, "max_moves": result.max_moves,
+        "hardest": result.hardest.iter().map(placement).collect::<Vec<_>>(),
+        "top": result.top.iter().map(|(d, list)| serde_json::json!({"depth": d, "placements": list.iter().map(placement).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+        "sample": result.sample.iter().map(|(c, d)| serde_json::json!({"placement": placement(c), "moves": d})).collect::<Vec<_>>(),
+        "sample_size": DEFAULT_SAMPLE_SIZE, "top_from": DEFAULT_TOP_FROM, "top_per_depth": DEFAULT_TOP_PER_DEPTH,
+        "cpu_seconds": 1.5,
+    })
+}
+
+#[test]
+fn exhaust_json_files_import_through_the_checks() {
+    let honest = honest();
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().to_str().unwrap();
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "imp",
+        "--exhaustive",
+        "fogleman",
+        "--boards",
+        ROTATED,
+        "--targets",
+        TOKEN,
+        "--data",
+        dir,
+    ]);
+    let mut forged = honest.clone();
+    forged.sample[easier_sample(honest).0].1 = Some(easier_sample(honest).2 + 1);
+    let forged_file = data.path().join("forged.json");
+    std::fs::write(&forged_file, exhaust_json(&forged).to_string()).unwrap();
+    let refused = crate::rrm(&[
+        "campaign",
+        "import",
+        "imp",
+        forged_file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stdout).contains("refused"));
+    let file = data.path().join("unit.json");
+    std::fs::write(&file, exhaust_json(honest).to_string()).unwrap();
+    let out = rrm_ok(&[
+        "campaign",
+        "import",
+        "imp",
+        file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
+    assert!(out.contains("accepted"), "{out}");
+    let out = rrm_ok(&[
+        "campaign",
+        "import",
+        "imp",
+        file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
+    assert!(out.contains("already stored"), "{out}");
+    // A rotated board's cells are rotated too: refused, not misread.
+    let mut rotated = exhaust_json(honest);
+    rotated["board"] = ROTATED.into();
+    let rotated_file = data.path().join("rotated.json");
+    std::fs::write(&rotated_file, rotated.to_string()).unwrap();
+    let refused = crate::rrm(&[
+        "campaign",
+        "import",
+        "imp",
+        rotated_file.to_str().unwrap(),
+        "--data",
+        dir,
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    let report: serde_json::Value =
+        serde_json::from_str(&rrm_ok(&["stats", "--data", dir, "--json"])).unwrap();
+    let histogram: Vec<u64> = report["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["puzzles"].as_u64().unwrap())
+        .collect();
+    let nonzero: Vec<u64> = honest
+        .histogram
+        .iter()
+        .copied()
+        .filter(|&c| c > 0)
+        .collect();
+    assert_eq!(histogram, nonzero);
+    assert_eq!(report["unsolvable"], honest.unsolvable);
+}
