@@ -89,7 +89,11 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
     want.sort();
     assert_eq!(hardest, want);
     for (placement, depth) in watched.iter().zip(&analysis.watched) {
-        assert_eq!(depth.map(usize::from), expected[*placement], "watched {placement:?}");
+        assert_eq!(
+            depth.map(usize::from),
+            expected[*placement],
+            "watched {placement:?}"
+        );
     }
     let depths_listed: Vec<u8> = analysis.top.iter().map(|(d, _)| *d).collect();
     let depths_wanted: Vec<u8> = (2..=analysis.max_moves).collect();
@@ -99,7 +103,10 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
         assert_eq!(placements.len() as u64, histogram[d].min(3), "top at {d}");
         let mut distinct = placements.clone();
         distinct.dedup();
-        assert_eq!(&distinct, placements, "top placements are distinct and ordered");
+        assert_eq!(
+            &distinct, placements,
+            "top placements are distinct and ordered"
+        );
         for placement in placements {
             assert_eq!(expected[&to_ref(&puzzle, placement)], Some(d), "top at {d}");
         }
