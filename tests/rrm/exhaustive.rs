@@ -52,7 +52,9 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
         top_per_depth: 3,
     };
     let target = board.cell_of(record.target_cell as usize);
-    let Ok(analysis) = analyse(board, target, helpers, &options, |_| {}) else {
+    let Ok(analysis) = analyse(board, target, helpers, &options, |_| {
+        std::ops::ControlFlow::Continue(())
+    }) else {
         return false; // a target no robot may stand on
     };
     assert_eq!(analysis.placements, expected.len() as u64);

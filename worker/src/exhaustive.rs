@@ -50,7 +50,8 @@ pub fn analyse_unit(
         top_per_depth: unit.top_per_depth as usize,
     };
     let analysis = analyse(&board, target, HELPERS, &options, |layer| {
-        on_layer(layer.solved)
+        on_layer(layer.solved);
+        std::ops::ControlFlow::Continue(())
     })?;
     let cells = |placements: &[Placement]| -> Vec<[u8; 4]> {
         placements

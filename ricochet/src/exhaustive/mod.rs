@@ -20,6 +20,7 @@ use crate::board::{Board, Cell, Direction};
 use block::{and, count, has, minus, or, set, shift, Block, Moves, EMPTY};
 use cells::{Cells, Rays, Set};
 use rayon::prelude::*;
+use std::ops::ControlFlow;
 
 /// The most helpers a unit may have (four robots in all).
 pub const MAX_HELPERS: usize = 3;
@@ -104,6 +105,8 @@ pub enum UnitError {
     Placement(Placement),
     #[error("some placement needs more than 254 moves")]
     TooDeep,
+    #[error("the analysis was stopped after {0} layers")]
+    Stopped(u8),
 }
 
 /// Checks the unit's shape and returns its free cells.
@@ -162,13 +165,13 @@ fn nth_set(cells: &Cells, helpers: usize, mut rank: usize) -> Set {
 
 /// Analyses every placement of a target robot and `helpers` interchangeable helpers on
 /// `board` for the target at `target` (internal cell). Runs on the current rayon pool and
-/// calls `on_layer` after each layer.
+/// calls `on_layer` after each layer, which may stop the analysis (a lost lease, Ctrl-C).
 pub fn analyse(
     board: &Board,
     target: Cell,
     helpers: usize,
     options: &Options,
-    mut on_layer: impl FnMut(&Layer),
+    mut on_layer: impl FnMut(&Layer) -> ControlFlow<()>,
 ) -> Result<Analysis, UnitError> {
     let cells = unit_cells(board, helpers)?;
     if !cells.is_free(target) {
@@ -203,12 +206,15 @@ pub fn analyse(
         if depth >= options.top_from && options.top_per_depth > 0 {
             top.push((depth, sweep.spread(found, options.top_per_depth)));
         }
-        on_layer(&Layer {
+        let layer = Layer {
             depth,
             found,
             solved: histogram.iter().sum(),
             placements,
-        });
+        };
+        if on_layer(&layer).is_break() {
+            return Err(UnitError::Stopped(depth));
+        }
         if depth == u8::MAX - 1 {
             return Err(UnitError::TooDeep);
         }
