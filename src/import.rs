@@ -2,9 +2,7 @@
 //! `rrm exhaust --json`) loaded into an exhaustive campaign of a local store. Nothing in a
 //! file is trusted: each result goes through the coordinator's checks for a worker's
 //! result (histograms, lists, sample, every hardest and sampled placement re-solved).
-//!
-//! [`UnitResultJson`] is the one definition of the file format: one JSON object per unit
-//! (a file may hold several, one after another), cells as `y * 16 + x`.
+//! The file format is [`crate::unit_result`].
 
 use crate::backend::{Backend, BackendArgs};
 use anyhow::{bail, Context, Result};
@@ -12,7 +10,7 @@ use clap::Args;
 use ricochet::Layout;
 use rrm_coordinator::{ExhaustiveUnit, Outcome, UnitBoard};
 use rrm_store::{ExhaustiveResult, PlacementCells};
-use serde::Deserialize;
+use crate::unit_result::{PlacementJson, UnitResultJson};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,49 +24,6 @@ pub struct ImportArgs {
     files: Vec<PathBuf>,
     #[command(flatten)]
     backend: BackendArgs,
-}
-
-/// One unit's result as `rrm exhaust --json` prints it (other fields, e.g. timings, are
-/// ignored).
-#[derive(Clone, Debug, Deserialize)]
-pub struct UnitResultJson {
-    /// Tiles in slot order, in the canonical rotation (tile 1 top-left): cells are
-    /// given on this board.
-    pub board: String,
-    pub token: String,
-    pub target_cell: u32,
-    pub placements: u64,
-    pub histogram: Vec<u64>,
-    pub legal_histogram: Vec<u64>,
-    pub unsolvable: u64,
-    pub max_moves: u8,
-    /// Every placement at `max_moves` (the campaign keeps the first `max_hardest`).
-    pub hardest: Vec<PlacementJson>,
-    pub top: Vec<DepthJson>,
-    pub sample: Vec<SampleJson>,
-    pub sample_size: u32,
-    pub top_from: u8,
-    pub top_per_depth: u32,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct PlacementJson {
-    pub target_robot: u32,
-    /// Three cells, ascending.
-    pub helpers: Vec<u32>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct DepthJson {
-    pub depth: u8,
-    pub placements: Vec<PlacementJson>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct SampleJson {
-    pub placement: PlacementJson,
-    /// `null`: unsolvable.
-    pub moves: Option<u8>,
 }
 
 impl PlacementJson {
@@ -87,6 +42,7 @@ impl UnitResultJson {
     /// The result as the campaign `work` asks for it: the analysis options must be the
     /// campaign's; the hardest list is cut to the campaign's bound, as a worker cuts it.
     pub fn result(&self, work: &ExhaustiveUnit) -> Result<ExhaustiveResult> {
+        let (board_name, token) = self.unit()?;
         if (self.sample_size, self.top_from, self.top_per_depth)
             != (work.sample_size, work.top_from, work.top_per_depth)
         {
@@ -97,20 +53,17 @@ impl UnitResultJson {
             );
         }
         // Cells of a rotated board are rotated too: only the campaign's own rotation fits.
-        if Layout::parse(&self.board)?.name() != work.board {
+        if Layout::parse(board_name)?.name() != work.board {
             bail!(
-                "board {:?} is not in its canonical rotation; analyse {:?} instead",
-                self.board,
+                "board {board_name:?} is not in its canonical rotation; analyse {:?} instead",
                 work.board
             );
         }
-        let board = UnitBoard::new(&self.board, &self.token)?;
+        let board = UnitBoard::new(board_name, token)?;
         if u32::from(board.target_cell) != self.target_cell {
             bail!(
-                "target cell {} is not the cell of {} on {} ({})",
+                "target cell {} is not the cell of {token} on {board_name} ({})",
                 self.target_cell,
-                self.token,
-                self.board,
                 board.target_cell
             );
         }
@@ -158,10 +111,11 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot read {}", file.display()))?;
         for unit in serde_json::Deserializer::from_str(&text).into_iter::<UnitResultJson>() {
             let unit = unit.with_context(|| format!("{}: not a unit result", file.display()))?;
-            let label = format!("{} {} {}", file.display(), unit.board, unit.token);
-            let work = coordinator.exhaustive_work(&args.name, &unit.board, &unit.token)?;
+            let (board, token) = unit.unit()?;
+            let label = format!("{} {board} {token}", file.display());
+            let work = coordinator.exhaustive_work(&args.name, board, token)?;
             let outcome = unit.result(&work).and_then(|result| {
-                Ok(coordinator.import_exhaustive(&args.name, &unit.board, &unit.token, result)?)
+                Ok(coordinator.import_exhaustive(&args.name, board, token, result)?)
             });
             match outcome {
                 Ok(Outcome::Accepted) => {

@@ -7,6 +7,7 @@ mod backend;
 mod bench;
 mod campaign;
 mod import;
+mod exhaust;
 mod input;
 mod loadtest;
 mod mine;
@@ -21,6 +22,7 @@ mod stats;
 mod stdout;
 mod summary;
 mod top;
+mod unit_result;
 
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
@@ -57,6 +59,8 @@ enum Command {
     Coordinator(services::CoordinatorArgs),
     /// Mine units leased from a coordinator.
     Worker(services::WorkerArgs),
+    /// The exact move count of every placement of one unit (board, target, robot).
+    Exhaust(exhaust::ExhaustArgs),
     /// Measure the solver on the hard positions and on seeded batches.
     Bench(bench::BenchArgs),
     /// Measure the coordinator alone under simulated workers over loopback.
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
         Command::Pack(args) => pack::run(args),
         Command::Coordinator(args) => services::coordinator(args),
         Command::Worker(args) => services::worker(args),
+        Command::Exhaust(args) => exhaust::run(args),
         Command::Bench(args) => bench::run(args),
         Command::LoadTest(args) => loadtest::run(args),
     };

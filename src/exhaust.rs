@@ -1,0 +1,391 @@
+//! `rrm exhaust`: the exact optimal move count of every placement of one unit (a board, a
+//! target and the robot that must reach it, with interchangeable helpers), with the
+//! histogram, the hardest placements as puzzle records, and where a given position ranks.
+
+use crate::input::{self, Job, Source};
+use crate::unit_result::{Lists, PlacementJson, RunJson, UnitResultJson};
+use anyhow::{bail, Context, Result};
+use clap::{ArgGroup, Args};
+use cpu_time::ProcessTime;
+use ricochet::exhaustive::{analyse, Analysis, Options, Placement};
+use ricochet::{Board, Cell, Layout, Puzzle, PuzzleRecord, Target};
+use rrm_coordinator::{DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH};
+use serde::Serialize;
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args)]
+#[command(group(ArgGroup::new("unit").required(true).args(["seed", "puzzle", "board"])))]
+pub struct ExhaustArgs {
+    /// The board and target of a Fogleman seed; the seed's own position is ranked.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A puzzle file: its board, target cell and target robot (coloured targets only);
+    /// the file's own position is ranked.
+    #[arg(long)]
+    puzzle: Option<PathBuf>,
+    /// A Fogleman board, tiles in slot order, e.g. "1A 3B 4A 2B" (needs --target).
+    #[arg(long, requires = "target")]
+    board: Option<String>,
+    /// Target tokens on --board: `RT`, a list `RT,GQ`, or `all` (16 units, in turn).
+    #[arg(long, requires = "board")]
+    target: Option<String>,
+    /// Print one JSON object per unit (the format `rrm campaign import` reads).
+    #[arg(long)]
+    json: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = input::at_least_one)]
+    threads: Option<usize>,
+    /// Hardest placements printed as puzzle records in text (JSON has them all).
+    #[arg(long, default_value_t = 3)]
+    show: usize,
+    /// Placements sampled with their move counts, for checking.
+    #[arg(long, default_value_t = DEFAULT_SAMPLE_SIZE)]
+    sample: u32,
+    /// Keep up to --top-per-depth placements of every depth from this one on.
+    #[arg(long, default_value_t = DEFAULT_TOP_FROM)]
+    top_from: u8,
+    #[arg(long, default_value_t = DEFAULT_TOP_PER_DEPTH)]
+    top_per_depth: u32,
+    /// Write the histogram (summed over the units run) as an SVG picture.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+}
+
+/// One unit to analyse.
+struct Unit {
+    /// What to call it, e.g. `board 1A 3B 4A 2B, target GQ`.
+    label: String,
+    board: Board,
+    /// The Fogleman board and token, when the unit is one.
+    fogleman: Option<(String, String)>,
+    target: Target,
+    /// The target robot's slot in colour order.
+    slot: usize,
+    helpers: usize,
+    /// Cells no robot stands on in a legal placement.
+    forbidden: Vec<Cell>,
+    /// A position to rank, and what to call it.
+    position: Option<(String, Placement)>,
+}
+
+/// The analysed position: its move count and how many placements need more.
+#[derive(Serialize)]
+struct PositionJson {
+    label: String,
+    placement: PlacementJson,
+    moves: Option<u8>,
+    /// Placements needing more moves (unsolvable ones included).
+    harder: u64,
+}
+
+#[derive(Serialize)]
+struct UnitJson {
+    #[serde(flatten)]
+    result: UnitResultJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<PositionJson>,
+}
+
+impl Unit {
+    fn fogleman(layout: &Layout, token: &str) -> Result<Unit> {
+        let target = layout.target(token)?;
+        let slot = target
+            .colour
+            .context("Fogleman targets are coloured")?
+            .robot();
+        Ok(Unit {
+            label: format!("board {}, target {token}", layout.name()),
+            board: layout.board(),
+            fogleman: Some((layout.name(), token.to_string())),
+            target,
+            slot,
+            helpers: 3,
+            forbidden: layout.target_cells(),
+            position: None,
+        })
+    }
+
+    /// The unit of a puzzle's board, target and target robot, ranking the puzzle itself.
+    fn of_puzzle(puzzle: &Puzzle, label: String) -> Result<Unit> {
+        let target = puzzle.target();
+        let Some(colour) = target.colour else {
+            bail!("{label}: a wild target (any robot) is not a unit: exhaustive analysis needs a coloured target");
+        };
+        let slot = colour.robot();
+        let robots = puzzle.robots();
+        let mut helpers: Vec<Cell> = robots
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != slot)
+            .map(|(_, &c)| c)
+            .collect();
+        helpers.sort_unstable();
+        Ok(Unit {
+            label: label.clone(),
+            board: puzzle.board().clone(),
+            fogleman: None,
+            target,
+            slot,
+            helpers: helpers.len(),
+            forbidden: Vec::new(),
+            position: Some((
+                label,
+                Placement {
+                    target_robot: robots[slot],
+                    helpers,
+                },
+            )),
+        })
+    }
+}
+
+/// The units the arguments name.
+fn units(args: &ExhaustArgs) -> Result<Vec<Unit>> {
+    if let Some(seed) = args.seed {
+        let job = input::seed_job(seed)?;
+        let Source::Seed(game) = &job.source else {
+            unreachable!("a seed job comes from a seed")
+        };
+        let mut unit = Unit::fogleman(&game.layout, game.token)?;
+        unit.position = Unit::of_puzzle(&job.puzzle, format!("seed {seed}"))?.position;
+        return Ok(vec![unit]);
+    }
+    if let Some(path) = &args.puzzle {
+        let Job { puzzle, source } = input::read_puzzle(path)?;
+        let name = match source {
+            Source::File {
+                name: Some(name), ..
+            } => name,
+            _ => path.display().to_string(),
+        };
+        return Ok(vec![Unit::of_puzzle(&puzzle, format!("puzzle {name}"))?]);
+    }
+    let (Some(board), Some(targets)) = (&args.board, &args.target) else {
+        bail!("name a unit with --seed, --puzzle, or --board and --target");
+    };
+    let layout = Layout::parse(board)?;
+    let tokens: Vec<String> = if targets.eq_ignore_ascii_case("all") {
+        layout.targets.iter().map(|&(t, _)| t.to_string()).collect()
+    } else {
+        targets
+            .split(',')
+            .map(|t| t.trim().to_ascii_uppercase())
+            .collect()
+    };
+    tokens.iter().map(|t| Unit::fogleman(&layout, t)).collect()
+}
+
+pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
+    let units = units(&args)?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+    let lists = Lists {
+        sample_size: args.sample,
+        top_from: args.top_from,
+        top_per_depth: args.top_per_depth,
+    };
+    let mut all = Vec::new();
+    let mut legal = Vec::new();
+    for unit in &units {
+        let options = Options {
+            forbidden: unit.forbidden.clone(),
+            sample_size: args.sample as usize,
+            watch: unit.position.iter().map(|(_, p)| p.clone()).collect(),
+            top_from: args.top_from,
+            top_per_depth: args.top_per_depth as usize,
+        };
+        let bar = crate::progress::bar(0, "placements");
+        bar.set_message(unit.label.clone());
+        let (cpu, wall) = (ProcessTime::now(), Instant::now());
+        let analysis = pool.install(|| {
+            analyse(&unit.board, unit.target.cell, unit.helpers, &options, |layer| {
+                bar.set_length(layer.placements);
+                bar.set_position(layer.solved);
+                bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
+                ControlFlow::Continue(())
+            })
+        });
+        bar.finish_and_clear();
+        let analysis = analysis.with_context(|| unit.label.clone())?;
+        let run = RunJson {
+            rrm_version: env!("CARGO_PKG_VERSION").to_string(),
+            threads,
+            cpu_seconds: cpu.elapsed().as_secs_f64(),
+            wall_seconds: wall.elapsed().as_secs_f64(),
+            peak_memory_bytes: peak_memory_bytes(),
+        };
+        add(&mut all, &analysis.histogram);
+        add(&mut legal, &analysis.legal_histogram);
+        let mut result = UnitResultJson::new(
+            &unit.board,
+            unit.fogleman.clone().unzip(),
+            unit.target.cell,
+            &analysis,
+            &lists,
+        );
+        result.run = Some(run);
+        let position = unit.position.as_ref().map(|(label, placement)| {
+            let moves = analysis.watched[0];
+            PositionJson {
+                label: label.clone(),
+                placement: PlacementJson::new(&unit.board, placement),
+                moves,
+                harder: harder_than(&analysis, moves),
+            }
+        });
+        let mut out = crate::stdout::lock();
+        if args.json {
+            let json = UnitJson { result, position };
+            writeln!(out, "{}", serde_json::to_string(&json)?)?;
+        } else {
+            write!(out, "{}", text(unit, &analysis, &result, position.as_ref(), args.show)?)?;
+        }
+        out.flush()?;
+    }
+    if let Some(path) = &args.svg {
+        let title = match &units[..] {
+            [unit] => unit.label.clone(),
+            _ => format!("{} units", units.len()),
+        };
+        let svg = rrm_coordinator::charts::histogram_svg(
+            &title,
+            &[("all placements", &all), ("legal placements", &legal)],
+        );
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Adds histogram `more` into `sum`.
+fn add(sum: &mut Vec<u64>, more: &[u64]) {
+    if sum.len() < more.len() {
+        sum.resize(more.len(), 0);
+    }
+    for (total, &n) in sum.iter_mut().zip(more) {
+        *total += n;
+    }
+}
+
+/// Placements needing more moves than `moves` (all unsolvable ones included).
+fn harder_than(analysis: &Analysis, moves: Option<u8>) -> u64 {
+    match moves {
+        Some(moves) => {
+            analysis.histogram[usize::from(moves) + 1..].iter().sum::<u64>() + analysis.unsolvable
+        }
+        None => 0,
+    }
+}
+
+/// The report of one unit as text.
+fn text(
+    unit: &Unit,
+    analysis: &Analysis,
+    result: &UnitResultJson,
+    position: Option<&PositionJson>,
+    show: usize,
+) -> Result<String> {
+    let mut out = format!(
+        "{}: target robot {} and {} interchangeable helpers, {} placements\n",
+        unit.label,
+        unit.target.colour.map_or('?', |c| c.letter()),
+        unit.helpers,
+        analysis.placements
+    );
+    let legal_total: u64 = analysis.legal_histogram.iter().sum();
+    out += "moves   placements    share  legal placements    share\n";
+    for (moves, (&n, &l)) in analysis
+        .histogram
+        .iter()
+        .zip(&analysis.legal_histogram)
+        .enumerate()
+        .skip(1)
+    {
+        out += &format!(
+            "{moves:>5} {n:>12} {:>7.3}% {l:>17} {:>7.3}%\n",
+            share(n, analysis.placements),
+            share(l, legal_total)
+        );
+    }
+    if analysis.unsolvable > 0 {
+        out += &format!("unsolvable: {} placements\n", analysis.unsolvable);
+    }
+    out += &format!(
+        "max {} moves: {} placements ({} legal)\n",
+        analysis.max_moves,
+        analysis.hardest.len(),
+        analysis.legal_histogram.last().copied().unwrap_or(0)
+    );
+    if let Some(position) = position {
+        match position.moves {
+            Some(moves) => {
+                out += &format!(
+                    "{}: {moves} moves; {} placements ({:.4}%) need more\n",
+                    position.label,
+                    position.harder,
+                    share(position.harder, analysis.placements)
+                )
+            }
+            None => out += &format!("{}: unsolvable\n", position.label),
+        }
+    }
+    out += &format!(
+        "hardest placements as puzzle records (`rrm solve --puzzle`){}:\n",
+        if analysis.hardest.len() > show {
+            format!(", {show} of {}", analysis.hardest.len())
+        } else {
+            String::new()
+        }
+    );
+    for (i, placement) in analysis.hardest.iter().take(show).enumerate() {
+        let record = record(unit, placement, analysis.max_moves, i + 1)?;
+        out += &serde_json::to_string(&record)?;
+        out.push('\n');
+    }
+    if let Some(run) = &result.run {
+        out += &format!(
+            "{:.1} s CPU, {:.1} s wall on {} threads, peak memory {} MB\n",
+            run.cpu_seconds,
+            run.wall_seconds,
+            run.threads,
+            run.peak_memory_bytes / 1_000_000
+        );
+    }
+    Ok(out)
+}
+
+/// A placement of the unit as a puzzle record, with its move count to check.
+fn record(unit: &Unit, placement: &Placement, moves: u8, number: usize) -> Result<PuzzleRecord> {
+    let puzzle = Puzzle::new(unit.board.clone(), placement.robots(unit.slot), unit.target)?;
+    let mut record = puzzle.to_record(Some(format!("{} #{number}", unit.label)));
+    record.source = Some(format!("rrm exhaust: {} moves, proven by exhaustive analysis", moves));
+    record.moves = Some(moves.into());
+    Ok(record)
+}
+
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// The most memory this process has held (resident set), in bytes.
+fn peak_memory_bytes() -> u64 {
+    // SAFETY: getrusage writes only into the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    // Linux reports kilobytes.
+    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024
+}
