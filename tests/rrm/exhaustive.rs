@@ -159,3 +159,128 @@ proptest! {
         compare(&record, helpers);
     }
 }
+
+/// An 8×8 board with a few inner walls (on both sides of each), three robots, robot 0
+/// to reach the target.
+fn walled_puzzle(target_robot: i64) -> PuzzleRecord {
+    let (width, height) = (8usize, 8usize);
+    let mut walls = vec![0u32; width * height];
+    for y in 0..height {
+        for x in 0..width {
+            let cell = &mut walls[y * width + x];
+            *cell |= u32::from(y == 0) | u32::from(x == width - 1) << 1;
+            *cell |= u32::from(y == height - 1) << 2 | u32::from(x == 0) << 3;
+        }
+    }
+    // East walls of (x, y), mirrored as west walls of (x + 1, y); south walls likewise.
+    for (x, y) in [(2, 1), (5, 3), (1, 5), (3, 6)] {
+        walls[y * width + x] |= 2;
+        walls[y * width + x + 1] |= 8;
+    }
+    for (x, y) in [(4, 1), (2, 3), (6, 5), (0, 2)] {
+        walls[y * width + x] |= 4;
+        walls[(y + 1) * width + x] |= 1;
+    }
+    PuzzleRecord {
+        name: Some("walled".into()),
+        source: None,
+        width,
+        height,
+        walls,
+        blocked: vec![27, 28],
+        robots: vec![0, 63, 12],
+        target_cell: 45,
+        target_robot,
+        moves: None,
+    }
+}
+
+fn json_file(name: &str, record: &PuzzleRecord) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rrm-exhaust-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string(record).unwrap()).unwrap();
+    path
+}
+
+/// `rrm exhaust --puzzle`: the histogram, the puzzle's own rank and the hardest
+/// placements agree with the referee, and the printed records solve to their count.
+#[test]
+fn exhaust_command_matches_the_referee_and_prints_solvable_records() {
+    let record = walled_puzzle(0);
+    let path = json_file("walled.json", &record);
+    let path = path.to_str().unwrap();
+    let expected = all_depths(&record, 2);
+    let output = crate::rrm_ok(&["exhaust", "--puzzle", path, "--json", "--threads", "2"]);
+    let unit: serde_json::Value = serde_json::from_str(output.trim()).unwrap();
+    let mut histogram = vec![0u64];
+    for depth in expected.values().flatten() {
+        if histogram.len() <= *depth {
+            histogram.resize(depth + 1, 0);
+        }
+        histogram[*depth] += 1;
+    }
+    let as_u64s = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect()
+    };
+    assert_eq!(as_u64s(&unit["histogram"]), histogram);
+    assert_eq!(unit["placements"], expected.len() as u64);
+    let own: RefPlacement = (record.robots[0], {
+        let mut helpers = record.robots[1..].to_vec();
+        helpers.sort();
+        helpers
+    });
+    let own_depth = expected[&own].expect("the puzzle is solvable");
+    assert_eq!(unit["position"]["moves"], own_depth as u64);
+    let harder = expected
+        .values()
+        .filter(|d| d.is_none_or(|d| d > own_depth))
+        .count();
+    assert_eq!(unit["position"]["harder"], harder as u64);
+    let max = histogram.len() - 1;
+    assert_eq!(unit["max_moves"], max as u64);
+    assert_eq!(
+        unit["hardest"].as_array().unwrap().len() as u64,
+        histogram[max]
+    );
+
+    // Text: the hardest placements as records that `rrm solve --puzzle` solves in `max`.
+    let text = crate::rrm_ok(&["exhaust", "--puzzle", path, "--show", "2"]);
+    let records: Vec<PuzzleRecord> = text
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), histogram[max].min(2) as usize, "{text}");
+    for (i, hard) in records.iter().enumerate() {
+        assert_eq!(hard.moves, Some(max as u32));
+        let file = json_file(&format!("hard-{i}.json"), hard);
+        let solved = crate::rrm_ok(&["solve", "--puzzle", file.to_str().unwrap(), "--json"]);
+        let solved: serde_json::Value = serde_json::from_str(solved.trim()).unwrap();
+        let moves: Vec<String> = solved["solution"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(moves.len(), max, "{solved}");
+        crate::referee::check_solution(hard, &moves).unwrap();
+    }
+}
+
+#[test]
+fn exhaust_refuses_what_is_no_unit() {
+    let wild = json_file("wild.json", &walled_puzzle(-1));
+    for args in [
+        vec!["exhaust", "--puzzle", wild.to_str().unwrap()],
+        vec!["exhaust", "--board", "1A 1B 2A 3A", "--target", "RT"],
+        vec!["exhaust", "--board", "1A 3B 4A 2B", "--target", "XT"],
+        vec!["exhaust", "--board", "1A 3B 4A 2B"],
+    ] {
+        let output = crate::rrm(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!stderr.trim().is_empty());
+    }
+}
