@@ -300,8 +300,16 @@ fn text(
         unit.helpers,
         analysis.placements
     );
+    // A puzzle file names no other targets: then every placement is legal, and the
+    // legal columns would only repeat the others.
+    let with_legal = !unit.forbidden.is_empty();
     let legal_total: u64 = analysis.legal_histogram.iter().sum();
-    out += "moves   placements    share  legal placements    share\n";
+    out += "moves   placements    share";
+    out += if with_legal {
+        "  legal placements    share\n"
+    } else {
+        "\n"
+    };
     for (moves, (&n, &l)) in analysis
         .histogram
         .iter()
@@ -309,21 +317,25 @@ fn text(
         .enumerate()
         .skip(1)
     {
-        out += &format!(
-            "{moves:>5} {n:>12} {:>7.3}% {l:>17} {:>7.3}%\n",
-            share(n, analysis.placements),
-            share(l, legal_total)
-        );
+        out += &format!("{moves:>5} {n:>12} {:>7.3}%", share(n, analysis.placements));
+        if with_legal {
+            out += &format!(" {l:>17} {:>7.3}%", share(l, legal_total));
+        }
+        out.push('\n');
     }
     if analysis.unsolvable > 0 {
         out += &format!("unsolvable: {} placements\n", analysis.unsolvable);
     }
     out += &format!(
-        "max {} moves: {} placements ({} legal)\n",
+        "max {} moves: {} placements",
         analysis.max_moves,
-        analysis.hardest.len(),
-        analysis.legal_histogram.last().copied().unwrap_or(0)
+        analysis.hardest.len()
     );
+    if with_legal {
+        let legal_at_max = analysis.legal_histogram.last().copied().unwrap_or(0);
+        out += &format!(" ({legal_at_max} legal)");
+    }
+    out.push('\n');
     if let Some(position) = position {
         match position.moves {
             Some(moves) => {

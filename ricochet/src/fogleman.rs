@@ -91,15 +91,11 @@ impl Game {
 
     /// The game as a puzzle for the solver: R, G, B, Y robots, coloured target.
     pub fn puzzle(&self) -> Puzzle {
+        let target = self
+            .layout
+            .target(self.token)
+            .expect("every token is on the board");
         let board = self.layout.board();
-        let mut letters = self.token.chars();
-        let colour = letters.next().and_then(Colour::from_letter);
-        let shape = letters.next().and_then(Shape::from_letter);
-        let target = Target {
-            cell: self.token_cell(),
-            colour,
-            shape,
-        };
         Puzzle::new(board, self.robots.to_vec(), target)
             .expect("generated robots avoid the centre and each other")
     }
@@ -223,6 +219,17 @@ impl Layout {
             .find(|&&(t, _)| t == token)
             .map(|&(_, cell)| cell)
             .ok_or(LayoutError::Token(token))
+    }
+
+    /// The target of a token such as `RT`: its cell, colour and shape.
+    pub fn target(&self, token: &str) -> Result<Target, LayoutError> {
+        let cell = self.token_cell(token)?;
+        let mut letters = token.chars();
+        Ok(Target {
+            cell,
+            colour: letters.next().and_then(Colour::from_letter),
+            shape: letters.next().and_then(Shape::from_letter),
+        })
     }
 
     /// Every token cell: no robot stands on one in a generated game.

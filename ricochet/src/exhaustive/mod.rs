@@ -117,6 +117,11 @@ fn unit_cells(board: &Board, helpers: usize) -> Result<Cells, UnitError> {
     Ok(Cells::new(board))
 }
 
+/// How many placements of a target robot and `helpers` helpers `board` has.
+pub fn placements(board: &Board, helpers: usize) -> Result<u64, UnitError> {
+    Ok(unit_cells(board, helpers)?.placements(helpers))
+}
+
 /// The `size` placements an analysis samples: helper sets evenly spread over their ranks,
 /// each with a target-robot cell chosen by rank among the cells the set leaves free.
 /// Deterministic, so a checker can tell which placements a result must report.

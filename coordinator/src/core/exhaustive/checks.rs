@@ -7,7 +7,7 @@
 use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
 use ricochet::exhaustive::{sample_placements, Placement};
 use ricochet::solver::with_thread_solver;
-use ricochet::{Board, Colour, Layout, LayoutError, Puzzle, Shape, Target};
+use ricochet::{Board, Layout, LayoutError, Puzzle, Target};
 use rrm_proto::ExhaustiveParts;
 use rrm_store::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
 use std::collections::HashSet;
@@ -28,21 +28,15 @@ pub struct UnitBoard {
 impl UnitBoard {
     pub fn new(board: &str, token: &str) -> Result<UnitBoard, LayoutError> {
         let layout = Layout::parse(board)?;
-        let cell = layout.token_cell(token)?;
-        let mut letters = token.chars();
-        let colour = letters.next().and_then(Colour::from_letter);
-        let shape = letters.next().and_then(Shape::from_letter);
-        let slot = "RGBY"
-            .find(token.get(..1).unwrap_or_default())
-            .ok_or_else(|| LayoutError::Token(token.to_string()))?;
+        let target = layout.target(token)?;
+        let slot = target
+            .colour
+            .ok_or_else(|| LayoutError::Token(token.to_string()))?
+            .robot();
         let board = layout.board();
         Ok(UnitBoard {
-            target_cell: board.index_of(cell) as u8,
-            target: Target {
-                cell,
-                colour,
-                shape,
-            },
+            target_cell: board.index_of(target.cell) as u8,
+            target,
             slot,
             board,
         })
@@ -51,13 +45,7 @@ impl UnitBoard {
     /// Every placement of the unit: the target robot on any free cell, three helpers on
     /// three others.
     pub fn placements(&self) -> u64 {
-        let free = self
-            .board
-            .cells()
-            .filter(|&c| !self.board.is_blocked(c))
-            .count() as u64;
-        let others = free.saturating_sub(1);
-        free * others * others.saturating_sub(1) * others.saturating_sub(2) / 6
+        ricochet::exhaustive::placements(&self.board, 3).expect("three helpers make a unit")
     }
 
     /// The placement `cells` names, if it is one of this unit's.
