@@ -32,7 +32,14 @@ fn honest() -> &'static ExhaustiveResult {
             top_per_depth: DEFAULT_TOP_PER_DEPTH,
             max_hardest: DEFAULT_MAX_HARDEST,
         };
-        let analysed = rrm_worker::analyse_unit("any", 0, &unit, &mut |_| {}).unwrap();
+        let analysed =
+            rrm_worker::analyse_unit(
+                "any",
+                0,
+                &unit,
+                &mut |_| std::ops::ControlFlow::Continue(()),
+            )
+            .unwrap();
         exhaustive_result(analysed.result).unwrap()
     })
 }
