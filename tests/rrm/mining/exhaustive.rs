@@ -275,8 +275,18 @@ fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &Exhaustive
     assert_eq!(status.hardest_moves, result.max_moves);
     let stats = coordinator.stats(name).unwrap();
     assert_eq!(stats.aggregates.histogram, result.histogram);
-    assert_eq!(stats.legal_histogram, result.legal_histogram);
-    assert_eq!(stats.unsolvable, result.unsolvable);
+    let exact = stats.exhaustive.expect("exact statistics");
+    for distribution in [
+        &exact.overall,
+        &exact.by_target[TOKEN],
+        &exact.by_board[BOARD],
+    ] {
+        assert_eq!(distribution.units, 1);
+        assert_eq!(distribution.histogram, result.histogram);
+        assert_eq!(distribution.legal_histogram, result.legal_histogram);
+        assert_eq!(distribution.unsolvable, result.unsolvable);
+    }
+    assert_eq!((exact.by_target.len(), exact.by_board.len()), (1, 1));
     let placements: u64 = result.histogram.iter().sum();
     assert_eq!(stats.aggregates.by_target[TOKEN].puzzles, placements);
     assert_eq!(

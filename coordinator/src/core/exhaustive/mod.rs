@@ -11,13 +11,13 @@ pub use checks::{exhaustive_digest, UnitBoard};
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
 use super::{
-    CampaignStats, CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, MinedPlacement,
-    Outcome, Result,
+    CampaignStats, CampaignStatus, Coordinator, CoordinatorError, ExactStats, ExhaustiveUnit,
+    MinedPlacement, Outcome, Result,
 };
 use crate::unix_ms;
 use ricochet::Layout;
 use rrm_store::{
-    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Mismatch,
+    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Group, Mismatch,
     UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
 };
 use std::collections::BTreeMap;
@@ -308,49 +308,48 @@ impl Coordinator {
     }
 
     /// The statistics of campaign `name`: for an exhaustive campaign the exact
-    /// distribution over its done units, by target token and by board.
+    /// distribution over its done units, overall, by target token and by board.
     pub fn stats(&self, name: &str) -> Result<CampaignStats> {
         let state = self.lock();
         let campaign = state.campaign(name)?;
         let mut stats = CampaignStats {
             campaign: name.to_string(),
             aggregates: Aggregates::default(),
-            legal_histogram: Vec::new(),
-            unsolvable: 0,
+            exhaustive: None,
         };
         let Kind::Exhaustive(spec) = &campaign.kind else {
             stats.aggregates = campaign.aggregates.clone();
             return Ok(stats);
         };
+        let mut exact = ExactStats::default();
         for (&unit, record) in &campaign.exhaustive {
             let Some((board, token)) = spec.unit(unit) else {
                 continue;
             };
             let result = &record.result;
-            add_histogram(&mut stats.aggregates.histogram, &result.histogram);
-            add_histogram(&mut stats.legal_histogram, &result.legal_histogram);
-            stats.unsolvable += result.unsolvable;
-            for (depth, &count) in result.histogram.iter().enumerate() {
-                for group in [
-                    stats
-                        .aggregates
-                        .by_target
-                        .entry(token.to_string())
-                        .or_default(),
-                    stats
-                        .aggregates
-                        .by_arrangement
-                        .entry(board.to_string())
-                        .or_default(),
-                ] {
-                    group.puzzles += count;
-                    group.total_moves += depth as u64 * count;
-                    if count > 0 {
-                        group.max_moves = group.max_moves.max(depth as u8);
-                    }
-                }
+            exact.overall.add(result);
+            exact
+                .by_target
+                .entry(token.to_string())
+                .or_default()
+                .add(result);
+            exact
+                .by_board
+                .entry(board.to_string())
+                .or_default()
+                .add(result);
+        }
+        let aggregates = &mut stats.aggregates;
+        aggregates.histogram = exact.overall.histogram.clone();
+        for (groups, exact) in [
+            (&mut aggregates.by_target, &exact.by_target),
+            (&mut aggregates.by_arrangement, &exact.by_board),
+        ] {
+            for (name, distribution) in exact {
+                groups.insert(name.clone(), group_of(&distribution.histogram));
             }
         }
+        stats.exhaustive = Some(exact);
         Ok(stats)
     }
 
@@ -426,14 +425,15 @@ fn exhaustive_of(campaign: &CampaignState) -> Result<Arc<ExhaustiveSpec>> {
     }
 }
 
-/// Adds `from` bin by bin to `into`.
-fn add_histogram(into: &mut Vec<u64>, from: &[u64]) {
-    if into.len() < from.len() {
-        into.resize(from.len(), 0);
+/// The count, total and maximum of a histogram's placements.
+fn group_of(histogram: &[u64]) -> Group {
+    let mut group = Group::default();
+    for (depth, &count) in histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        group.puzzles += count;
+        group.total_moves += depth as u64 * count;
+        group.max_moves = depth as u8;
     }
-    for (bin, count) in from.iter().enumerate() {
-        into[bin] += count;
-    }
+    group
 }
 
 /// The most moves any placement of a done unit needs (0 before the first result).
