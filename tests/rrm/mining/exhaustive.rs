@@ -16,12 +16,12 @@ use rrm_store::ExhaustiveResult;
 use std::sync::OnceLock;
 
 /// The unit every test uses, as its canonical name and in another rotation.
-const BOARD: &str = "1A 3B 4A 2B";
-const ROTATED: &str = "2B 1A 3B 4A";
-const TOKEN: &str = "GQ";
+pub(super) const BOARD: &str = "1A 3B 4A 2B";
+pub(super) const ROTATED: &str = "2B 1A 3B 4A";
+pub(super) const TOKEN: &str = "GQ";
 
 /// The honest result of the unit, analysed once (20–40 s).
-fn honest() -> &'static ExhaustiveResult {
+pub(super) fn honest() -> &'static ExhaustiveResult {
     static RESULT: OnceLock<ExhaustiveResult> = OnceLock::new();
     RESULT.get_or_init(|| {
         let unit = pb::ExhaustiveUnit {
@@ -44,7 +44,7 @@ fn honest() -> &'static ExhaustiveResult {
     })
 }
 
-fn request(name: &str) -> ExhaustiveRequest {
+pub(super) fn request(name: &str) -> ExhaustiveRequest {
     ExhaustiveRequest {
         boards: vec![ROTATED.into()],
         targets: vec![TOKEN.to_ascii_lowercase()],
