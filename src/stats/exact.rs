@@ -9,17 +9,8 @@ use rrm_store::Aggregates;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// A histogram with the summary methods of [`Aggregates`].
-fn summary(histogram: &[u64]) -> Aggregates {
-    Aggregates {
-        histogram: histogram.to_vec(),
-        ..Aggregates::default()
-    }
-}
-
 /// One histogram's count, mean, median, percentiles and maximum, and its bins.
-fn histogram_json(histogram: &[u64]) -> Value {
-    let a = summary(histogram);
+fn histogram_json(a: &Aggregates) -> Value {
     let total = a.puzzles();
     let some = total > 0;
     let percentile = |p: f64| some.then(|| a.percentile(p));
@@ -29,7 +20,7 @@ fn histogram_json(histogram: &[u64]) -> Value {
         "median": percentile(0.5),
         "percentiles": PERCENTILES.iter().map(|(label, p)| (label.to_string(), json!(percentile(*p)))).collect::<serde_json::Map<_, _>>(),
         "max": some.then(|| a.max_moves()),
-        "histogram": histogram,
+        "histogram": a.histogram,
     })
 }
 
@@ -37,8 +28,8 @@ fn distribution_json(group: Option<&str>, d: &Distribution) -> Value {
     let mut value = json!({
         "units": d.units,
         "unsolvable": d.unsolvable,
-        "all": histogram_json(&d.histogram),
-        "legal": histogram_json(&d.legal_histogram),
+        "all": histogram_json(&d.all()),
+        "legal": histogram_json(&d.legal()),
     });
     if let Some(group) = group {
         value["group"] = json!(group);
@@ -72,11 +63,10 @@ pub fn text(name: &str, units_total: u64, exact: &ExactStats) -> String {
     if overall.units == 0 {
         return out;
     }
-    for (label, histogram) in [
-        ("all placements", &overall.histogram),
-        ("legal placements", &overall.legal_histogram),
+    for (label, a) in [
+        ("all placements", overall.all()),
+        ("legal placements", overall.legal()),
     ] {
-        let a = summary(histogram);
         out += &format!(
             "{label}: {}, mean {:.3} moves, median {}, {}, max {}\n",
             a.puzzles(),
@@ -90,10 +80,7 @@ pub fn text(name: &str, units_total: u64, exact: &ExactStats) -> String {
             a.max_moves()
         );
     }
-    let (all, legal) = (
-        summary(&overall.histogram).puzzles(),
-        summary(&overall.legal_histogram).puzzles(),
-    );
+    let (all, legal) = (overall.all().puzzles(), overall.legal().puzzles());
     out += &format!(
         "\nmoves | {:>13} {:>9} {:>16} | {:>13} {:>9} {:>16}\n",
         "all", "share", "rarity", "legal", "share", "rarity"
@@ -118,8 +105,8 @@ pub fn text(name: &str, units_total: u64, exact: &ExactStats) -> String {
             out += &format!(
                 "  {group:<width$} {:>4}  {}  {}\n",
                 d.units,
-                group_text(&d.histogram),
-                group_text(&d.legal_histogram)
+                group_text(&d.all()),
+                group_text(&d.legal())
             );
         }
     }
@@ -127,14 +114,13 @@ pub fn text(name: &str, units_total: u64, exact: &ExactStats) -> String {
 }
 
 /// A group's histogram in a few columns: placements, mean, maximum and how many need it.
-fn group_text(histogram: &[u64]) -> String {
-    let a = summary(histogram);
+fn group_text(a: &Aggregates) -> String {
     let max = a.max_moves();
     format!(
         "{:>12} {:>7.3} {:>3} {:>8}",
         a.puzzles(),
         a.mean(),
         max,
-        histogram.get(usize::from(max)).copied().unwrap_or(0)
+        a.histogram.get(usize::from(max)).copied().unwrap_or(0)
     )
 }

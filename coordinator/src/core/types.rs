@@ -99,12 +99,30 @@ pub struct Distribution {
 }
 
 impl Distribution {
+    /// The histogram over all placements, with the summaries of [`Aggregates`] (mean,
+    /// percentiles, maximum).
+    pub fn all(&self) -> Aggregates {
+        histogram_only(&self.histogram)
+    }
+
+    /// The same over legal placements.
+    pub fn legal(&self) -> Aggregates {
+        histogram_only(&self.legal_histogram)
+    }
+
     /// Adds one unit's result.
     pub fn add(&mut self, result: &ExhaustiveResult) {
         self.units += 1;
         add_histogram(&mut self.histogram, &result.histogram);
         add_histogram(&mut self.legal_histogram, &result.legal_histogram);
         self.unsolvable += result.unsolvable;
+    }
+}
+
+fn histogram_only(histogram: &[u64]) -> Aggregates {
+    Aggregates {
+        histogram: histogram.to_vec(),
+        ..Aggregates::default()
     }
 }
 

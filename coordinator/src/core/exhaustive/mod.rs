@@ -18,7 +18,7 @@ use crate::unix_ms;
 use ricochet::Layout;
 use rrm_store::{
     Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Group, Mismatch,
-    UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
+    PlacementCells, UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
 };
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -370,41 +370,9 @@ impl Coordinator {
         let mut found: BTreeMap<(std::cmp::Reverse<u8>, u64, usize), MinedPlacement> =
             BTreeMap::new();
         for (&unit, record) in &campaign.exhaustive {
-            let Some(work) = unit_work(&spec, unit) else {
-                continue;
-            };
-            let target_cell = unit_board(&work)?.target_cell;
-            let mined = |placement, moves, solution| MinedPlacement {
-                campaign: name.to_string(),
-                unit,
-                board: work.board.clone(),
-                token: work.token.clone(),
-                target_cell,
-                placement,
-                moves,
-                solution,
-            };
-            let result = &record.result;
-            let mut listed: Vec<(rrm_store::PlacementCells, u8, Vec<String>)> = Vec::new();
-            if moves.contains(&result.max_moves) {
-                for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
-                    listed.push((*cells, result.max_moves, solution.clone()));
-                }
-            }
-            if !hardest_only {
-                for (depth, placements) in result.top.iter().filter(|(d, _)| moves.contains(d)) {
-                    for cells in placements {
-                        if !listed.iter().any(|(c, _, _)| c == cells) {
-                            listed.push((*cells, *depth, Vec::new()));
-                        }
-                    }
-                }
-            }
-            for (index, (cells, depth, solution)) in listed.into_iter().enumerate() {
-                found.insert(
-                    (std::cmp::Reverse(depth), unit, index),
-                    mined(cells, depth, solution),
-                );
+            let listed = listed(name, &spec, unit, record, &moves, hardest_only)?;
+            for (index, mined) in listed.into_iter().enumerate() {
+                found.insert((std::cmp::Reverse(mined.moves), unit, index), mined);
                 if found.len() > limit {
                     found.pop_last();
                 }
@@ -412,6 +380,73 @@ impl Coordinator {
         }
         Ok(found.into_values().collect())
     }
+
+    /// One placement a done unit of campaign `name` lists (at its maximum, with the
+    /// coordinator's solution, or in its top placements of a depth).
+    pub fn placement(
+        &self,
+        name: &str,
+        unit: u64,
+        cells: PlacementCells,
+    ) -> Result<MinedPlacement> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let not_listed = || CoordinatorError::NotListed {
+            campaign: name.to_string(),
+            unit,
+            placement: cells,
+        };
+        let record = campaign.exhaustive.get(&unit).ok_or_else(not_listed)?;
+        listed(name, &spec, unit, record, &(0..=u8::MAX), false)?
+            .into_iter()
+            .find(|mined| mined.placement == cells)
+            .ok_or_else(not_listed)
+    }
+}
+
+/// The placements a done unit lists needing `moves`: those at its maximum (with the
+/// coordinator's solutions), then unless `hardest_only` its top placements per depth not
+/// listed already.
+fn listed(
+    name: &str,
+    spec: &ExhaustiveSpec,
+    unit: u64,
+    record: &ExhaustiveRecord,
+    moves: &RangeInclusive<u8>,
+    hardest_only: bool,
+) -> Result<Vec<MinedPlacement>> {
+    let Some(work) = unit_work(spec, unit) else {
+        return Ok(Vec::new());
+    };
+    let target_cell = unit_board(&work)?.target_cell;
+    let mined = |placement, moves, solution| MinedPlacement {
+        campaign: name.to_string(),
+        unit,
+        board: work.board.clone(),
+        token: work.token.clone(),
+        target_cell,
+        placement,
+        moves,
+        solution,
+    };
+    let result = &record.result;
+    let mut listed: Vec<MinedPlacement> = Vec::new();
+    if moves.contains(&result.max_moves) {
+        for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
+            listed.push(mined(*cells, result.max_moves, solution.clone()));
+        }
+    }
+    if !hardest_only {
+        for (depth, placements) in result.top.iter().filter(|(d, _)| moves.contains(d)) {
+            for cells in placements {
+                if !listed.iter().any(|m| m.placement == *cells) {
+                    listed.push(mined(*cells, *depth, Vec::new()));
+                }
+            }
+        }
+    }
+    Ok(listed)
 }
 
 /// The spec of an exhaustive campaign; a seed campaign is refused.
