@@ -169,18 +169,7 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
             out += &format!("{name}: no puzzles mined yet\n");
             continue;
         }
-        out += &format!(
-            "{name}: {} puzzles, mean {:.3} moves, median {}, {}, max {}\n",
-            a.puzzles(),
-            a.mean(),
-            a.percentile(0.5),
-            PERCENTILES
-                .iter()
-                .map(|(label, p)| format!("{label} {}", a.percentile(*p)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            a.max_moves()
-        );
+        out += &format!("{name}: {}\n", summary_line(a, "puzzles"));
     }
     let mined: Vec<&(String, Aggregates)> =
         campaigns.iter().filter(|(_, a)| a.puzzles() > 0).collect();
@@ -246,6 +235,22 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
         out += "\n";
     }
     out
+}
+
+/// Count, mean, median, percentiles and maximum in one line: `N {what}, mean ...`.
+fn summary_line(a: &Aggregates, what: &str) -> String {
+    format!(
+        "{} {what}, mean {:.3} moves, median {}, {}, max {}",
+        a.puzzles(),
+        a.mean(),
+        a.percentile(0.5),
+        PERCENTILES
+            .iter()
+            .map(|(label, p)| format!("{label} {}", a.percentile(*p)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        a.max_moves()
+    )
 }
 
 fn groups_line(groups: &BTreeMap<String, Group>) -> String {

@@ -2,7 +2,7 @@
 //! and over legal ones (no robot on a target cell), overall, by target and by board, as
 //! text and JSON.
 
-use super::{share, PERCENTILES};
+use super::{share, summary_line, PERCENTILES};
 use rrm_coordinator::charts::rarity;
 use rrm_coordinator::{Distribution, ExactStats};
 use rrm_store::Aggregates;
@@ -64,21 +64,10 @@ pub fn text(name: &str, units_total: u64, exact: &ExactStats) -> String {
         return out;
     }
     for (label, a) in [
-        ("all placements", overall.all()),
-        ("legal placements", overall.legal()),
+        ("placements", overall.all()),
+        ("legal placements (no robot on a target)", overall.legal()),
     ] {
-        out += &format!(
-            "{label}: {}, mean {:.3} moves, median {}, {}, max {}\n",
-            a.puzzles(),
-            a.mean(),
-            a.percentile(0.5),
-            PERCENTILES
-                .iter()
-                .map(|(label, p)| format!("{label} {}", a.percentile(*p)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            a.max_moves()
-        );
+        out += &format!("{}\n", summary_line(&a, label));
     }
     let (all, legal) = (overall.all().puzzles(), overall.legal().puzzles());
     out += &format!(

@@ -196,11 +196,16 @@ fn get(address: std::net::SocketAddr, path: &str) -> (u16, String, String) {
     (status, content_type, body.to_string())
 }
 
-#[test]
-fn unknown_api_paths_answer_json_and_pages_html() {
-    let data = tempfile::tempdir().unwrap();
-    let coordinator =
-        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+/// A running dashboard: its runtime, address, stop switch and server task.
+type Served = (
+    tokio::runtime::Runtime,
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+);
+
+/// Serves the dashboard of `coordinator` on a free port of 127.0.0.1.
+fn serve(coordinator: Arc<Coordinator>) -> Served {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -214,6 +219,15 @@ fn unknown_api_paths_answer_json_and_pages_html() {
             let _ = stopped.await;
         },
     ));
+    (runtime, address, stop, server)
+}
+
+#[test]
+fn unknown_api_paths_answer_json_and_pages_html() {
+    let data = tempfile::tempdir().unwrap();
+    let coordinator =
+        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+    let (runtime, address, stop, server) = serve(coordinator);
     for path in ["/api/nothing-here", "/api/campaign/none/stats"] {
         let (status, content_type, body) = get(address, path);
         assert_eq!(status, 404, "{path}");
@@ -251,19 +265,7 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
     coordinator
         .import_exhaustive("ex", &boards[0], "GQ", result.clone())
         .unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let address = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = runtime.spawn(rrm_coordinator::dashboard::serve(
-        listener,
-        coordinator.clone(),
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let (runtime, address, stop, server) = serve(coordinator);
     let (status, _, body) = get(address, "/api/campaign/ex/stats");
     assert_eq!(status, 200, "{body}");
     let stats: serde_json::Value = serde_json::from_str(&body).unwrap();

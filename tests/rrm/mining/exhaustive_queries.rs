@@ -154,7 +154,7 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
     let text = on("honest", &["stats"]);
     for expected in [
         "1 of 1 units done",
-        "legal placements: ",
+        "legal placements (no robot on a target), mean",
         "by target",
         "by board",
         BOARD,
