@@ -141,6 +141,14 @@ impl Backend {
 }
 
 impl Backend {
+    /// The progress and spec of campaign `name`.
+    pub fn status(&mut self, name: &str) -> Result<CampaignStatus> {
+        self.campaigns()?
+            .into_iter()
+            .find(|s| s.campaign.spec.name == name)
+            .with_context(|| format!("unknown campaign {name:?}"))
+    }
+
     /// The campaign to report on: the one named, or the only one there is.
     pub fn campaign_name(&mut self, named: Option<&str>) -> Result<String> {
         if let Some(name) = named {

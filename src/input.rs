@@ -1,7 +1,8 @@
-//! Reading what the user names: seed ranges, counts and puzzle files.
+//! Reading what the user names: seed ranges, counts, puzzle files and placements.
 
 use anyhow::{bail, Context, Result};
-use ricochet::{Game, Puzzle, PuzzleRecord};
+use ricochet::{Game, Layout, Puzzle, PuzzleRecord};
+use rrm_coordinator::UnitBoard;
 use std::ops::{Range, RangeInclusive};
 use std::path::Path;
 
@@ -114,4 +115,54 @@ fn record_job(text: &str) -> Result<Job> {
             expected_moves: record.moves,
         },
     })
+}
+
+/// Parses a placement, `T,H,H,H`: the target robot's cell, then three helpers' cells (any
+/// order), each `y*16+x`; for clap.
+pub fn parse_placement(text: &str) -> Result<[u8; 4], String> {
+    let cells: Vec<u8> = text
+        .split(',')
+        .map(|cell| cell.trim().parse::<u8>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{text:?}: cells are 0 to 255 ({e})"))?;
+    let mut placement: [u8; 4] = cells
+        .try_into()
+        .map_err(|_| format!("{text:?}: give four cells, the target robot's first"))?;
+    placement[1..].sort_unstable();
+    Ok(placement)
+}
+
+/// The puzzle of a placement on a Fogleman board (any rotation; cells on the board as
+/// named), and the board's other tokens to draw faintly.
+pub fn placement_job(
+    board: &str,
+    token: &str,
+    cells: [u8; 4],
+) -> Result<(Job, Vec<(String, ricochet::Cell)>)> {
+    let token = token.to_ascii_uppercase();
+    let layout = Layout::parse(board)?;
+    let puzzle = UnitBoard::new(board, &token)?
+        .puzzle(&cells)
+        .with_context(|| {
+            format!("placement {cells:?} on {board}: four different cells, off the centre block")
+        })?;
+    let others = layout
+        .targets
+        .iter()
+        .filter(|(t, _)| *t != token)
+        .map(|&(t, cell)| (t.to_string(), cell))
+        .collect();
+    let name = format!(
+        "{} {token}, placement {}",
+        layout.tiles.join(" "),
+        cells.map(|c| c.to_string()).join(",")
+    );
+    let job = Job {
+        puzzle,
+        source: Source::File {
+            name: Some(name),
+            expected_moves: None,
+        },
+    };
+    Ok((job, others))
 }

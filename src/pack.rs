@@ -1,21 +1,24 @@
-//! `rrm pack`: a curated puzzle pack from the mined results, as a printable HTML page or
-//! a JSON file for apps. Same store and flags, same pack: candidates are taken hardest
-//! first, then by seed, and every step after that is deterministic.
+//! `rrm pack`: a curated puzzle pack from the mined results (seeds, or the placements an
+//! exhaustive campaign lists by depth), as a printable HTML page or a JSON file for apps.
+//! Same store and flags, same pack: candidates are taken hardest first, then by seed or
+//! unit, and every step after that is deterministic.
 
 use crate::backend::{Backend, BackendArgs};
 use crate::outfile::OutFile;
 use crate::show::{metrics_json, SOLUTION_COUNT_CAP};
-use crate::top::generator_of;
+use crate::top::placement_puzzle;
 use anyhow::{bail, Context, Result};
 use clap::builder::RangedU64ValueParser;
 use clap::Args;
 use ricochet::metrics::{metrics, Metrics};
 use ricochet::svg::{escape, Picture};
-use ricochet::{GeneratedPuzzle, Move, Solver};
+use ricochet::{Generator, Move, Puzzle, Solver};
+use rrm_coordinator::MinedPlacement;
 use serde_json::json;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::Write as _;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -24,12 +27,15 @@ const CANDIDATES: usize = 100_000;
 
 #[derive(Args)]
 pub struct PackArgs {
+    /// Exactly this many optimal moves (instead of --min-moves and --max-moves).
+    #[arg(long, conflicts_with_all = ["min_moves", "max_moves"], required_unless_present_all = ["min_moves", "max_moves"])]
+    moves: Option<u8>,
     /// Fewest optimal moves of a puzzle in the pack.
-    #[arg(long)]
-    min_moves: u8,
+    #[arg(long, requires = "max_moves")]
+    min_moves: Option<u8>,
     /// Most optimal moves of a puzzle in the pack.
-    #[arg(long)]
-    max_moves: u8,
+    #[arg(long, requires = "min_moves")]
+    max_moves: Option<u8>,
     /// Puzzles in the pack.
     #[arg(long, value_parser = crate::input::at_least_one)]
     count: usize,
@@ -39,8 +45,9 @@ pub struct PackArgs {
     /// Only puzzles whose solution moves at least this many robots.
     #[arg(long, default_value_t = 1, value_parser = RangedU64ValueParser::<usize>::new().range(1..=5))]
     min_robots: usize,
-    /// At most one puzzle per board arrangement.
-    #[arg(long)]
+    /// At most one puzzle per board (arrangement of tiles as generated; for exhaustive
+    /// campaigns the board up to rotation).
+    #[arg(long, visible_alias = "one-per-board")]
     distinct_boards: bool,
     /// The campaign (default: the only one).
     #[arg(long)]
@@ -52,12 +59,29 @@ pub struct PackArgs {
     backend: BackendArgs,
 }
 
+/// Where a candidate comes from: a mined seed, or a placement of an exhaustive campaign.
+enum Origin {
+    Seed(u64),
+    Placement(MinedPlacement),
+}
+
+/// A puzzle the store offers, with the move count it claims.
+struct Candidate {
+    origin: Origin,
+    moves: u8,
+}
+
 /// A puzzle chosen for the pack.
 struct Chosen {
-    seed: u64,
-    generated: GeneratedPuzzle,
+    origin: Origin,
+    puzzle: Puzzle,
+    token: String,
+    /// The board arrangement (seeds) or the canonical board (placements).
+    board: String,
     solution: Vec<Move>,
     metrics: Metrics,
+    /// The candidate's place in the store's order (hardest first, then by seed or unit).
+    rank: usize,
 }
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
@@ -70,32 +94,52 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
             args.out.display()
         ),
     };
-    if args.min_moves > args.max_moves {
-        bail!(
-            "--min-moves {} is above --max-moves {}",
-            args.min_moves,
-            args.max_moves
-        );
-    }
+    let moves = match (args.moves, args.min_moves, args.max_moves) {
+        (Some(moves), _, _) => moves..=moves,
+        (None, Some(min), Some(max)) if min <= max => min..=max,
+        (None, Some(min), Some(max)) => bail!("--min-moves {min} is above --max-moves {max}"),
+        _ => unreachable!("clap requires --moves or both bounds"),
+    };
     let out = OutFile::create(&args.out)?;
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
-    let generator = generator_of(&mut backend, &name)?;
-    let candidates = backend.find_puzzles(&name, args.min_moves..=args.max_moves, CANDIDATES)?;
-    let chosen = choose(&args, generator, &candidates)?;
+    let spec = backend.status(&name)?.campaign.spec;
+    let (generator, candidates): (_, Vec<Candidate>) = if spec.is_exhaustive() {
+        let placements = backend.find_placements(&name, moves.clone(), CANDIDATES, false)?;
+        let candidates = placements
+            .into_iter()
+            .map(|mined| Candidate {
+                moves: mined.moves,
+                origin: Origin::Placement(mined),
+            })
+            .collect();
+        (None, candidates)
+    } else {
+        let generator: Generator = spec.generator.parse()?;
+        let seeds = backend.find_puzzles(&name, moves.clone(), CANDIDATES)?;
+        let candidates = seeds
+            .into_iter()
+            .map(|(seed, moves)| Candidate {
+                origin: Origin::Seed(seed),
+                moves,
+            })
+            .collect();
+        (Some(generator), candidates)
+    };
+    let offered = candidates.len();
+    let chosen = choose(&args, generator, candidates)?;
     if chosen.len() < args.count {
         eprintln!(
-            "only {} of {} candidates with {}..={} moves pass the filters; the pack has {} puzzles",
+            "only {} of {offered} candidates with {}..={} moves pass the filters; the pack has {} puzzles",
             chosen.len(),
-            candidates.len(),
-            args.min_moves,
-            args.max_moves,
+            moves.start(),
+            moves.end(),
             chosen.len()
         );
     }
     let content = match format {
         Format::Html => html(&name, &chosen),
-        Format::Json => json_pack(&name, generator, &args, &chosen).to_string(),
+        Format::Json => json_pack(&name, &spec.generator, &args, &moves, &chosen).to_string(),
     };
     out.write(content.as_bytes())?;
     writeln!(
@@ -112,34 +156,65 @@ enum Format {
     Json,
 }
 
+impl Origin {
+    /// The puzzle, its token and its board.
+    fn draw(&self, generator: Option<Generator>) -> Result<(Puzzle, String, String)> {
+        match self {
+            Origin::Seed(seed) => {
+                let generator = generator.context("a seed without its generator")?;
+                let generated = generator.generate(*seed)?;
+                Ok((generated.puzzle, generated.token, generated.arrangement))
+            }
+            Origin::Placement(mined) => Ok((
+                placement_puzzle(mined)?,
+                mined.token.clone(),
+                mined.board.clone(),
+            )),
+        }
+    }
+
+    /// How the pack names it: `seed 4242` or `1A 3B 4A 2B RT 57,17,40,200`.
+    fn label(&self) -> String {
+        match self {
+            Origin::Seed(seed) => format!("seed {seed}"),
+            Origin::Placement(mined) => format!(
+                "{} {} {}",
+                mined.board,
+                mined.token,
+                mined.placement.map(|c| c.to_string()).join(",")
+            ),
+        }
+    }
+}
+
 fn choose(
     args: &PackArgs,
-    generator: ricochet::Generator,
-    candidates: &[(u64, u8)],
+    generator: Option<Generator>,
+    candidates: Vec<Candidate>,
 ) -> Result<Vec<Chosen>> {
     let bar = crate::progress::bar(args.count as u64, "puzzles chosen");
     let mut solver = Solver::new();
     let mut boards = HashSet::new();
     let mut chosen = Vec::new();
-    for (looked, &(seed, moves)) in candidates.iter().enumerate() {
+    let total = candidates.len();
+    for (rank, Candidate { origin, moves }) in candidates.into_iter().enumerate() {
         if chosen.len() == args.count {
             break;
         }
-        bar.set_message(format!(
-            "({looked} of {} candidates looked at)",
-            candidates.len()
-        ));
-        let generated = generator.generate(seed)?;
-        if args.distinct_boards && boards.contains(&generated.arrangement) {
+        bar.set_message(format!("({rank} of {total} candidates looked at)"));
+        let (puzzle, token, board) = origin.draw(generator)?;
+        if args.distinct_boards && boards.contains(&board) {
             continue;
         }
+        // Every puzzle is solved again: the store's move count must be the optimum.
+        let label = origin.label();
         let solution = solver
-            .solve(&generated.puzzle)
-            .with_context(|| format!("seed {seed} has no solution"))?
+            .solve(&puzzle)
+            .with_context(|| format!("{label} has no solution"))?
             .moves;
         if solution.len() != usize::from(moves) {
             bail!(
-                "seed {seed}: the store says {moves} moves, the solver finds {}",
+                "{label}: the store says {moves} moves, the solver finds {}",
                 solution.len()
             );
         }
@@ -147,22 +222,25 @@ fn choose(
             continue;
         }
         let cap = if args.unique { 2 } else { SOLUTION_COUNT_CAP };
-        let measured = metrics(&generated.puzzle, &solution, cap);
+        let measured = metrics(&puzzle, &solution, cap);
         if args.unique && measured.optimal_solutions != Some(1) {
             continue;
         }
-        boards.insert(generated.arrangement.clone());
+        boards.insert(board.clone());
         chosen.push(Chosen {
-            seed,
-            generated,
+            origin,
+            puzzle,
+            token,
+            board,
             solution,
             metrics: measured,
+            rank,
         });
         bar.inc(1);
     }
     bar.finish_and_clear();
     // Easiest first, like a puzzle book.
-    chosen.sort_by_key(|c| (c.solution.len(), c.seed));
+    chosen.sort_by_key(|c| (c.solution.len(), c.rank));
     Ok(chosen)
 }
 
@@ -173,35 +251,46 @@ fn notation(moves: &[Move]) -> Vec<String> {
 /// The pack as JSON: see README, "Puzzle pack JSON".
 fn json_pack(
     name: &str,
-    generator: ricochet::Generator,
+    generator: &str,
     args: &PackArgs,
+    moves: &RangeInclusive<u8>,
     chosen: &[Chosen],
 ) -> serde_json::Value {
     json!({
         "format": "rrm-pack/1",
         "campaign": name,
-        "generator": generator.name(),
+        "generator": generator,
         "filters": {
-            "min_moves": args.min_moves,
-            "max_moves": args.max_moves,
+            "min_moves": moves.start(),
+            "max_moves": moves.end(),
             "count": args.count,
             "unique": args.unique,
             "min_robots": args.min_robots,
             "distinct_boards": args.distinct_boards,
         },
         "puzzles": chosen.iter().enumerate().map(|(index, c)| {
-            let mut record = c.generated.puzzle.to_record(Some(format!("seed {}", c.seed)));
+            let mut record = c.puzzle.to_record(Some(c.origin.label()));
             record.moves = Some(c.solution.len() as u32);
-            json!({
+            let mut entry = json!({
                 "number": index + 1,
-                "seed": c.seed,
-                "token": c.generated.token,
-                "arrangement": c.generated.arrangement,
+                "token": c.token,
                 "puzzle": record,
                 "moves": c.solution.len(),
                 "solution": notation(&c.solution),
                 "metrics": metrics_json(&c.metrics, c.solution.len()),
-            })
+            });
+            match &c.origin {
+                Origin::Seed(seed) => {
+                    entry["seed"] = json!(seed);
+                    entry["arrangement"] = json!(c.board);
+                }
+                Origin::Placement(mined) => {
+                    entry["unit"] = json!(mined.unit);
+                    entry["board"] = json!(c.board);
+                    entry["placement"] = json!(mined.placement);
+                }
+            }
+            entry
         }).collect::<Vec<_>>(),
     })
 }
@@ -230,19 +319,19 @@ h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom:
         campaign = escape(name)
     );
     for (index, c) in chosen.iter().enumerate() {
-        let board = ricochet::svg::board(&c.generated.puzzle, &Picture::default());
+        let board = ricochet::svg::board(&c.puzzle, &Picture::default());
         let _ = write!(
             page,
-            r#"<div class="card" id="puzzle-{number}"><h2>Puzzle {number} · {moves} moves · seed {seed}</h2>{board}</div>"#,
+            r#"<div class="card" id="puzzle-{number}"><h2>Puzzle {number} · {moves} moves · {label}</h2>{board}</div>"#,
             number = index + 1,
             moves = c.solution.len(),
-            seed = c.seed
+            label = escape(&c.origin.label())
         );
     }
     page.push_str(r#"</div><div class="solutions"><h1>Solutions</h1><div class="grid">"#);
     for (index, c) in chosen.iter().enumerate() {
         let board = ricochet::svg::board(
-            &c.generated.puzzle,
+            &c.puzzle,
             &Picture {
                 solution: Some(&c.solution),
                 ..Picture::default()

@@ -1,5 +1,6 @@
-//! `rrm show`: one puzzle as ASCII in the terminal and, with `--svg`, as a picture; with
-//! `--solution`, an optimal solution (numbered arrows in the picture) and its metrics.
+//! `rrm show`: one puzzle (a seed, a puzzle file, or a placement of an exhaustive
+//! campaign) as ASCII in the terminal and, with `--svg`, as a picture; with `--solution`,
+//! an optimal solution (numbered arrows in the picture) and its metrics.
 
 use crate::input::{self, Job, Source};
 use crate::outfile::OutFile;
@@ -17,7 +18,7 @@ use std::process::ExitCode;
 pub const SOLUTION_COUNT_CAP: u64 = 1000;
 
 #[derive(Args)]
-#[command(group(ArgGroup::new("input").required(true).args(["seed", "puzzle"])))]
+#[command(group(ArgGroup::new("input").required(true).args(["seed", "puzzle", "board"])))]
 pub struct ShowArgs {
     /// A Fogleman generator seed.
     #[arg(long)]
@@ -25,6 +26,17 @@ pub struct ShowArgs {
     /// A puzzle file (JSON puzzle format).
     #[arg(long)]
     puzzle: Option<PathBuf>,
+    /// A placement of an exhaustive campaign: its board, e.g. "1A 3B 4A 2B" (with
+    /// --target and --placement).
+    #[arg(long, requires_all = ["target", "placement"])]
+    board: Option<String>,
+    /// The placement's target token, e.g. RT.
+    #[arg(long, requires = "board")]
+    target: Option<String>,
+    /// The placement's cells (y*16+x on the board as named): the target robot's, then the
+    /// three helpers', e.g. 57,17,40,200 (as `rrm top` lists them).
+    #[arg(long, requires = "board", value_parser = input::parse_placement)]
+    placement: Option<[u8; 4]>,
     /// Write an SVG picture of the board to this file.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -35,9 +47,21 @@ pub struct ShowArgs {
 
 pub fn run(args: ShowArgs) -> Result<ExitCode> {
     let svg = args.svg.as_deref().map(OutFile::create).transpose()?;
-    let job = match (args.seed, &args.puzzle) {
-        (Some(seed), _) => input::seed_job(seed)?,
-        (_, Some(path)) => input::read_puzzle(path)?,
+    let (job, others) = match (args.seed, &args.puzzle, &args.board) {
+        (Some(seed), _, _) => {
+            let job = input::seed_job(seed)?;
+            let others = other_tokens(&job);
+            (job, others)
+        }
+        (_, Some(path), _) => (input::read_puzzle(path)?, Vec::new()),
+        (_, _, Some(board)) => {
+            let (token, cells) = args
+                .target
+                .as_deref()
+                .zip(args.placement)
+                .context("--board needs --target and --placement")?;
+            input::placement_job(board, token, cells)?
+        }
         _ => unreachable!("clap requires one input"),
     };
     let title = title(&job);
@@ -70,7 +94,7 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
             &job.puzzle,
             &Picture {
                 solution: solution.as_deref(),
-                other_tokens: &other_tokens(&job),
+                other_tokens: &others,
                 title: Some(&title),
             },
         );

@@ -1,4 +1,7 @@
-//! `rrm stats`: difficulty statistics of a campaign, as text, JSON or an SVG histogram.
+//! `rrm stats`: difficulty statistics of a campaign, as text, JSON or an SVG histogram;
+//! for an exhaustive campaign its exact distributions (`exact`).
+
+mod exact;
 
 use crate::backend::{Backend, BackendArgs};
 use crate::outfile::OutFile;
@@ -50,11 +53,26 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     if let Some(other) = &args.compare {
         campaigns.push((other.clone(), backend.stats(other)?.aggregates));
     }
+    let exact = match &stats.exhaustive {
+        Some(exact) => Some((backend.status(&name)?.units_total, exact)),
+        None => None,
+    };
     if let Some(svg) = svg {
-        let series: Vec<(&str, &[u64])> = campaigns
+        let mut series: Vec<(String, &[u64])> = campaigns
             .iter()
-            .map(|(name, a)| (name.as_str(), a.histogram.as_slice()))
+            .map(|(name, a)| (name.clone(), a.histogram.as_slice()))
             .collect();
+        if let Some((_, exact)) = exact {
+            series[0].0 = format!("{name}, all placements");
+            series.insert(
+                1,
+                (
+                    format!("{name}, legal placements"),
+                    exact.overall.legal_histogram.as_slice(),
+                ),
+            );
+        }
+        let series: Vec<(&str, &[u64])> = series.iter().map(|(n, h)| (n.as_str(), *h)).collect();
         let title = match &args.compare {
             Some(other) => format!("Optimal move counts: {name} and {other}"),
             None => format!("Optimal move counts: {name}"),
@@ -67,37 +85,21 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
         if let Some((other, aggregates)) = campaigns.get(1) {
             report["compare"] = summary_json(other, aggregates);
         }
-        if !stats.legal_histogram.is_empty() {
-            report["legal_histogram"] = json!(stats.legal_histogram);
-            report["unsolvable"] = json!(stats.unsolvable);
+        if let Some((units_total, exact)) = exact {
+            report["legal_histogram"] = json!(exact.overall.legal_histogram);
+            report["unsolvable"] = json!(exact.overall.unsolvable);
+            report["exhaustive"] = exact::json(units_total, exact);
         }
         writeln!(out, "{report}")?;
+    } else if let Some((units_total, exact)) = exact {
+        if args.compare.is_some() {
+            writeln!(out, "{}", text(&campaigns))?;
+        }
+        write!(out, "{}", exact::text(&name, units_total, exact))?;
     } else {
         write!(out, "{}", text(&campaigns))?;
-        if !stats.legal_histogram.is_empty() {
-            write!(
-                out,
-                "{}",
-                legal_text(&stats.legal_histogram, stats.unsolvable)
-            )?;
-        }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// An exhaustive campaign's exact counts over legal placements (no robot on a target
-/// cell) and its unsolvable placements.
-fn legal_text(legal: &[u64], unsolvable: u64) -> String {
-    let total: u64 = legal.iter().sum();
-    let mut text = format!("\nlegal placements (no robot on a target): {total}\n");
-    for (moves, &count) in legal.iter().enumerate().filter(|(_, &c)| c > 0) {
-        text += &format!(
-            "{moves:>5} moves {count:>16} {:>9.5}%\n",
-            100.0 * share(count, total)
-        );
-    }
-    text += &format!("unsolvable placements: {unsolvable}\n");
-    text
 }
 
 fn share(count: u64, total: u64) -> f64 {
@@ -167,18 +169,7 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
             out += &format!("{name}: no puzzles mined yet\n");
             continue;
         }
-        out += &format!(
-            "{name}: {} puzzles, mean {:.3} moves, median {}, {}, max {}\n",
-            a.puzzles(),
-            a.mean(),
-            a.percentile(0.5),
-            PERCENTILES
-                .iter()
-                .map(|(label, p)| format!("{label} {}", a.percentile(*p)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            a.max_moves()
-        );
+        out += &format!("{name}: {}\n", summary_line(a, "puzzles"));
     }
     let mined: Vec<&(String, Aggregates)> =
         campaigns.iter().filter(|(_, a)| a.puzzles() > 0).collect();
@@ -244,6 +235,22 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
         out += "\n";
     }
     out
+}
+
+/// Count, mean, median, percentiles and maximum in one line: `N {what}, mean ...`.
+fn summary_line(a: &Aggregates, what: &str) -> String {
+    format!(
+        "{} {what}, mean {:.3} moves, median {}, {}, max {}",
+        a.puzzles(),
+        a.mean(),
+        a.percentile(0.5),
+        PERCENTILES
+            .iter()
+            .map(|(label, p)| format!("{label} {}", a.percentile(*p)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        a.max_moves()
+    )
 }
 
 fn groups_line(groups: &BTreeMap<String, Group>) -> String {

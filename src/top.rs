@@ -5,7 +5,7 @@ use crate::backend::{Backend, BackendArgs};
 use crate::show::{metrics_json, metrics_line, SOLUTION_COUNT_CAP};
 use anyhow::{Context, Result};
 use clap::Args;
-use ricochet::metrics::metrics;
+use ricochet::metrics::{metrics, Metrics};
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::{MinedPlacement, UnitBoard};
 use serde_json::json;
@@ -38,24 +38,9 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     }
     let generator = generator_of(&mut backend, &name)?;
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
-    // Counting optimal solutions of hard puzzles takes seconds each: measure them all
-    // under a progress bar, then print.
-    let progress = crate::progress::bar(puzzles.len() as u64, "puzzles measured");
-    let mut measured = Vec::with_capacity(puzzles.len());
-    for mined in &puzzles {
-        let puzzle = generator.generate(mined.seed)?.puzzle;
-        let solution: Vec<Move> = mined
-            .solution
-            .iter()
-            .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
-            .collect::<Result<_>>()?;
-        measured.push((
-            metrics(&puzzle, &solution, SOLUTION_COUNT_CAP),
-            solution.len(),
-        ));
-        progress.inc(1);
-    }
-    progress.finish_and_clear();
+    let measured = measure(&puzzles, |mined| {
+        Ok((generator.generate(mined.seed)?.puzzle, &mined.solution))
+    })?;
     let mut out = crate::stdout::lock();
     if puzzles.is_empty() && !args.json {
         writeln!(
@@ -64,7 +49,7 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
             args.min_moves
         )?;
     }
-    for (rank, (mined, (metrics, optimum))) in puzzles.iter().zip(&measured).enumerate() {
+    for (rank, (mined, (_, metrics, optimum))) in puzzles.iter().zip(&measured).enumerate() {
         if args.json {
             let row = json!({
                 "campaign": name,
@@ -92,6 +77,29 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Measures the quality metrics of each puzzle with its stored solution: counting optimal
+/// solutions of hard puzzles takes seconds each, so all are measured under a progress
+/// bar before anything is printed. Gives each puzzle, its metrics and its optimum.
+fn measure<T>(
+    items: &[T],
+    puzzle_of: impl Fn(&T) -> Result<(Puzzle, &Vec<String>)>,
+) -> Result<Vec<(Puzzle, Metrics, usize)>> {
+    let progress = crate::progress::bar(items.len() as u64, "puzzles measured");
+    let mut measured = Vec::with_capacity(items.len());
+    for item in items {
+        let (puzzle, stored) = puzzle_of(item)?;
+        let solution: Vec<Move> = stored
+            .iter()
+            .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
+            .collect::<Result<_>>()?;
+        let metrics = metrics(&puzzle, &solution, SOLUTION_COUNT_CAP);
+        measured.push((puzzle, metrics, solution.len()));
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok(measured)
+}
+
 /// The generator of a campaign, by its name.
 pub fn generator_of(backend: &mut Backend, name: &str) -> Result<Generator> {
     Ok(spec_of(backend, name)?.generator.parse()?)
@@ -103,12 +111,7 @@ pub fn is_exhaustive(backend: &mut Backend, name: &str) -> Result<bool> {
 }
 
 fn spec_of(backend: &mut Backend, name: &str) -> Result<rrm_store::CampaignSpec> {
-    let status = backend
-        .campaigns()?
-        .into_iter()
-        .find(|s| s.campaign.spec.name == name)
-        .with_context(|| format!("unknown campaign {name:?}"))?;
-    Ok(status.campaign.spec)
+    Ok(backend.status(name)?.campaign.spec)
 }
 
 /// The puzzle of a mined placement, as a puzzle record can carry it.
@@ -127,6 +130,9 @@ pub fn placement_puzzle(mined: &MinedPlacement) -> Result<Puzzle> {
 /// moves first, with the coordinator's solutions and their metrics.
 fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode> {
     let placements = backend.find_placements(name, args.min_moves..=u8::MAX, args.limit, true)?;
+    let measured = measure(&placements, |mined| {
+        Ok((placement_puzzle(mined)?, &mined.solution))
+    })?;
     let mut out = crate::stdout::lock();
     if placements.is_empty() && !args.json {
         writeln!(
@@ -135,15 +141,10 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
             args.min_moves
         )?;
     }
-    for (rank, mined) in placements.iter().enumerate() {
-        let puzzle = placement_puzzle(mined)?;
-        let solution: Vec<Move> = mined
-            .solution
-            .iter()
-            .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
-            .collect::<Result<_>>()?;
-        let metrics = metrics(&puzzle, &solution, SOLUTION_COUNT_CAP);
+    for (rank, (mined, (puzzle, metrics, optimum))) in placements.iter().zip(&measured).enumerate()
+    {
         let title = format!("{} {} unit {}", mined.board, mined.token, mined.unit);
+        let placement = mined.placement.map(|c| c.to_string()).join(",");
         if args.json {
             let row = json!({
                 "campaign": name,
@@ -151,26 +152,22 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
                 "unit": mined.unit,
                 "board": mined.board,
                 "token": mined.token,
+                "placement": mined.placement,
                 "moves": mined.moves,
                 "solution": mined.solution,
                 "puzzle": puzzle.to_record(Some(title)),
-                "metrics": metrics_json(&metrics, solution.len()),
+                "metrics": metrics_json(metrics, *optimum),
             });
             writeln!(out, "{row}")?;
         } else {
             writeln!(
                 out,
-                "{:>3}. {}  {:>2} moves  robots {:?}  {}\n     {}",
+                "{:>3}. {}  {:>2} moves  placement {placement}  {}\n     {}",
                 rank + 1,
                 title,
                 mined.moves,
-                puzzle
-                    .robots()
-                    .iter()
-                    .map(|&c| puzzle.board().index_of(c))
-                    .collect::<Vec<_>>(),
                 mined.solution.join(" "),
-                metrics_line(&metrics, solution.len())
+                metrics_line(metrics, *optimum)
             )?;
         }
     }

@@ -3,8 +3,8 @@
 use ricochet::svg::escape;
 use std::fmt::Write;
 
-/// Bar colours of the campaigns drawn side by side.
-const SERIES_COLOURS: [&str; 2] = ["#2e5eaa", "#d7263d"];
+/// Bar colours of the series drawn side by side.
+const SERIES_COLOURS: [&str; 3] = ["#2e5eaa", "#d7263d", "#3a9d5d"];
 
 /// "1 in N": how rare `count` puzzles of `total` are.
 pub fn rarity(count: u64, total: u64) -> String {
@@ -19,7 +19,7 @@ pub fn rarity(count: u64, total: u64) -> String {
     }
 }
 
-/// A histogram of optimal move counts for one or two campaigns, on a logarithmic count
+/// A histogram of optimal move counts for a few series (campaigns, placements), on a logarithmic count
 /// axis so that the rare hard puzzles stay visible next to the common easy ones. Each
 /// bar carries its count and share in a tooltip and as `data-*` attributes.
 pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {

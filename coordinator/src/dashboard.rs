@@ -1,8 +1,11 @@
 //! The read-only web dashboard: campaigns with live progress, rate and ETA; a page per
-//! campaign with the histogram and the hardest puzzles; a page per puzzle with its board
-//! and a step-by-step playback of the solution. The same data as the query service,
+//! campaign with the histogram and the hardest puzzles (for an exhaustive campaign the
+//! exact distributions and the record table, in `exhaustive`); a page per puzzle with its
+//! board and a step-by-step playback of the solution. The same data as the query service,
 //! read from the same [`Coordinator`]; pages are rendered on the server (every number
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
+
+mod exhaustive;
 
 use crate::charts::{histogram_svg, rarity};
 use crate::core::{CampaignStatus, Coordinator, CoordinatorError};
@@ -12,7 +15,7 @@ use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use axum::Router;
 use ricochet::svg::{centre, escape, Picture};
-use ricochet::{Move, SeedError};
+use ricochet::{Move, Puzzle, SeedError};
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::future::Future;
@@ -61,8 +64,13 @@ pub fn router(coordinator: Arc<Coordinator>) -> Router {
         .route("/", get(index))
         .route("/api/campaigns", get(api_campaigns))
         .route("/api/campaign/{name}/stats", get(api_stats))
+        .route("/api/campaign/{name}/records", get(exhaustive::api_records))
         .route("/campaign/{name}", get(campaign_page))
         .route("/campaign/{name}/puzzle/{seed}", get(puzzle_page))
+        .route(
+            "/campaign/{name}/placement/{unit}/{cells}",
+            get(exhaustive::placement_page),
+        )
         .route("/assets/{file}", get(asset))
         .fallback(not_found)
         .with_state(coordinator)
@@ -77,19 +85,24 @@ enum DashboardError {
     Seed(#[from] SeedError),
     #[error("no such page: {0}")]
     NoRoute(String),
+    #[error("bad placement {0:?}: four cells T-H-H-H")]
+    BadPlacement(String),
 }
 
 impl DashboardError {
-    /// Unknown names are 404, store faults 500.
+    /// Unknown names (and pages of the other kind of campaign) are 404, store faults 500.
     fn status(&self) -> StatusCode {
         match self {
             DashboardError::Coordinator(
                 CoordinatorError::UnknownCampaign(_)
                 | CoordinatorError::SeedOutside { .. }
-                | CoordinatorError::NotMined { .. },
+                | CoordinatorError::NotMined { .. }
+                | CoordinatorError::WrongKind { .. }
+                | CoordinatorError::NotListed { .. },
             )
             | DashboardError::Seed(_)
-            | DashboardError::NoRoute(_) => StatusCode::NOT_FOUND,
+            | DashboardError::NoRoute(_)
+            | DashboardError::BadPlacement(_) => StatusCode::NOT_FOUND,
             DashboardError::Coordinator(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -190,7 +203,11 @@ async fn api_stats(
     State(coordinator): Coord,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let a = coordinator.aggregates(&name)?;
+    let stats = coordinator.stats(&name)?;
+    if let Some(exact) = &stats.exhaustive {
+        return Ok(Json(exhaustive::stats_json(&name, exact)));
+    }
+    let a = stats.aggregates;
     Ok(Json(json!({
         "campaign": name,
         "puzzles": a.puzzles(),
@@ -262,7 +279,11 @@ async fn campaign_page(
     Path(name): Path<String>,
 ) -> Result<Html<String>, PageError> {
     let status = coordinator.status(&name)?;
-    let a = coordinator.aggregates(&name)?;
+    let stats = coordinator.stats(&name)?;
+    if let Some(exact) = &stats.exhaustive {
+        return exhaustive::campaign_page(&coordinator, &status, exact);
+    }
+    let a = stats.aggregates;
     let generator = coordinator.generator(&name)?;
     let c = campaign_json(&status);
     let mut body = String::new();
@@ -320,11 +341,6 @@ async fn puzzle_page(
     let mined = coordinator.puzzle(&name, seed)?;
     let generated = generator.generate(seed)?;
     let puzzle = &generated.puzzle;
-    let solution: Vec<Move> = mined
-        .solution
-        .iter()
-        .filter_map(|m| Move::from_notation(m))
-        .collect();
     let board = ricochet::svg::board(
         puzzle,
         &Picture {
@@ -332,13 +348,6 @@ async fn puzzle_page(
             ..Picture::default()
         },
     );
-    // Robot centres after each move, for the playback.
-    let mut robots = puzzle.robots().to_vec();
-    let mut frames = vec![robots.iter().map(|&c| centre(c)).collect::<Vec<_>>()];
-    for &step in &solution {
-        robots[step.robot as usize] = puzzle.slide(&robots, step);
-        frames.push(robots.iter().map(|&c| centre(c)).collect());
-    }
     let mut body = String::new();
     let _ = write!(
         body,
@@ -352,13 +361,42 @@ async fn puzzle_page(
             ""
         },
     );
+    playback(
+        &mut body,
+        puzzle,
+        &mined.solution,
+        &format!("rrm show --seed {seed} --solution"),
+    );
+    Ok(Html(page(
+        &format!("Seed {seed}"),
+        &body,
+        Some("puzzle.js"),
+    )))
+}
+
+/// The playback of a stored solution (steps, buttons and the robots' centres after each
+/// move for `puzzle.js`), or without one the command that solves the puzzle.
+fn playback(body: &mut String, puzzle: &Puzzle, stored: &[String], solve_command: &str) {
+    let solution: Vec<Move> = stored
+        .iter()
+        .filter_map(|m| Move::from_notation(m))
+        .collect();
+    let mut robots = puzzle.robots().to_vec();
+    let mut frames = vec![robots.iter().map(|&c| centre(c)).collect::<Vec<_>>()];
+    for &step in &solution {
+        robots[step.robot as usize] = puzzle.slide(&robots, step);
+        frames.push(robots.iter().map(|&c| centre(c)).collect());
+    }
     if solution.is_empty() {
-        body.push_str("<p>Only the hardest puzzles keep their solutions; solve this one with <code>rrm show --seed ");
-        let _ = write!(body, "{seed} --solution</code>.</p>");
+        let _ = write!(
+            body,
+            "<p>Only the hardest puzzles keep their solutions; solve this one with <code>{}</code>.</p>",
+            escape(solve_command)
+        );
     } else {
         body.push_str(r#"<div class="controls"><button id="back">◀ back</button><button id="play">▶ play</button><button id="next">next ▶</button> step <span id="step">0</span> / "#);
         let _ = write!(body, "{}</div><p class=\"moves\">", solution.len());
-        for (index, m) in mined.solution.iter().enumerate() {
+        for (index, m) in stored.iter().enumerate() {
             let _ = write!(
                 body,
                 r#"<span data-step="{}">{}</span> "#,
@@ -373,9 +411,4 @@ async fn puzzle_page(
         r#"<script type="application/json" id="frames">{}</script>"#,
         serde_json::to_string(&frames).expect("numbers serialise")
     );
-    Ok(Html(page(
-        &format!("Seed {seed}"),
-        &body,
-        Some("puzzle.js"),
-    )))
 }

@@ -15,10 +15,10 @@ pub mod wire;
 
 pub use crate::core::{
     canonical_board, exhaustive_digest, Assignment, CampaignStats, CampaignStatus, Coordinator,
-    CoordinatorError, Counts, ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement,
-    MinedPuzzle, Outcome, PlacementList, QuarantinedUnit, Rejection, Submission, UnitBoard, Work,
-    DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED,
-    LIST_BOUND,
+    CoordinatorError, Counts, Distribution, ExactStats, ExhaustiveRequest, ExhaustiveUnit,
+    LeaseRef, MinedPlacement, MinedPuzzle, Outcome, PlacementList, QuarantinedUnit, Rejection,
+    Submission, UnitBoard, Work, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM,
+    DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
 };
 
 use std::future::Future;

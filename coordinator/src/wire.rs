@@ -6,8 +6,8 @@
 
 pub use crate::core::CampaignStats;
 use crate::core::{
-    Assignment, CampaignStatus, ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement,
-    MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
+    Assignment, CampaignStatus, Distribution, ExactStats, ExhaustiveRequest, ExhaustiveUnit,
+    LeaseRef, MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
 };
 use rrm_proto::v1 as pb;
 use rrm_store::{
@@ -420,21 +420,57 @@ impl From<CampaignStats> for pb::Stats {
                 })
                 .collect()
         };
+        let distributions = |groups: BTreeMap<String, Distribution>| {
+            groups
+                .into_iter()
+                .map(|(group, d)| distribution_message(group, d))
+                .collect()
+        };
         let aggregates = stats.aggregates;
-        pb::Stats {
+        let mut message = pb::Stats {
             campaign: stats.campaign,
             puzzles: aggregates.puzzles(),
             histogram: aggregates.histogram,
             by_target: groups(aggregates.by_target),
             by_arrangement: groups(aggregates.by_arrangement),
             by_robots_moved: aggregates.by_robots_moved,
-            legal_histogram: stats.legal_histogram,
-            unsolvable: stats.unsolvable,
+            ..pb::Stats::default()
+        };
+        if let Some(exact) = stats.exhaustive {
+            let overall = exact.overall;
+            message.exhaustive = true;
+            message.units = overall.units;
+            message.legal_histogram = overall.legal_histogram;
+            message.unsolvable = overall.unsolvable;
+            message.exact_by_target = distributions(exact.by_target);
+            message.exact_by_board = distributions(exact.by_board);
         }
+        message
     }
 }
 
-/// Statistics from the wire; `through_commit` is the coordinator's own and reads 0.
+fn distribution_message(group: String, d: Distribution) -> pb::Distribution {
+    pb::Distribution {
+        group,
+        units: d.units,
+        histogram: d.histogram,
+        legal_histogram: d.legal_histogram,
+        unsolvable: d.unsolvable,
+    }
+}
+
+fn distribution(d: pb::Distribution) -> (String, Distribution) {
+    let distribution = Distribution {
+        units: d.units,
+        histogram: d.histogram,
+        legal_histogram: d.legal_histogram,
+        unsolvable: d.unsolvable,
+    };
+    (d.group, distribution)
+}
+
+/// Statistics from the wire; `through_commit` is the coordinator's own and reads 0. The
+/// overall exact histogram is the aggregates' one.
 impl TryFrom<pb::Stats> for CampaignStats {
     type Error = WireError;
 
@@ -452,6 +488,20 @@ impl TryFrom<pb::Stats> for CampaignStats {
                 })
                 .collect::<Result<BTreeMap<_, _>, WireError>>()
         };
+        let exhaustive = stats.exhaustive.then(|| ExactStats {
+            overall: Distribution {
+                units: stats.units,
+                histogram: stats.histogram.clone(),
+                legal_histogram: stats.legal_histogram,
+                unsolvable: stats.unsolvable,
+            },
+            by_target: stats
+                .exact_by_target
+                .into_iter()
+                .map(distribution)
+                .collect(),
+            by_board: stats.exact_by_board.into_iter().map(distribution).collect(),
+        });
         Ok(CampaignStats {
             campaign: stats.campaign,
             aggregates: Aggregates {
@@ -461,8 +511,7 @@ impl TryFrom<pb::Stats> for CampaignStats {
                 by_arrangement: groups(stats.by_arrangement)?,
                 by_robots_moved: stats.by_robots_moved,
             },
-            legal_histogram: stats.legal_histogram,
-            unsolvable: stats.unsolvable,
+            exhaustive,
         })
     }
 }

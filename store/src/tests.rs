@@ -1,7 +1,10 @@
 //! Store round trips: campaigns, results, hardest order, block layouts, aggregates;
+//! exhaustive campaigns (in `exhaustive`);
 //! opening errors and corrupt keys.
 
 use super::*;
+
+mod exhaustive;
 
 fn spec(name: &str) -> CampaignSpec {
     CampaignSpec {

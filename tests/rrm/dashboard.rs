@@ -1,6 +1,7 @@
 //! The web dashboard end to end in headless Chromium: a small mined campaign, the numbers
 //! on the pages checked against the store, the solution playback driven by its script,
-//! and a screenshot kept in the target directory.
+//! and a screenshot kept in the target directory; an exhaustive campaign of forged units
+//! with its page, record table, placement pages and JSON.
 //!
 //! `.ci/run` installs Debian's `chromium` when it is missing and sets
 //! `RRM_REQUIRE_CHROMIUM`; elsewhere the test says so and passes if there is no browser.
@@ -195,11 +196,16 @@ fn get(address: std::net::SocketAddr, path: &str) -> (u16, String, String) {
     (status, content_type, body.to_string())
 }
 
-#[test]
-fn unknown_api_paths_answer_json_and_pages_html() {
-    let data = tempfile::tempdir().unwrap();
-    let coordinator =
-        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+/// A running dashboard: its runtime, address, stop switch and server task.
+type Served = (
+    tokio::runtime::Runtime,
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+);
+
+/// Serves the dashboard of `coordinator` on a free port of 127.0.0.1.
+fn serve(coordinator: Arc<Coordinator>) -> Served {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -213,6 +219,15 @@ fn unknown_api_paths_answer_json_and_pages_html() {
             let _ = stopped.await;
         },
     ));
+    (runtime, address, stop, server)
+}
+
+#[test]
+fn unknown_api_paths_answer_json_and_pages_html() {
+    let data = tempfile::tempdir().unwrap();
+    let coordinator =
+        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+    let (runtime, address, stop, server) = serve(coordinator);
     for path in ["/api/nothing-here", "/api/campaign/none/stats"] {
         let (status, content_type, body) = get(address, path);
         assert_eq!(status, 404, "{path}");
@@ -232,6 +247,96 @@ fn unknown_api_paths_answer_json_and_pages_html() {
         (200, "text/css; charset=utf-8")
     );
     assert!(body.contains(".hardest"));
+    let _ = stop.send(());
+    runtime.block_on(server).unwrap().unwrap();
+}
+
+#[test]
+fn exhaustive_campaigns_get_their_page_records_and_api() {
+    use crate::mining::exhaustive_queries::{forged_request, forged_unit, other_boards};
+    let data = tempfile::tempdir().unwrap();
+    let coordinator =
+        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+    let boards = other_boards();
+    coordinator
+        .create_exhaustive_campaign(forged_request("ex", &boards))
+        .unwrap();
+    let result = forged_unit(&boards[0], 5, 2);
+    coordinator
+        .import_exhaustive("ex", &boards[0], "GQ", result.clone())
+        .unwrap();
+    let (runtime, address, stop, server) = serve(coordinator);
+    let (status, _, body) = get(address, "/api/campaign/ex/stats");
+    assert_eq!(status, 200, "{body}");
+    let stats: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(stats["units"], 1);
+    assert_eq!(
+        stats["legal"]["histogram"],
+        serde_json::json!(result.legal_histogram)
+    );
+    assert_eq!(stats["by_board"][0]["group"], boards[0].as_str());
+    assert_eq!(stats["by_board"][0]["all"]["max"], 5);
+    let (status, _, body) = get(address, "/api/campaign/ex/records");
+    assert_eq!(status, 200, "{body}");
+    let records: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let records = records["records"].as_array().unwrap();
+    assert_eq!(records.len(), 2);
+    let (status, _, page) = get(address, "/campaign/ex");
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains(r#"data-units-done="1" data-units-total="2""#),
+        "{page}"
+    );
+    for (moves, count) in result.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        assert!(page.contains(&format!(r#"<tr data-moves="{moves}" data-count="{count}""#)));
+    }
+    assert!(page.contains(&format!(
+        r#"data-group="{}" data-units="1" data-max="5""#,
+        boards[0]
+    )));
+    // Each record links to its page, whose playback ends with the target robot home.
+    let cells: Vec<String> = records[0]["placement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    let path = format!(
+        "/campaign/ex/placement/{}/{}",
+        records[0]["unit"],
+        cells.join("-")
+    );
+    assert!(page.contains(&format!(r#"href="{path}""#)), "{path}");
+    let (status, _, placement) = get(address, &path);
+    assert_eq!(status, 200, "{placement}");
+    assert_eq!(placement.matches("data-step=").count(), 5);
+    for (bad, expected) in [
+        ("/campaign/ex/placement/0/1-2-3", 404),
+        ("/campaign/ex/placement/0/1-2-3-4", 404),
+        ("/campaign/ex/puzzle/1", 404),
+    ] {
+        assert_eq!(get(address, bad).0, expected, "{bad}");
+    }
+    if let Some(browser) = chromium() {
+        let profile = tempfile::tempdir().unwrap();
+        let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard-exhaustive.png");
+        let _ = std::fs::remove_file(&shot);
+        let base = format!("http://{address}");
+        let dom = browse(
+            &browser,
+            profile.path(),
+            &format!("{base}/campaign/ex"),
+            "--dump-dom",
+        );
+        assert!(dom.contains(r#"id="records""#));
+        browse(
+            &browser,
+            profile.path(),
+            &format!("{base}/campaign/ex"),
+            &format!("--screenshot={}", shot.display()),
+        );
+        assert!(std::fs::metadata(&shot).expect("screenshot written").len() > 20_000);
+    }
     let _ = stop.send(());
     runtime.block_on(server).unwrap().unwrap();
 }

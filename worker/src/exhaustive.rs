@@ -1,11 +1,13 @@
 //! One exhaustive unit on the rayon pool: every placement of four robots for one board and
 //! target analysed by `ricochet::exhaustive::analyse`, the placements solved so far
-//! reported after each layer, and the result as its message with its digest.
+//! reported after each layer (where the caller may stop the analysis), and the result as
+//! its message with its digest.
 
 use ricochet::exhaustive::{analyse, Options, Placement};
 use ricochet::{Board, Layout};
 use rrm_proto::v1 as pb;
 use rrm_proto::ExhaustiveParts;
+use std::ops::ControlFlow;
 
 /// Helpers beside the target robot: four robots in all.
 const HELPERS: usize = 3;
@@ -30,13 +32,14 @@ pub enum ExhaustiveError {
 }
 
 /// Analyses exhaustive unit `unit` (number `unit_number` of `campaign`) on the current
-/// rayon pool, calling `on_layer` with the placements solved after each layer. At most
-/// `max_hardest` placements at the maximum are kept: the first in (helper set, cell) order.
+/// rayon pool, calling `on_layer` with the placements solved after each layer; `Break`
+/// stops the analysis there (`UnitError::Stopped`). At most `max_hardest` placements at
+/// the maximum are kept: the first in (helper set, cell) order.
 pub fn analyse_unit(
     campaign: &str,
     unit_number: u64,
     unit: &pb::ExhaustiveUnit,
-    on_layer: &mut dyn FnMut(u64),
+    on_layer: &mut dyn FnMut(u64) -> ControlFlow<()>,
 ) -> Result<Analysed, ExhaustiveError> {
     let layout = Layout::parse(&unit.board)?;
     let target = layout.token_cell(&unit.token)?;
@@ -50,8 +53,7 @@ pub fn analyse_unit(
         top_per_depth: unit.top_per_depth as usize,
     };
     let analysis = analyse(&board, target, HELPERS, &options, |layer| {
-        on_layer(layer.solved);
-        std::ops::ControlFlow::Continue(())
+        on_layer(layer.solved)
     })?;
     let cells = |placements: &[Placement]| -> Vec<[u8; 4]> {
         placements

@@ -3,17 +3,20 @@
 //!
 //! Error policy: a unit the worker cannot solve (unknown generator, a board or token it
 //! does not know, a panic while solving) and a refused result abandon the unit (its lease
-//! expires or is already ended); a lost lease or shutdown stops the solving (an
-//! exhaustive analysis cannot stop midway: it runs to its end, its result dropped). A result is resubmitted under
-//! the retry limits of [`crate::connection`]; past them the worker ends with that error.
+//! expires or is already ended); a lost lease or shutdown stops the solving (a seed unit
+//! after the seeds in hand, an exhaustive analysis after its current layer). A result is
+//! resubmitted under the retry limits of [`crate::connection`]; past them the worker ends
+//! with that error.
 //! Once shutdown began, an unreachable coordinator gets [`LAST_TRIES`] more tries.
 
 use crate::connection::{Limits, Retry};
-use crate::exhaustive::{analyse_unit, Analysed};
+use crate::exhaustive::{analyse_unit, Analysed, ExhaustiveError};
 use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
+use ricochet::exhaustive::UnitError;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use tonic::transport::Channel;
@@ -69,8 +72,9 @@ enum Solved {
 }
 
 /// Analyses an exhaustive unit on the pool, reporting the placements solved after each
-/// layer as the lease's progress; `None` if it was cancelled meanwhile or cannot be
-/// analysed here (the unit is abandoned).
+/// layer as the lease's progress and stopping after the layer in which it was cancelled
+/// (lost lease, shutdown); `None` if it was cancelled or cannot be analysed here (the
+/// unit is abandoned).
 async fn analyse(
     shared: &Shared,
     unit: &pb::ExhaustiveUnit,
@@ -78,16 +82,26 @@ async fn analyse(
     flags: &UnitFlags,
 ) -> Option<Analysed> {
     let (pool, unit_ref, solved) = (shared.pool.clone(), unit.clone(), flags.solved.clone());
+    let cancel = flags.cancel.clone();
     let (campaign, number) = (lease.campaign.clone(), lease.unit);
     let analysing = tokio::task::spawn_blocking(move || {
         pool.install(|| {
             analyse_unit(&campaign, number, &unit_ref, &mut |placements| {
-                solved.store(placements, Ordering::Relaxed)
+                solved.store(placements, Ordering::Relaxed);
+                if cancel.load(Ordering::SeqCst) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
             })
         })
     });
     let analysed = match analysing.await {
         Ok(Ok(analysed)) => analysed,
+        Ok(Err(ExhaustiveError::Unit(UnitError::Stopped(layers)))) => {
+            tracing::info!(unit = lease.unit, "analysis stopped after {layers} layers");
+            return None;
+        }
         Ok(Err(error)) => {
             tracing::error!(unit = lease.unit, "{error}; abandoning the unit");
             return None;

@@ -62,6 +62,13 @@ pub enum CoordinatorError {
         board: String,
         token: String,
     },
+    /// A placement no done unit lists (only the hardest and top placements are kept).
+    #[error("unit {unit} of {campaign:?} lists no placement {placement:?}")]
+    NotListed {
+        campaign: String,
+        unit: u64,
+        placement: [u8; 4],
+    },
     #[error("the coordinator is shutting down")]
     ShuttingDown,
     #[error(transparent)]

@@ -30,8 +30,8 @@ pub use exhaustive::{
     DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
 };
 pub use types::{
-    Assignment, CampaignStats, CampaignStatus, ExhaustiveUnit, LeaseRef, MinedPlacement,
-    MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
+    Assignment, CampaignStats, CampaignStatus, Distribution, ExactStats, ExhaustiveUnit, LeaseRef,
+    MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
 };
 
 use crate::{unix_ms, Config};

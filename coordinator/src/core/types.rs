@@ -3,6 +3,7 @@
 
 use ricochet::Generator;
 use rrm_store::{Aggregates, Campaign, ExhaustiveResult, Mismatch, PlacementCells};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Names one lease of one unit.
@@ -67,14 +68,72 @@ pub struct MinedPlacement {
     pub solution: Vec<String>,
 }
 
-/// A campaign's statistics under its name; for exhaustive campaigns also the histogram
-/// over legal placements and the unsolvable ones (empty and 0 for seed campaigns).
+/// A campaign's statistics under its name; for exhaustive campaigns also the exact
+/// distributions (the aggregates then hold the histogram over all placements, and each
+/// target's and board's count, mean and maximum).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CampaignStats {
     pub campaign: String,
     pub aggregates: Aggregates,
+    pub exhaustive: Option<ExactStats>,
+}
+
+/// The exact distributions of an exhaustive campaign's done units: over them all, by
+/// target token and by board (canonical name).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExactStats {
+    pub overall: Distribution,
+    pub by_target: BTreeMap<String, Distribution>,
+    pub by_board: BTreeMap<String, Distribution>,
+}
+
+/// The exact depth distribution of the placements of some exhaustive units.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Distribution {
+    pub units: u64,
+    /// `histogram[d]`: placements needing `d` moves.
+    pub histogram: Vec<u64>,
+    /// The same over legal placements (no robot on a target cell).
     pub legal_histogram: Vec<u64>,
     pub unsolvable: u64,
+}
+
+impl Distribution {
+    /// The histogram over all placements, with the summaries of [`Aggregates`] (mean,
+    /// percentiles, maximum).
+    pub fn all(&self) -> Aggregates {
+        histogram_only(&self.histogram)
+    }
+
+    /// The same over legal placements.
+    pub fn legal(&self) -> Aggregates {
+        histogram_only(&self.legal_histogram)
+    }
+
+    /// Adds one unit's result.
+    pub fn add(&mut self, result: &ExhaustiveResult) {
+        self.units += 1;
+        add_histogram(&mut self.histogram, &result.histogram);
+        add_histogram(&mut self.legal_histogram, &result.legal_histogram);
+        self.unsolvable += result.unsolvable;
+    }
+}
+
+fn histogram_only(histogram: &[u64]) -> Aggregates {
+    Aggregates {
+        histogram: histogram.to_vec(),
+        ..Aggregates::default()
+    }
+}
+
+/// Adds `from` bin by bin to `into`.
+fn add_histogram(into: &mut Vec<u64>, from: &[u64]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (bin, count) in from.iter().enumerate() {
+        into[bin] += count;
+    }
 }
 
 /// A worker's result for one lease.

@@ -53,12 +53,62 @@ fn stats_survive_the_round_trip() {
     let stats = CampaignStats {
         campaign: "c".into(),
         aggregates,
-        legal_histogram: vec![0, 5, 7],
-        unsolvable: 2,
+        exhaustive: None,
     };
     let wire: pb::Stats = stats.clone().into();
     assert_eq!(wire.puzzles, 3);
     assert_eq!(CampaignStats::try_from(wire), Ok(stats));
+}
+
+#[test]
+fn exact_stats_survive_the_round_trip() {
+    let mut by_target = BTreeMap::new();
+    let mut by_board = BTreeMap::new();
+    let mut overall = Distribution::default();
+    for (board, token) in [
+        ("1A 3B 4A 2B", "RT"),
+        ("1A 3B 4A 2B", "GQ"),
+        ("1B 2A 4B 3A", "RT"),
+    ] {
+        let result = exhaustive();
+        overall.add(&result);
+        by_target
+            .entry(token.to_string())
+            .or_insert_with(Distribution::default)
+            .add(&result);
+        by_board
+            .entry(board.to_string())
+            .or_insert_with(Distribution::default)
+            .add(&result);
+    }
+    assert_eq!(overall.units, 3);
+    assert_eq!(overall.legal_histogram, [0, 12, 27]);
+    assert_eq!(by_target["RT"].unsolvable, 6);
+    let stats = CampaignStats {
+        campaign: "ex".into(),
+        aggregates: Aggregates {
+            histogram: overall.histogram.clone(),
+            ..Aggregates::default()
+        },
+        exhaustive: Some(ExactStats {
+            overall,
+            by_target,
+            by_board,
+        }),
+    };
+    let wire: pb::Stats = stats.clone().into();
+    assert!(wire.exhaustive);
+    assert_eq!(CampaignStats::try_from(wire), Ok(stats));
+    // An exhaustive campaign with no unit done yet is still one.
+    let empty = CampaignStats {
+        campaign: "new".into(),
+        aggregates: Aggregates::default(),
+        exhaustive: Some(ExactStats::default()),
+    };
+    assert_eq!(
+        CampaignStats::try_from(pb::Stats::from(empty.clone())),
+        Ok(empty)
+    );
 }
 
 #[test]

@@ -16,12 +16,12 @@ use rrm_store::ExhaustiveResult;
 use std::sync::OnceLock;
 
 /// The unit every test uses, as its canonical name and in another rotation.
-const BOARD: &str = "1A 3B 4A 2B";
-const ROTATED: &str = "2B 1A 3B 4A";
-const TOKEN: &str = "GQ";
+pub(super) const BOARD: &str = "1A 3B 4A 2B";
+pub(super) const ROTATED: &str = "2B 1A 3B 4A";
+pub(super) const TOKEN: &str = "GQ";
 
 /// The honest result of the unit, analysed once (20–40 s).
-fn honest() -> &'static ExhaustiveResult {
+pub(super) fn honest() -> &'static ExhaustiveResult {
     static RESULT: OnceLock<ExhaustiveResult> = OnceLock::new();
     RESULT.get_or_init(|| {
         let unit = pb::ExhaustiveUnit {
@@ -32,12 +32,19 @@ fn honest() -> &'static ExhaustiveResult {
             top_per_depth: DEFAULT_TOP_PER_DEPTH,
             max_hardest: DEFAULT_MAX_HARDEST,
         };
-        let analysed = rrm_worker::analyse_unit("any", 0, &unit, &mut |_| {}).unwrap();
+        let analysed =
+            rrm_worker::analyse_unit(
+                "any",
+                0,
+                &unit,
+                &mut |_| std::ops::ControlFlow::Continue(()),
+            )
+            .unwrap();
         exhaustive_result(analysed.result).unwrap()
     })
 }
 
-fn request(name: &str) -> ExhaustiveRequest {
+pub(super) fn request(name: &str) -> ExhaustiveRequest {
     ExhaustiveRequest {
         boards: vec![ROTATED.into()],
         targets: vec![TOKEN.to_ascii_lowercase()],
@@ -268,8 +275,18 @@ fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &Exhaustive
     assert_eq!(status.hardest_moves, result.max_moves);
     let stats = coordinator.stats(name).unwrap();
     assert_eq!(stats.aggregates.histogram, result.histogram);
-    assert_eq!(stats.legal_histogram, result.legal_histogram);
-    assert_eq!(stats.unsolvable, result.unsolvable);
+    let exact = stats.exhaustive.expect("exact statistics");
+    for distribution in [
+        &exact.overall,
+        &exact.by_target[TOKEN],
+        &exact.by_board[BOARD],
+    ] {
+        assert_eq!(distribution.units, 1);
+        assert_eq!(distribution.histogram, result.histogram);
+        assert_eq!(distribution.legal_histogram, result.legal_histogram);
+        assert_eq!(distribution.unsolvable, result.unsolvable);
+    }
+    assert_eq!((exact.by_target.len(), exact.by_board.len()), (1, 1));
     let placements: u64 = result.histogram.iter().sum();
     assert_eq!(stats.aggregates.by_target[TOKEN].puzzles, placements);
     assert_eq!(

@@ -6,6 +6,7 @@
 //! the tests live in its children by topic.
 
 mod exhaustive;
+pub(crate) mod exhaustive_queries;
 mod recovery;
 mod service;
 mod submissions;

@@ -1,5 +1,6 @@
 //! The worker's own policies: which coordinators it refuses, when it gives up, when it is
-//! done, what it reports while solving, and the arguments it refuses.
+//! done, what it reports while solving, that shutdown stops an exhaustive analysis, and
+//! the arguments it refuses.
 
 use super::*;
 use crate::rrm;
@@ -43,17 +44,20 @@ fn worker_giving_up(url: &str, after: &str) -> (ExitStatus, String, Duration) {
 fn run_until_exit(args: &[&str], limit: Duration) -> (ExitStatus, String, Duration) {
     let started = Instant::now();
     let (mut process, reader) = spawn_reading_stderr(args);
-    let status = loop {
-        if let Some(status) = process.0.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < limit,
-            "rrm {args:?} still runs after {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = until_exit(&mut process, limit);
     (status, reader.join().unwrap(), started.elapsed())
+}
+
+/// Waits for `process` to exit, failing after `limit`.
+fn until_exit(process: &mut Process, limit: Duration) -> ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = process.0.try_wait().unwrap() {
+            return status;
+        }
+        assert!(started.elapsed() < limit, "rrm still runs after {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// The last line of `stderr`: the error `rrm` ends with.
@@ -343,4 +347,45 @@ fn zero_threads_are_refused() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("--threads"), "{stderr}");
     }
+}
+
+#[test]
+fn a_worker_stops_an_exhaustive_analysis_on_shutdown() {
+    let server = Server::start(Config {
+        lease_duration: Duration::from_secs(4),
+        ..Config::default()
+    });
+    let request = rrm_coordinator::ExhaustiveRequest {
+        boards: vec!["1A 3B 4A 2B".into()],
+        targets: vec!["RT".into()],
+        ..rrm_coordinator::ExhaustiveRequest::new("stop")
+    };
+    server
+        .coordinator
+        .create_exhaustive_campaign(request)
+        .unwrap();
+    let (mut process, reader) =
+        spawn_reading_stderr(&["worker", "--coordinator", &server.url, "--threads", "1"]);
+    // The first layers are in: the analysis runs (the whole takes tens of seconds).
+    wait_until(
+        Duration::from_secs(60),
+        "the analysis reports layers",
+        || {
+            server
+                .coordinator
+                .status("stop")
+                .is_ok_and(|s| s.seeds_in_progress > 0)
+        },
+    );
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(
+        unsafe { libc::kill(process.0.id() as i32, libc::SIGINT) },
+        0
+    );
+    let status = until_exit(&mut process, Duration::from_secs(60));
+    let stderr = reader.join().unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("analysis stopped after"), "{stderr}");
+    assert!(!stderr.contains("submitted"), "{stderr}");
+    assert_eq!(server.coordinator.status("stop").unwrap().units_done, 0);
 }

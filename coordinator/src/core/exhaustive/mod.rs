@@ -11,14 +11,14 @@ pub use checks::{exhaustive_digest, UnitBoard};
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
 use super::{
-    CampaignStats, CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, MinedPlacement,
-    Outcome, Result,
+    CampaignStats, CampaignStatus, Coordinator, CoordinatorError, ExactStats, ExhaustiveUnit,
+    MinedPlacement, Outcome, Result,
 };
 use crate::unix_ms;
 use ricochet::Layout;
 use rrm_store::{
-    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Mismatch,
-    UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
+    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Group, Mismatch,
+    PlacementCells, UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
 };
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -308,49 +308,48 @@ impl Coordinator {
     }
 
     /// The statistics of campaign `name`: for an exhaustive campaign the exact
-    /// distribution over its done units, by target token and by board.
+    /// distribution over its done units, overall, by target token and by board.
     pub fn stats(&self, name: &str) -> Result<CampaignStats> {
         let state = self.lock();
         let campaign = state.campaign(name)?;
         let mut stats = CampaignStats {
             campaign: name.to_string(),
             aggregates: Aggregates::default(),
-            legal_histogram: Vec::new(),
-            unsolvable: 0,
+            exhaustive: None,
         };
         let Kind::Exhaustive(spec) = &campaign.kind else {
             stats.aggregates = campaign.aggregates.clone();
             return Ok(stats);
         };
+        let mut exact = ExactStats::default();
         for (&unit, record) in &campaign.exhaustive {
             let Some((board, token)) = spec.unit(unit) else {
                 continue;
             };
             let result = &record.result;
-            add_histogram(&mut stats.aggregates.histogram, &result.histogram);
-            add_histogram(&mut stats.legal_histogram, &result.legal_histogram);
-            stats.unsolvable += result.unsolvable;
-            for (depth, &count) in result.histogram.iter().enumerate() {
-                for group in [
-                    stats
-                        .aggregates
-                        .by_target
-                        .entry(token.to_string())
-                        .or_default(),
-                    stats
-                        .aggregates
-                        .by_arrangement
-                        .entry(board.to_string())
-                        .or_default(),
-                ] {
-                    group.puzzles += count;
-                    group.total_moves += depth as u64 * count;
-                    if count > 0 {
-                        group.max_moves = group.max_moves.max(depth as u8);
-                    }
-                }
+            exact.overall.add(result);
+            exact
+                .by_target
+                .entry(token.to_string())
+                .or_default()
+                .add(result);
+            exact
+                .by_board
+                .entry(board.to_string())
+                .or_default()
+                .add(result);
+        }
+        let aggregates = &mut stats.aggregates;
+        aggregates.histogram = exact.overall.histogram.clone();
+        for (groups, exact) in [
+            (&mut aggregates.by_target, &exact.by_target),
+            (&mut aggregates.by_arrangement, &exact.by_board),
+        ] {
+            for (name, distribution) in exact {
+                groups.insert(name.clone(), group_of(&distribution.histogram));
             }
         }
+        stats.exhaustive = Some(exact);
         Ok(stats)
     }
 
@@ -371,41 +370,9 @@ impl Coordinator {
         let mut found: BTreeMap<(std::cmp::Reverse<u8>, u64, usize), MinedPlacement> =
             BTreeMap::new();
         for (&unit, record) in &campaign.exhaustive {
-            let Some(work) = unit_work(&spec, unit) else {
-                continue;
-            };
-            let target_cell = unit_board(&work)?.target_cell;
-            let mined = |placement, moves, solution| MinedPlacement {
-                campaign: name.to_string(),
-                unit,
-                board: work.board.clone(),
-                token: work.token.clone(),
-                target_cell,
-                placement,
-                moves,
-                solution,
-            };
-            let result = &record.result;
-            let mut listed: Vec<(rrm_store::PlacementCells, u8, Vec<String>)> = Vec::new();
-            if moves.contains(&result.max_moves) {
-                for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
-                    listed.push((*cells, result.max_moves, solution.clone()));
-                }
-            }
-            if !hardest_only {
-                for (depth, placements) in result.top.iter().filter(|(d, _)| moves.contains(d)) {
-                    for cells in placements {
-                        if !listed.iter().any(|(c, _, _)| c == cells) {
-                            listed.push((*cells, *depth, Vec::new()));
-                        }
-                    }
-                }
-            }
-            for (index, (cells, depth, solution)) in listed.into_iter().enumerate() {
-                found.insert(
-                    (std::cmp::Reverse(depth), unit, index),
-                    mined(cells, depth, solution),
-                );
+            let listed = listed(name, &spec, unit, record, &moves, hardest_only)?;
+            for (index, mined) in listed.into_iter().enumerate() {
+                found.insert((std::cmp::Reverse(mined.moves), unit, index), mined);
                 if found.len() > limit {
                     found.pop_last();
                 }
@@ -413,6 +380,73 @@ impl Coordinator {
         }
         Ok(found.into_values().collect())
     }
+
+    /// One placement a done unit of campaign `name` lists (at its maximum, with the
+    /// coordinator's solution, or in its top placements of a depth).
+    pub fn placement(
+        &self,
+        name: &str,
+        unit: u64,
+        cells: PlacementCells,
+    ) -> Result<MinedPlacement> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let not_listed = || CoordinatorError::NotListed {
+            campaign: name.to_string(),
+            unit,
+            placement: cells,
+        };
+        let record = campaign.exhaustive.get(&unit).ok_or_else(not_listed)?;
+        listed(name, &spec, unit, record, &(0..=u8::MAX), false)?
+            .into_iter()
+            .find(|mined| mined.placement == cells)
+            .ok_or_else(not_listed)
+    }
+}
+
+/// The placements a done unit lists needing `moves`: those at its maximum (with the
+/// coordinator's solutions), then unless `hardest_only` its top placements per depth not
+/// listed already.
+fn listed(
+    name: &str,
+    spec: &ExhaustiveSpec,
+    unit: u64,
+    record: &ExhaustiveRecord,
+    moves: &RangeInclusive<u8>,
+    hardest_only: bool,
+) -> Result<Vec<MinedPlacement>> {
+    let Some(work) = unit_work(spec, unit) else {
+        return Ok(Vec::new());
+    };
+    let target_cell = unit_board(&work)?.target_cell;
+    let mined = |placement, moves, solution| MinedPlacement {
+        campaign: name.to_string(),
+        unit,
+        board: work.board.clone(),
+        token: work.token.clone(),
+        target_cell,
+        placement,
+        moves,
+        solution,
+    };
+    let result = &record.result;
+    let mut listed: Vec<MinedPlacement> = Vec::new();
+    if moves.contains(&result.max_moves) {
+        for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
+            listed.push(mined(*cells, result.max_moves, solution.clone()));
+        }
+    }
+    if !hardest_only {
+        for (depth, placements) in result.top.iter().filter(|(d, _)| moves.contains(d)) {
+            for cells in placements {
+                if !listed.iter().any(|m| m.placement == *cells) {
+                    listed.push(mined(*cells, *depth, Vec::new()));
+                }
+            }
+        }
+    }
+    Ok(listed)
 }
 
 /// The spec of an exhaustive campaign; a seed campaign is refused.
@@ -426,14 +460,15 @@ fn exhaustive_of(campaign: &CampaignState) -> Result<Arc<ExhaustiveSpec>> {
     }
 }
 
-/// Adds `from` bin by bin to `into`.
-fn add_histogram(into: &mut Vec<u64>, from: &[u64]) {
-    if into.len() < from.len() {
-        into.resize(from.len(), 0);
+/// The count, total and maximum of a histogram's placements.
+fn group_of(histogram: &[u64]) -> Group {
+    let mut group = Group::default();
+    for (depth, &count) in histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        group.puzzles += count;
+        group.total_moves += depth as u64 * count;
+        group.max_moves = depth as u8;
     }
-    for (bin, count) in from.iter().enumerate() {
-        into[bin] += count;
-    }
+    group
 }
 
 /// The most moves any placement of a done unit needs (0 before the first result).

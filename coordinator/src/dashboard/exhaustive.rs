@@ -1,0 +1,239 @@
+//! The dashboard of an exhaustive campaign: progress in units, the exact distribution over
+//! all and legal placements (chart and table), one table by target and one by board, and
+//! the record table (each unit's hardest placements as board pictures), with a page per
+//! listed placement; JSON at `/api/campaign/NAME/stats` and `/api/campaign/NAME/records`.
+
+use super::{page, playback, ApiError, Coord, DashboardError, PageError};
+use crate::charts::{histogram_svg, rarity};
+use crate::core::{
+    CampaignStatus, Coordinator, Distribution, ExactStats, MinedPlacement, UnitBoard,
+};
+use axum::extract::{Path, State};
+use axum::response::{Html, Json};
+use ricochet::svg::{escape, Picture};
+use rrm_store::Aggregates;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Records listed on a campaign page and by the records API.
+const RECORDS_SHOWN: usize = 12;
+
+fn distribution_json(d: &Distribution) -> Value {
+    let side = |a: Aggregates| {
+        json!({
+            "placements": a.puzzles(),
+            "mean": a.mean(),
+            "max": a.max_moves(),
+            "histogram": a.histogram,
+        })
+    };
+    json!({
+        "units": d.units,
+        "unsolvable": d.unsolvable,
+        "all": side(d.all()),
+        "legal": side(d.legal()),
+    })
+}
+
+/// `/api/campaign/NAME/stats` of an exhaustive campaign.
+pub(super) fn stats_json(name: &str, exact: &ExactStats) -> Value {
+    let groups = |groups: &BTreeMap<String, Distribution>| -> Value {
+        groups
+            .iter()
+            .map(|(group, d)| {
+                let mut value = distribution_json(d);
+                value["group"] = json!(group);
+                value
+            })
+            .collect()
+    };
+    let mut value = distribution_json(&exact.overall);
+    value["campaign"] = json!(name);
+    value["exhaustive"] = json!(true);
+    value["by_target"] = groups(&exact.by_target);
+    value["by_board"] = groups(&exact.by_board);
+    value
+}
+
+/// The placement's cells in a URL: `57-17-40-200`.
+fn cells_path(cells: &[u8; 4]) -> String {
+    cells.map(|c| c.to_string()).join("-")
+}
+
+fn record_json(mined: &MinedPlacement) -> Value {
+    json!({
+        "unit": mined.unit,
+        "board": mined.board,
+        "token": mined.token,
+        "placement": mined.placement,
+        "moves": mined.moves,
+        "solution": mined.solution,
+    })
+}
+
+/// `/api/campaign/NAME/records`: the record table, most moves first.
+pub(super) async fn api_records(
+    State(coordinator): Coord,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let records = coordinator.find_placements(&name, 0..=u8::MAX, RECORDS_SHOWN, true)?;
+    let records: Vec<Value> = records.iter().map(record_json).collect();
+    Ok(Json(json!({ "campaign": name, "records": records })))
+}
+
+/// A table row of a group: units, and placements, mean, maximum and count at the maximum
+/// over all and over legal placements.
+fn group_row(body: &mut String, group: &str, d: &Distribution) {
+    let _ = write!(
+        body,
+        r#"<tr data-group="{g}" data-units="{units}" data-max="{max}"><td>{g}</td><td class="num">{units}</td>"#,
+        g = escape(group),
+        units = d.units,
+        max = d.all().max_moves(),
+    );
+    for a in [d.all(), d.legal()] {
+        let max = a.max_moves();
+        let _ = write!(
+            body,
+            r#"<td class="num">{}</td><td class="num">{:.3}</td><td class="num">{max}</td><td class="num">{}</td>"#,
+            a.puzzles(),
+            a.mean(),
+            a.histogram.get(usize::from(max)).copied().unwrap_or(0)
+        );
+    }
+    body.push_str("</tr>");
+}
+
+/// The page of an exhaustive campaign.
+pub(super) fn campaign_page(
+    coordinator: &Coordinator,
+    status: &CampaignStatus,
+    exact: &ExactStats,
+) -> Result<Html<String>, PageError> {
+    let name = &status.campaign.spec.name;
+    let overall = &exact.overall;
+    let (all, legal) = (overall.all(), overall.legal());
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        r#"<p id="summary" data-units-done="{done}" data-units-total="{total}" data-placements="{placements}" data-legal="{legal_count}" data-max="{max}"><progress max="{total}" value="{done}"></progress> {done} of {total} units analysed (exhaustive: every placement of four robots per board and target). {placements} placements, mean <b>{mean:.3}</b> moves, hardest <b>{max}</b>; {legal_count} legal placements (no robot on a target), mean {legal_mean:.3}, hardest {legal_max}; {unsolvable} unsolvable.</p>"#,
+        done = status.units_done,
+        total = status.units_total,
+        placements = all.puzzles(),
+        mean = all.mean(),
+        max = all.max_moves(),
+        legal_count = legal.puzzles(),
+        legal_mean = legal.mean(),
+        legal_max = legal.max_moves(),
+        unsolvable = overall.unsolvable,
+    );
+    body.push_str(&histogram_svg(
+        &format!("Optimal move counts: {name}"),
+        &[
+            ("all placements", overall.histogram.as_slice()),
+            ("legal placements", overall.legal_histogram.as_slice()),
+        ],
+    ));
+    body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>placements</th><th>share</th><th>rarity</th><th>legal</th><th>share</th></tr>"#);
+    for (moves, &count) in overall.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        let legal_count = overall.legal_histogram.get(moves).copied().unwrap_or(0);
+        let _ = write!(
+            body,
+            r#"<tr data-moves="{moves}" data-count="{count}" data-legal="{legal_count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.5} %</td><td class="num">{}</td><td class="num">{legal_count}</td><td class="num">{:.5} %</td></tr>"#,
+            count as f64 * 100.0 / all.puzzles().max(1) as f64,
+            rarity(count, all.puzzles()),
+            legal_count as f64 * 100.0 / legal.puzzles().max(1) as f64,
+        );
+    }
+    body.push_str("</table>");
+    let heading = r#"<tr><th rowspan="2">{what}</th><th rowspan="2">units</th><th colspan="4">all placements</th><th colspan="4">legal placements</th></tr><tr><th>count</th><th>mean</th><th>max</th><th>at max</th><th>count</th><th>mean</th><th>max</th><th>at max</th></tr>"#;
+    for (what, id, groups) in [
+        ("target", "by-target", &exact.by_target),
+        ("board", "by-board", &exact.by_board),
+    ] {
+        let _ = write!(
+            body,
+            r#"<h2>By {what}</h2><table id="{id}">{}"#,
+            heading.replace("{what}", what)
+        );
+        for (group, d) in groups {
+            group_row(&mut body, group, d);
+        }
+        body.push_str("</table>");
+    }
+    body.push_str(r#"<h2>Records</h2><div class="hardest" id="records">"#);
+    for mined in coordinator.find_placements(name, 0..=u8::MAX, RECORDS_SHOWN, true)? {
+        let puzzle = UnitBoard::new(&mined.board, &mined.token)
+            .ok()
+            .and_then(|unit| unit.puzzle(&mined.placement));
+        let Some(puzzle) = puzzle else { continue };
+        let board = ricochet::svg::board(&puzzle, &Picture::default());
+        let _ = write!(
+            body,
+            r#"<a class="card" href="/campaign/{n}/placement/{unit}/{cells}" data-unit="{unit}" data-placement="{cells}" data-moves="{moves}"><b>{board_name} {token}</b> · {moves} moves{board}</a>"#,
+            n = escape(name),
+            unit = mined.unit,
+            cells = cells_path(&mined.placement),
+            moves = mined.moves,
+            board_name = escape(&mined.board),
+            token = escape(&mined.token),
+        );
+    }
+    body.push_str("</div>");
+    Ok(Html(page(&format!("Campaign {name}"), &body, None)))
+}
+
+/// A placement a unit lists, with the playback of its solution when it has one.
+pub(super) async fn placement_page(
+    State(coordinator): Coord,
+    Path((name, unit, cells)): Path<(String, u64, String)>,
+) -> Result<Html<String>, PageError> {
+    let placement: [u8; 4] = cells
+        .split('-')
+        .map(str::parse)
+        .collect::<Result<Vec<u8>, _>>()
+        .ok()
+        .and_then(|cells| cells.try_into().ok())
+        .ok_or_else(|| DashboardError::BadPlacement(cells.clone()))?;
+    let mined = coordinator.placement(&name, unit, placement)?;
+    let puzzle = UnitBoard::new(&mined.board, &mined.token)
+        .ok()
+        .and_then(|unit| unit.puzzle(&mined.placement))
+        .ok_or_else(|| DashboardError::BadPlacement(cells.clone()))?;
+    let cells_text = mined.placement.map(|c| c.to_string()).join(",");
+    let title = format!("{} {} · {cells_text}", mined.board, mined.token);
+    let board = ricochet::svg::board(
+        &puzzle,
+        &Picture {
+            title: Some(&title),
+            ..Picture::default()
+        },
+    );
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        r#"<p id="puzzle" data-unit="{unit}" data-placement="{path}" data-moves="{moves}">Board {board_name}, target <b>{token}</b>, unit {unit}: target robot on {target_robot}, helpers on {helpers}; exactly <b>{moves}</b> moves{proven}.</p><div class="card board">{board}</div>"#,
+        path = cells_path(&mined.placement),
+        moves = mined.moves,
+        board_name = escape(&mined.board),
+        token = escape(&mined.token),
+        target_robot = mined.placement[0],
+        helpers = mined.placement[1..]
+            .iter()
+            .map(u8::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        proven = if mined.solution.is_empty() {
+            ""
+        } else {
+            ", the unit's maximum, re-solved by the coordinator"
+        },
+    );
+    let command = format!(
+        "rrm show --board \"{}\" --target {} --placement {cells_text} --solution",
+        mined.board, mined.token
+    );
+    playback(&mut body, &puzzle, &mined.solution, &command);
+    Ok(Html(page(&title, &body, Some("puzzle.js"))))
+}
