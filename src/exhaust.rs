@@ -181,13 +181,7 @@ fn units(args: &ExhaustArgs) -> Result<Vec<Unit>> {
 
 pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
     let units = units(&args)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start worker threads")?;
+    let (pool, threads) = input::thread_pool(args.threads)?;
     let lists = Lists {
         sample_size: args.sample,
         top_from: args.top_from,

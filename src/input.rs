@@ -74,6 +74,17 @@ pub fn at_least_one(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A rayon pool of `threads` threads (default: one per core), with its size.
+pub fn thread_pool(threads: Option<usize>) -> Result<(rayon::ThreadPool, usize)> {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+    Ok((pool, threads))
+}
+
 pub fn seed_job(seed: u64) -> Result<Job> {
     let game = Game::generate(seed)?;
     Ok(Job {

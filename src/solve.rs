@@ -2,7 +2,7 @@
 
 use crate::input::{self, Job};
 use crate::report::{count, Report};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{ArgGroup, Args};
 use cpu_time::ThreadTime;
 use rayon::prelude::*;
@@ -67,13 +67,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
         }
         return Ok(exit_code(report.failed()));
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start worker threads")?;
+    let (pool, threads) = input::thread_pool(args.threads)?;
     // Batches of CHUNK jobs, generated or read ahead of solving, in input order.
     let (total, batches): (u64, Box<dyn Iterator<Item = Result<Vec<Job>>>>) =
         match (&args.seeds, &args.puzzles) {
