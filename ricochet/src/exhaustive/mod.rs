@@ -21,6 +21,7 @@ use block::{and, count, has, minus, or, set, shift, Block, Moves, EMPTY};
 use cells::{Cells, Rays, Set};
 use rayon::prelude::*;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most helpers a unit may have (four robots in all).
 pub const MAX_HELPERS: usize = 3;
@@ -264,13 +265,23 @@ struct Sweep {
     forbidden: Block,
     /// One bit per helper set: its frontier block is not empty.
     nonempty: Vec<u64>,
-    /// The sets of all helpers but one, by rank.
-    others: Vec<Set>,
     /// `beyond[rank of others][dir]`: the cells `c` where a helper at `c` with `others`
     /// and the target robot on the next cell in `dir` is a frontier placement. A helper
     /// sliding in `dir` into the target robot stops on such a cell, so this turns the
     /// cells of a path into one block operation.
-    beyond: Vec<[Block; 4]>,
+    beyond: Vec<[AtomicBlock; 4]>,
+    /// The same for the layer being computed, filled as its blocks are (any thread may
+    /// add a cell to any entry, hence atomics).
+    next_beyond: Vec<[AtomicBlock; 4]>,
+}
+
+/// A block that threads may add cells to concurrently.
+type AtomicBlock = [AtomicU64; 4];
+
+fn atomic_blocks(count: usize) -> Vec<[AtomicBlock; 4]> {
+    (0..count)
+        .map(|_| std::array::from_fn(|_| std::array::from_fn(|_| AtomicU64::new(0))))
+        .collect()
 }
 
 fn mask_of(cells: &[Cell]) -> Block {
@@ -293,8 +304,8 @@ impl Sweep {
             spare: Vec::new(),
             forbidden,
             nonempty: Vec::new(),
-            others: cells.sets(helpers - 1),
-            beyond: Vec::new(),
+            beyond: atomic_blocks(cells.sets_of(helpers - 1)),
+            next_beyond: atomic_blocks(cells.sets_of(helpers - 1)),
             sets,
             cells,
         }
@@ -353,6 +364,7 @@ impl Sweep {
                         continue;
                     }
                     bits |= 1 << i;
+                    sweep.note_beyond(rank, new);
                     *seen = or(seen, new);
                     all += count(new);
                     let mask = mask_of(&sweep.sets[rank][..sweep.helpers]);
@@ -372,37 +384,41 @@ impl Sweep {
         }
         self.spare = std::mem::replace(&mut self.frontier, next);
         self.nonempty = summaries.iter().map(|s| s.0).collect();
-        self.index_beyond();
+        std::mem::swap(&mut self.beyond, &mut self.next_beyond);
+        self.next_beyond
+            .par_iter()
+            .flatten()
+            .flatten()
+            .for_each(|word| {
+                word.store(0, Ordering::Relaxed);
+            });
         (all, legal)
     }
 
-    /// Builds `beyond` from the frontier.
-    fn index_beyond(&mut self) {
-        let kept = self.helpers - 1;
-        self.beyond = self
-            .others
-            .par_iter()
-            .map(|others| {
-                let others = &others[..kept];
-                let mut beyond = [EMPTY; 4];
-                for &cell in &self.cells.free {
-                    if others.contains(&cell) {
-                        continue;
-                    }
-                    let rank = self.cells.rank_with(others, cell);
-                    if !self.is_nonempty(rank) {
-                        continue;
-                    }
-                    let layer = &self.frontier[rank];
-                    for dir in Direction::ALL {
-                        if dir.step(cell).is_some_and(|next| has(layer, next)) {
-                            set(&mut beyond[dir as usize], cell);
-                        }
-                    }
+    /// Adds the new frontier block of helper set `rank` to `next_beyond`: for each
+    /// helper, the directions in which the target robot stands next to it.
+    fn note_beyond(&self, rank: usize, block: &Block) {
+        let group = &self.sets[rank][..self.helpers];
+        for moving in 0..self.helpers {
+            let cell = group[moving];
+            let mut others = [0 as Cell; MAX_HELPERS];
+            others[..moving].copy_from_slice(&group[..moving]);
+            others[moving..self.helpers - 1].copy_from_slice(&group[moving + 1..]);
+            let entry = &self.next_beyond[self.cells.rank(&others[..self.helpers - 1])];
+            for dir in Direction::ALL {
+                if dir.step(cell).is_some_and(|next| has(block, next)) {
+                    entry[dir as usize][cell as usize / 64]
+                        .fetch_or(1 << (cell as usize % 64), Ordering::Relaxed);
                 }
-                beyond
-            })
-            .collect();
+            }
+        }
+    }
+
+    /// The frontier's `beyond` block of the helpers `others` (rank) and `dir`.
+    #[inline(always)]
+    fn beyond(&self, others: usize, dir: Direction) -> Block {
+        let words = &self.beyond[others][dir as usize];
+        std::array::from_fn(|i| words[i].load(Ordering::Relaxed))
     }
 
     #[inline(always)]
@@ -493,7 +509,7 @@ impl Sweep {
             }
             // Target robot on the path (not its first cell, which stops the helper at
             // once): the helper stops on the cell before it.
-            let stops = and(&slide.stops, &self.beyond[slide.others][slide.dir as usize]);
+            let stops = and(&slide.stops, &self.beyond(slide.others, slide.dir));
             pulled = or(&pulled, &shift(&stops, slide.dir));
         }
         and(&pulled, &candidates)
