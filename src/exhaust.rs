@@ -201,12 +201,18 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         bar.set_message(unit.label.clone());
         let (cpu, wall) = (ProcessTime::now(), Instant::now());
         let analysis = pool.install(|| {
-            analyse(&unit.board, unit.target.cell, unit.helpers, &options, |layer| {
-                bar.set_length(layer.placements);
-                bar.set_position(layer.solved);
-                bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
-                ControlFlow::Continue(())
-            })
+            analyse(
+                &unit.board,
+                unit.target.cell,
+                unit.helpers,
+                &options,
+                |layer| {
+                    bar.set_length(layer.placements);
+                    bar.set_position(layer.solved);
+                    bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
+                    ControlFlow::Continue(())
+                },
+            )
         });
         bar.finish_and_clear();
         let analysis = analysis.with_context(|| unit.label.clone())?;
@@ -241,7 +247,11 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
             let json = UnitJson { result, position };
             writeln!(out, "{}", serde_json::to_string(&json)?)?;
         } else {
-            write!(out, "{}", text(unit, &analysis, &result, position.as_ref(), args.show)?)?;
+            write!(
+                out,
+                "{}",
+                text(unit, &analysis, &result, position.as_ref(), args.show)?
+            )?;
         }
         out.flush()?;
     }
@@ -273,7 +283,10 @@ fn add(sum: &mut Vec<u64>, more: &[u64]) {
 fn harder_than(analysis: &Analysis, moves: Option<u8>) -> u64 {
     match moves {
         Some(moves) => {
-            analysis.histogram[usize::from(moves) + 1..].iter().sum::<u64>() + analysis.unsolvable
+            analysis.histogram[usize::from(moves) + 1..]
+                .iter()
+                .sum::<u64>()
+                + analysis.unsolvable
         }
         None => 0,
     }
@@ -372,7 +385,10 @@ fn text(
 fn record(unit: &Unit, placement: &Placement, moves: u8, number: usize) -> Result<PuzzleRecord> {
     let puzzle = Puzzle::new(unit.board.clone(), placement.robots(unit.slot), unit.target)?;
     let mut record = puzzle.to_record(Some(format!("{} #{number}", unit.label)));
-    record.source = Some(format!("rrm exhaust: {} moves, proven by exhaustive analysis", moves));
+    record.source = Some(format!(
+        "rrm exhaust: {} moves, proven by exhaustive analysis",
+        moves
+    ));
     record.moves = Some(moves.into());
     Ok(record)
 }

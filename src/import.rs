@@ -5,12 +5,12 @@
 //! The file format is [`crate::unit_result`].
 
 use crate::backend::{Backend, BackendArgs};
+use crate::unit_result::{PlacementJson, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ricochet::Layout;
 use rrm_coordinator::{ExhaustiveUnit, Outcome, UnitBoard};
 use rrm_store::{ExhaustiveResult, PlacementCells};
-use crate::unit_result::{PlacementJson, UnitResultJson};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -6,8 +6,8 @@
 mod backend;
 mod bench;
 mod campaign;
-mod import;
 mod exhaust;
+mod import;
 mod input;
 mod loadtest;
 mod mine;

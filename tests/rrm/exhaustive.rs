@@ -221,7 +221,11 @@ fn exhaust_command_matches_the_referee_and_prints_solvable_records() {
         histogram[*depth] += 1;
     }
     let as_u64s = |v: &serde_json::Value| -> Vec<u64> {
-        v.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect()
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect()
     };
     assert_eq!(as_u64s(&unit["histogram"]), histogram);
     assert_eq!(unit["placements"], expected.len() as u64);
