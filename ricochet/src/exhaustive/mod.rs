@@ -503,13 +503,21 @@ impl Sweep {
             if minus(&candidates, &pulled) == EMPTY {
                 return candidates;
             }
+            // The cells passed, `from` excluded, `end` included (kept as two cells, not
+            // as blocks: planning all slides of a block then stays in a few cache lines).
+            let path = minus(
+                self.rays.mask(slide.from, slide.dir),
+                self.rays.mask(slide.end, slide.dir),
+            );
             // Target robot off the path: the helper slides to the end.
             if slide.lands_in_frontier {
-                pulled = or(&pulled, &minus(&self.frontier[slide.landing], &slide.path));
+                pulled = or(&pulled, &minus(&self.frontier[slide.landing], &path));
             }
             // Target robot on the path (not its first cell, which stops the helper at
-            // once): the helper stops on the cell before it.
-            let stops = and(&slide.stops, &self.beyond(slide.others, slide.dir));
+            // once): the helper stops on the cell before it, anywhere but the end.
+            let mut stops = path;
+            stops[slide.end as usize / 64] &= !(1 << (slide.end as usize % 64));
+            let stops = and(&stops, &self.beyond(slide.others, slide.dir));
             pulled = or(&pulled, &shift(&stops, slide.dir));
         }
         and(&pulled, &candidates)
@@ -547,14 +555,11 @@ impl Sweep {
             return None;
         }
         // The cells passed, `from` excluded, `end` included.
-        let path = minus(ray, self.rays.mask(end, dir));
-        let mut stops = path;
-        stops[end as usize / 64] &= !(1 << (end as usize % 64));
         let landing = self.cells.rank_with(others, end);
         Some(Slide {
             dir,
-            path,
-            stops,
+            from,
+            end,
             landing,
             lands_in_frontier: self.is_nonempty(landing),
             others: others_rank,
@@ -566,10 +571,8 @@ impl Sweep {
 #[derive(Clone, Copy)]
 struct Slide {
     dir: Direction,
-    /// The cells passed, the end included.
-    path: Block,
-    /// Where the helper stops if the target robot is on the next cell: the path but its end.
-    stops: Block,
+    from: Cell,
+    end: Cell,
     /// The rank of the helper set after the move (target robot off the path).
     landing: usize,
     lands_in_frontier: bool,
@@ -581,8 +584,8 @@ impl Default for Slide {
     fn default() -> Slide {
         Slide {
             dir: Direction::North,
-            path: EMPTY,
-            stops: EMPTY,
+            from: 0,
+            end: 0,
             landing: 0,
             lands_in_frontier: false,
             others: 0,
