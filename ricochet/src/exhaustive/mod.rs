@@ -8,8 +8,9 @@
 //! the step runs in parallel on the caller's rayon pool). Placements are kept as one
 //! 256-bit block per helper set (colex rank of the set), one bit per cell of the internal
 //! 16×16 grid for the target robot. Target-robot moves are computed for the whole block at
-//! once with shifts (`block.rs`); a helper's move reads one other block, with the cells
-//! on its path (where the target robot would stop it early) taken one by one. A block is
+//! once with shifts (`block.rs`); a helper's move reads the frontier block it lands in
+//! (target robot off its path) and one block of `beyond`, an index of the frontier filled
+//! while the layer is computed, for the target robot standing on its path. A block is
 //! skipped once all its placements are reached, and a landing block whose frontier is
 //! empty is never read (a bitmap of non-empty frontier blocks stays in cache).
 
