@@ -77,13 +77,10 @@ pub struct Lists {
 
 impl PlacementJson {
     pub fn new(board: &Board, placement: &Placement) -> PlacementJson {
+        let indices = placement.indices(board);
         PlacementJson {
-            target_robot: board.index_of(placement.target_robot) as u32,
-            helpers: placement
-                .helpers
-                .iter()
-                .map(|&c| board.index_of(c) as u32)
-                .collect(),
+            target_robot: indices[0] as u32,
+            helpers: indices[1..].iter().map(|&i| i as u32).collect(),
         }
     }
 }

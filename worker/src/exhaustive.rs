@@ -120,10 +120,6 @@ pub fn analyse_unit(
 
 /// A placement as the wire has it: target robot, then helpers, as `y * 16 + x`.
 fn placement_cells(board: &Board, placement: &Placement) -> [u8; 4] {
-    let mut cells = [0; 4];
-    cells[0] = board.index_of(placement.target_robot) as u8;
-    for (to, &helper) in cells[1..].iter_mut().zip(&placement.helpers) {
-        *to = board.index_of(helper) as u8;
-    }
-    cells
+    let cells: Vec<u8> = placement.indices(board).iter().map(|&i| i as u8).collect();
+    cells.try_into().expect("a unit has four robots")
 }

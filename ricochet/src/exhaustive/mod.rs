@@ -35,6 +35,14 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// The caller's `y * width + x` indices of the target robot, then of the helpers.
+    pub fn indices(&self, board: &Board) -> Vec<usize> {
+        std::iter::once(self.target_robot)
+            .chain(self.helpers.iter().copied())
+            .map(|cell| board.index_of(cell))
+            .collect()
+    }
+
     /// Robot cells in colour order: the target robot in slot `target_slot`, the helpers
     /// (ascending) in the other slots.
     pub fn robots(&self, target_slot: usize) -> Vec<Cell> {

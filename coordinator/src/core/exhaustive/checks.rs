@@ -73,12 +73,12 @@ impl UnitBoard {
     }
 
     fn cells_of(&self, placement: &Placement) -> PlacementCells {
-        let mut cells = [0; 4];
-        cells[0] = self.board.index_of(placement.target_robot) as u8;
-        for (to, &helper) in cells[1..].iter_mut().zip(&placement.helpers) {
-            *to = self.board.index_of(helper) as u8;
-        }
-        cells
+        let cells: Vec<u8> = placement
+            .indices(&self.board)
+            .iter()
+            .map(|&i| i as u8)
+            .collect();
+        cells.try_into().expect("a unit has four robots")
     }
 }
 
