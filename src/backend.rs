@@ -11,7 +11,8 @@ use rrm_proto::v1 as pb;
 use rrm_store::{CampaignSpec, Store, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tonic::transport::Channel;
+use crate::access::ClientArgs;
+use rrm_proto::access::AuthChannel;
 
 #[derive(Args, Clone)]
 #[command(group(ArgGroup::new("backend").args(["data", "coordinator"])))]
@@ -19,9 +20,11 @@ pub struct BackendArgs {
     /// A local store directory (default: ./rrm-data).
     #[arg(long)]
     data: Option<PathBuf>,
-    /// A running coordinator's URL, e.g. http://127.0.0.1:7878.
-    #[arg(long)]
+    /// A running coordinator's URL, e.g. http://127.0.0.1:7878 or https://….
+    #[arg(long, env = "RRM_COORDINATOR")]
     coordinator: Option<String>,
+    #[command(flatten)]
+    access: ClientArgs,
 }
 
 pub enum Backend {
@@ -32,8 +35,8 @@ pub enum Backend {
 /// gRPC clients of a running coordinator, with the runtime that drives them.
 pub struct Remote {
     runtime: tokio::runtime::Runtime,
-    campaigns: pb::campaigns_client::CampaignsClient<Channel>,
-    query: pb::query_client::QueryClient<Channel>,
+    campaigns: pb::campaigns_client::CampaignsClient<AuthChannel>,
+    query: pb::query_client::QueryClient<AuthChannel>,
 }
 
 impl Backend {
@@ -56,13 +59,14 @@ impl Backend {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
+            let access = args.access.access()?;
             let channel = runtime
-                .block_on(
-                    tonic::transport::Endpoint::from_shared(url.clone())
-                        .with_context(|| format!("invalid coordinator URL {url:?}"))?
-                        .connect(),
-                )
+                .block_on(access.endpoint(url)?.connect())
                 .with_context(|| format!("cannot reach the coordinator at {url}"))?;
+            let channel = tonic::service::interceptor::InterceptedService::new(
+                channel,
+                access.bearer()?,
+            );
             return Ok(Backend::Remote(Box::new(Remote {
                 runtime,
                 campaigns: pb::campaigns_client::CampaignsClient::new(channel.clone()),

@@ -3,10 +3,12 @@
 //! `main` only parses arguments, sets up logging and maps errors to exit codes: every
 //! failure prints one line on stderr and exits with status 2; a closed stdout ends quietly.
 
+mod access;
 mod backend;
 mod bench;
 mod campaign;
 mod exhaust;
+mod health;
 mod import;
 mod input;
 mod loadtest;
@@ -21,6 +23,7 @@ mod solve;
 mod stats;
 mod stdout;
 mod summary;
+mod token;
 mod top;
 mod unit_result;
 
@@ -35,8 +38,18 @@ use std::process::ExitCode;
     about = "Mines Ricochet Robots puzzles and solves them optimally"
 )]
 struct Cli {
+    /// Log lines as human-readable text or as JSON objects (one per line, with the
+    /// fields of their spans).
+    #[arg(long, global = true, env = "RRM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty)]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LogFormat {
+    Pretty,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -65,6 +78,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Measure the coordinator alone under simulated workers over loopback.
     LoadTest(loadtest::LoadTestArgs),
+    /// Make bearer tokens and their lines for a coordinator's tokens file.
+    Token(token::TokenArgs),
+    /// Ask a coordinator whether it is serving (exit status 0 if so).
+    Health(health::HealthArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,14 +94,16 @@ fn main() -> ExitCode {
         Command::Coordinator(_) | Command::Worker(_) => "info",
         _ => "warn",
     };
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
         )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(std::io::stderr);
+    match cli.log_format {
+        LogFormat::Pretty => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => logs.json().with_current_span(true).with_span_list(false).init(),
+    }
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Mine(args) => mine::run(args),
@@ -98,6 +117,8 @@ fn main() -> ExitCode {
         Command::Exhaust(args) => exhaust::run(args),
         Command::Bench(args) => bench::run(args),
         Command::LoadTest(args) => loadtest::run(args),
+        Command::Token(args) => token::run(args),
+        Command::Health(args) => health::run(args),
     };
     match result {
         Ok(code) => code,

@@ -109,7 +109,7 @@ async fn mine(
     let (stop_dashboard, dashboard_stopped) = tokio::sync::watch::channel(false);
     let dashboard = match dashboard {
         Some(address) => {
-            Some(start_dashboard(address, coordinator.clone(), dashboard_stopped).await?)
+            Some(start_dashboard(address, coordinator.clone(), &Default::default(), dashboard_stopped).await?)
         }
         None => None,
     };

@@ -46,22 +46,36 @@ impl OutFile {
                 std::process::id()
             )),
         };
-        file.open_temp()?;
+        file.open_temp(0o644)?;
         std::fs::remove_file(&file.temp).with_context(|| format!("cannot write {shown}"))?;
         Ok(file)
     }
 
-    fn open_temp(&self) -> Result<std::fs::File> {
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
+    /// Creates the temporary file with `mode` (on Unix; before the umask).
+    fn open_temp(&self, mode: u32) -> Result<std::fs::File> {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+        #[cfg(not(unix))]
+        let _ = mode;
+        options
             .open(&self.temp)
             .with_context(|| format!("cannot write {}", self.path.display()))
     }
 
     /// Writes the whole content and puts the file in place.
     pub fn write(self, content: &[u8]) -> Result<()> {
-        let written = self.open_temp().and_then(|mut file| {
+        self.write_with_mode(content, 0o644)
+    }
+
+    /// As [`OutFile::write`], readable and writable by the owner only (secrets).
+    pub fn write_private(self, content: &[u8]) -> Result<()> {
+        self.write_with_mode(content, 0o600)
+    }
+
+    fn write_with_mode(self, content: &[u8], mode: u32) -> Result<()> {
+        let written = self.open_temp(mode).and_then(|mut file| {
             file.write_all(content)
                 .and_then(|()| file.flush())
                 .with_context(|| format!("cannot write {}", self.path.display()))?;

@@ -3,7 +3,10 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use rrm_coordinator::{Config, Coordinator};
+use crate::access::ClientArgs;
+use rrm_coordinator::auth::Keyring;
+use rrm_coordinator::tls::ServerTls;
+use rrm_coordinator::{Config, Coordinator, Security};
 use rrm_store::Store;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,20 +15,86 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct CoordinatorArgs {
-    /// Address to serve gRPC on, e.g. 127.0.0.1:7878 (port 0 picks a free one).
-    #[arg(long, default_value = "127.0.0.1:7878")]
+    /// Address to serve gRPC on, e.g. 127.0.0.1:7878 (port 0 picks a free one). Any
+    /// address but loopback needs --tokens-file (or --client-ca), or --insecure.
+    #[arg(long, env = "RRM_LISTEN", default_value = "127.0.0.1:7878")]
     listen: String,
     /// Store directory (created if missing); no other process may use it meanwhile.
-    #[arg(long, default_value = "rrm-data")]
+    #[arg(long, env = "RRM_DATA", default_value = "rrm-data")]
     data: PathBuf,
-    /// Address of the web dashboard.
-    #[arg(long, default_value = "127.0.0.1:7880")]
+    /// Address of the web dashboard (and of /metrics).
+    #[arg(long, env = "RRM_DASHBOARD", default_value = "127.0.0.1:7880")]
     dashboard: String,
     /// Serve no dashboard.
     #[arg(long)]
     no_dashboard: bool,
+    /// Also serve gRPC health alone, in plaintext and without tokens, on this address
+    /// (for Kubernetes' gRPC probes, which speak neither TLS nor tokens).
+    #[arg(long, env = "RRM_HEALTH", value_name = "ADDR")]
+    health: Option<String>,
+    #[command(flatten)]
+    security: SecurityArgs,
     #[command(flatten)]
     config: ConfigArgs,
+}
+
+/// Tokens and TLS of `rrm coordinator`.
+#[derive(Args)]
+pub struct SecurityArgs {
+    /// Hashed tokens, one `NAME ROLE sha256:HEX` per line (see `rrm token`); re-read
+    /// when the file changes, so tokens rotate without a restart.
+    #[arg(long, env = "RRM_TOKENS_FILE", value_name = "FILE")]
+    tokens_file: Option<PathBuf>,
+    /// Read tokens in the same format, kept apart; reads (queries, dashboard) then need a
+    /// read or admin token. (Read tokens in --tokens-file also close reads.)
+    #[arg(long, env = "RRM_READ_TOKEN_FILE", value_name = "FILE")]
+    read_token_file: Option<PathBuf>,
+    /// PEM certificate (chain) for TLS on gRPC and the dashboard.
+    #[arg(long, env = "RRM_TLS_CERT", value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, env = "RRM_TLS_KEY", value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Require gRPC clients to show a certificate signed by this CA (mutual TLS).
+    #[arg(long, env = "RRM_CLIENT_CA", value_name = "FILE", requires = "tls_cert")]
+    client_ca: Option<PathBuf>,
+    /// Allow listening beyond loopback with no token and no client certificate: anyone
+    /// who reaches the port may then create campaigns and submit results.
+    #[arg(long)]
+    insecure: bool,
+}
+
+impl SecurityArgs {
+    /// Reads the tokens and certificates; refuses an open coordinator beyond loopback.
+    fn security(&self, listening: std::net::SocketAddr) -> Result<Security> {
+        let files: Vec<PathBuf> = self
+            .tokens_file
+            .iter()
+            .chain(&self.read_token_file)
+            .cloned()
+            .collect();
+        let keyring = if files.is_empty() {
+            Keyring::open()
+        } else {
+            Keyring::load(&files, self.read_token_file.is_some())?
+        };
+        let tls = match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(ServerTls::load(cert, key, self.client_ca.as_deref())?),
+            _ => None,
+        };
+        let authenticated = keyring.is_enforced() || tls.as_ref().is_some_and(ServerTls::mutual);
+        if !listening.ip().is_loopback() && !authenticated && !self.insecure {
+            anyhow::bail!(
+                "refusing to serve {listening} to the network with no --tokens-file (or \
+                 --client-ca): anyone could create campaigns and submit results; give \
+                 tokens (see `rrm token new`), or --insecure on a network you trust"
+            );
+        }
+        if !listening.ip().is_loopback() && tls.is_none() && keyring.is_enforced() {
+            tracing::warn!("tokens travel in plaintext: give --tls-cert and --tls-key on a shared network");
+        }
+        Ok(Security { keyring, tls })
+    }
 }
 
 /// The settings of `rrm coordinator` (`rrm mine` runs with the defaults: its one worker
@@ -33,14 +102,30 @@ pub struct CoordinatorArgs {
 #[derive(Args)]
 pub struct ConfigArgs {
     /// Seconds a lease lasts without a heartbeat.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, env = "RRM_LEASE_SECONDS", default_value_t = 60)]
     lease_seconds: u64,
     /// Failures (expired leases, refused results) before a unit is quarantined.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, env = "RRM_MAX_FAILURES", default_value_t = 5)]
     max_failures: u32,
     /// Share of done units given to a second worker to compare digests (0 to 1).
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, env = "RRM_VERIFY_SHARE", default_value_t = 0.01)]
     verify_share: f64,
+    /// Calls in progress at once over all connections; more are refused with
+    /// RESOURCE_EXHAUSTED (workers back off and retry).
+    #[arg(long, env = "RRM_MAX_REQUESTS", default_value_t = 256, value_parser = at_least_one)]
+    max_requests: usize,
+    /// Calls in progress at once on one connection.
+    #[arg(long, env = "RRM_MAX_REQUESTS_PER_CONNECTION", default_value_t = 32, value_parser = at_least_one)]
+    max_requests_per_connection: usize,
+    /// A call running longer than this is cancelled, e.g. 10m.
+    #[arg(long, env = "RRM_REQUEST_TIMEOUT", value_name = "DURATION", value_parser = duration, default_value = "10m")]
+    request_timeout: Duration,
+    /// The most units a new campaign may have.
+    #[arg(long, env = "RRM_MAX_CAMPAIGN_UNITS", default_value_t = 1_000_000)]
+    max_campaign_units: u64,
+    /// The most seeds a new campaign may span.
+    #[arg(long, env = "RRM_MAX_CAMPAIGN_SEEDS", default_value_t = 10_000_000_000)]
+    max_campaign_seeds: u64,
 }
 
 impl ConfigArgs {
@@ -58,6 +143,11 @@ impl ConfigArgs {
             lease_duration: Duration::from_secs(self.lease_seconds),
             max_failures: self.max_failures.max(1),
             verify_share: self.verify_share,
+            max_requests: self.max_requests,
+            max_requests_per_connection: self.max_requests_per_connection,
+            request_timeout: self.request_timeout,
+            max_campaign_units: self.max_campaign_units,
+            max_campaign_seeds: self.max_campaign_seeds,
             ..Config::default()
         })
     }
@@ -65,14 +155,17 @@ impl ConfigArgs {
 
 #[derive(Args)]
 pub struct WorkerArgs {
-    /// The coordinator's URL (http:// only).
-    #[arg(long, default_value = "http://127.0.0.1:7878")]
+    /// The coordinator's URL: http://HOST:PORT, or https:// for TLS.
+    #[arg(long, env = "RRM_COORDINATOR", default_value = "http://127.0.0.1:7878")]
     coordinator: String,
+    #[command(flatten)]
+    access: ClientArgs,
     /// Solver threads (default: all cores).
-    #[arg(long, value_parser = at_least_one)]
+    #[arg(long, env = "RRM_THREADS", value_parser = at_least_one)]
     threads: Option<usize>,
-    /// A name for the coordinator's log (default: host name and process id).
-    #[arg(long)]
+    /// A name for the coordinator's log (default: host name and process id); with
+    /// tokens, the coordinator knows the worker by its token's name and logs this beside.
+    #[arg(long, env = "RRM_WORKER_NAME")]
     name: Option<String>,
     /// Exit with an error once the coordinator has been unreachable this long, e.g. 30s,
     /// 5m, 1h (default: keep trying, as a service should).
@@ -93,7 +186,7 @@ pub fn at_least_one(text: &str) -> Result<usize, String> {
 }
 
 /// Parses a duration with its unit (`250ms`, `90s`, `5m`, `1h 30m`).
-fn duration(text: &str) -> Result<Duration, String> {
+pub fn duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text)
         .map_err(|error| format!("{text:?} is not a duration such as 30s, 5m or 1h: {error}"))
 }
@@ -133,32 +226,55 @@ pub fn open_coordinator(data: &std::path::Path, config: Config) -> Result<Arc<Co
 
 pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
     let config = args.config.config()?;
-    let coordinator = open_coordinator(&args.data, config)?;
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
+        let security = args.security.security(address)?;
+        let health = match &args.health {
+            Some(health) => Some(
+                tokio::net::TcpListener::bind(health)
+                    .await
+                    .with_context(|| format!("cannot serve health on {health}"))?,
+            ),
+            None => None,
+        };
+        let coordinator = open_coordinator(&args.data, config)?;
         // Tests and scripts read the chosen ports from these lines.
         announce(&format!("listening on {address}"));
-        tracing::info!(%address, data = %args.data.display(), "coordinator started");
+        if let Some(health) = &health {
+            announce(&format!("health on {}", health.local_addr()?));
+        }
+        tracing::info!(
+            %address,
+            data = %args.data.display(),
+            tls = security.tls.is_some(),
+            tokens = security.keyring.is_enforced(),
+            "coordinator started"
+        );
+        let watching = security.keyring.watch(TOKENS_POLL);
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let dashboard = if args.no_dashboard {
             None
         } else {
-            Some(start_dashboard(&args.dashboard, coordinator.clone(), stopped).await?)
+            Some(start_dashboard(&args.dashboard, coordinator.clone(), &security, stopped).await?)
         };
         let signal = async move {
             shutdown_signal().await;
             let _ = stop.send(true);
         };
-        rrm_coordinator::run(listener, coordinator, signal).await?;
+        rrm_coordinator::run_with(listener, coordinator, security, health, signal).await?;
+        watching.abort();
         if let Some(dashboard) = dashboard {
             stop_dashboard(dashboard).await;
         }
         Ok(ExitCode::SUCCESS)
     })
 }
+
+/// How often the tokens files are checked for changes.
+const TOKENS_POLL: Duration = Duration::from_secs(2);
 
 /// Prints a line for scripts on stdout; a closed stdout must not stop a service.
 fn announce(line: &str) {
@@ -171,19 +287,21 @@ fn announce(line: &str) {
 pub async fn start_dashboard(
     address: &str,
     coordinator: Arc<Coordinator>,
+    security: &Security,
     mut stopped: tokio::sync::watch::Receiver<bool>,
 ) -> Result<tokio::task::JoinHandle<std::io::Result<()>>> {
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .with_context(|| format!("cannot serve the dashboard on {address}"))?;
-    announce(&format!("dashboard on http://{}", listener.local_addr()?));
-    Ok(tokio::spawn(rrm_coordinator::dashboard::serve(
-        listener,
-        coordinator,
-        async move {
+    let scheme = if security.tls.is_some() { "https" } else { "http" };
+    announce(&format!("dashboard on {scheme}://{}", listener.local_addr()?));
+    let security = security.clone();
+    Ok(tokio::spawn(async move {
+        rrm_coordinator::dashboard::serve_with(listener, coordinator, &security, async move {
             let _ = stopped.wait_for(|&stop| stop).await;
-        },
-    )))
+        })
+        .await
+    }))
 }
 
 /// Waits a little for open browser connections to finish, then drops them.
@@ -204,6 +322,7 @@ pub fn worker(args: WorkerArgs) -> Result<ExitCode> {
     });
     let threads = args.threads.unwrap_or_else(default_threads);
     let mut config = rrm_worker::Config::new(args.coordinator, threads, name);
+    config.access = args.access.access()?;
     config.give_up_after = args.give_up_after;
     config.exit_when_done = args.exit_when_done;
     let summary = runtime()?.block_on(rrm_worker::run(config, shutdown_signal()))?;

@@ -6,9 +6,11 @@
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
 
 mod exhaustive;
+mod login;
 
 use crate::charts::{histogram_svg, rarity};
 use crate::core::{CampaignStatus, Coordinator, CoordinatorError};
+use crate::Security;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Json, Response};
@@ -47,20 +49,46 @@ const ASSETS: [(&str, &str, &str); 3] = [
     ),
 ];
 
-/// Serves the dashboard on `listener` until `shutdown` completes.
+/// Serves the dashboard on `listener`, open to all over plain HTTP, until `shutdown`
+/// completes.
 pub async fn serve(
     listener: TcpListener,
     coordinator: Arc<Coordinator>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(coordinator))
-        .with_graceful_shutdown(shutdown)
-        .await
+    serve_with(listener, coordinator, &Security::default(), shutdown).await
 }
 
-/// The dashboard's routes over `coordinator`, for serving or for tests.
-pub fn router(coordinator: Arc<Coordinator>) -> Router {
-    Router::new()
+/// Serves the dashboard on `listener` with `security`'s TLS and read tokens until
+/// `shutdown` completes.
+pub async fn serve_with(
+    listener: TcpListener,
+    coordinator: Arc<Coordinator>,
+    security: &Security,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let door = login::Door {
+        keyring: security.keyring.clone(),
+        secure: security.tls.is_some(),
+    };
+    let app = router(coordinator, door);
+    match &security.tls {
+        None => axum::serve(listener, app).with_graceful_shutdown(shutdown).await,
+        Some(tls) => {
+            axum::serve(tls.listen(listener)?, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+    }
+}
+
+/// The dashboard's routes over `coordinator`, behind `door`.
+fn router(coordinator: Arc<Coordinator>, door: login::Door) -> Router {
+    let open = Router::new()
+        .route("/login", get(login::login_form).post(login::login))
+        .with_state(door.clone())
+        .route("/assets/{file}", get(asset));
+    let guarded = Router::new()
         .route("/", get(index))
         .route("/api/campaigns", get(api_campaigns))
         .route("/api/campaign/{name}/stats", get(api_stats))
@@ -71,9 +99,10 @@ pub fn router(coordinator: Arc<Coordinator>) -> Router {
             "/campaign/{name}/placement/{unit}/{cells}",
             get(exhaustive::placement_page),
         )
-        .route("/assets/{file}", get(asset))
         .fallback(not_found)
         .with_state(coordinator)
+        .layer(axum::middleware::from_fn_with_state(door, login::require_reader));
+    open.merge(guarded)
 }
 
 /// Why a page or an API answer is not available.

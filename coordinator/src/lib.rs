@@ -6,11 +6,13 @@
 //! drains in-flight calls (bounded by [`Config::drain_timeout`]) and flushes the store.
 //! [`dashboard::serve`] serves the read-only web dashboard beside it.
 
+pub mod auth;
 pub mod charts;
 mod core;
 pub mod dashboard;
 mod flush;
 mod service;
+pub mod tls;
 pub mod wire;
 
 pub use crate::core::{
@@ -41,6 +43,17 @@ pub struct Config {
     pub drain_timeout: Duration,
     /// How often statistics are saved (the commit log covers the time between).
     pub checkpoint_interval: Duration,
+    /// Calls in progress at once over all connections; more are refused
+    /// (`RESOURCE_EXHAUSTED`) rather than queued.
+    pub max_requests: usize,
+    /// Calls in progress at once on one connection.
+    pub max_requests_per_connection: usize,
+    /// A call running longer than this is cancelled.
+    pub request_timeout: Duration,
+    /// The most units one campaign may have.
+    pub max_campaign_units: u64,
+    /// The most seeds one campaign may span.
+    pub max_campaign_seeds: u64,
 }
 
 impl Default for Config {
@@ -52,6 +65,11 @@ impl Default for Config {
             top_count: 5,
             drain_timeout: Duration::from_secs(10),
             checkpoint_interval: Duration::from_secs(60),
+            max_requests: 256,
+            max_requests_per_connection: 32,
+            request_timeout: Duration::from_secs(120),
+            max_campaign_units: 1_000_000,
+            max_campaign_seeds: 10_000_000_000,
         }
     }
 }
@@ -74,19 +92,52 @@ pub fn unix_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// Serves `coordinator` on `listener` until `shutdown` completes.
+/// Who may call and how connections are protected; `Default` is plaintext and open to
+/// all, for loopback.
+#[derive(Clone, Default)]
+pub struct Security {
+    /// The valid tokens (none: every call is let through).
+    pub keyring: auth::Keyring,
+    /// TLS for gRPC and the dashboard.
+    pub tls: Option<tls::ServerTls>,
+}
+
+/// Serves `coordinator` on `listener`, open to all over plaintext, until `shutdown`
+/// completes.
 pub async fn run(
     listener: TcpListener,
     coordinator: Arc<Coordinator>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), tonic::transport::Error> {
+    run_with(listener, coordinator, Security::default(), None, shutdown).await
+}
+
+/// Serves `coordinator` on `listener` with `security` until `shutdown` completes, and the
+/// health service alone, in plaintext and without tokens, on `health` (for probes that
+/// speak neither TLS nor tokens, such as Kubernetes' gRPC probes).
+pub async fn run_with(
+    listener: TcpListener,
+    coordinator: Arc<Coordinator>,
+    security: Security,
+    health: Option<TcpListener>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), tonic::transport::Error> {
     let flusher = flush::GroupFlush::start(coordinator.clone());
     let checkpoints = tokio::spawn(checkpoint_now_and_then(coordinator.clone()));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let drain_timeout = coordinator.config().drain_timeout;
-    let server = service::serve(listener, coordinator.clone(), flusher.clone(), async {
-        let _ = stop_rx.await;
-    });
+    let server = service::serve(
+        service::Listeners {
+            grpc: listener,
+            health,
+        },
+        coordinator.clone(),
+        flusher.clone(),
+        security,
+        async {
+            let _ = stop_rx.await;
+        },
+    );
     tokio::pin!(server);
     let result = tokio::select! {
         result = &mut server => result,

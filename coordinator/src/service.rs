@@ -1,15 +1,21 @@
 //! The gRPC edge: `rrm.v1` requests go through `crate::wire` to the coordinator's types
 //! and back, and its errors become status codes. No bookkeeping happens here.
 
+use crate::auth::{Caller, Gate, Roles};
 use crate::core::{Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Submission};
 use crate::flush::{FlushError, GroupFlush};
 use crate::wire::{exhaustive_from_request, moves_u8, spec_from_request};
+use crate::Security;
 use rrm_proto::v1 as pb;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tracing::field::Empty;
+use tracing::Span;
 
 #[derive(Clone)]
 struct Service {
@@ -17,43 +23,78 @@ struct Service {
     flusher: GroupFlush,
 }
 
+/// The sockets the coordinator serves: gRPC, and perhaps a plaintext health-only one.
+pub(crate) struct Listeners {
+    pub grpc: TcpListener,
+    pub health: Option<TcpListener>,
+}
+
 pub(crate) async fn serve(
-    listener: TcpListener,
+    listeners: Listeners,
     coordinator: Arc<Coordinator>,
     flusher: GroupFlush,
+    security: Security,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), tonic::transport::Error> {
+    let config = coordinator.config().clone();
     let service = Service {
         coordinator,
         flusher,
     };
     let (health, health_service) = tonic_health::server::health_reporter();
-    health
-        .set_serving::<pb::mining_server::MiningServer<Service>>()
-        .await;
-    health
-        .set_serving::<pb::query_server::QueryServer<Service>>()
-        .await;
+    health.set_serving::<MiningServer>().await;
+    health.set_serving::<QueryServer>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
         .expect("the embedded descriptor sets are valid");
-    tonic::transport::Server::builder()
+    let gate = |roles, name| Gate::new(security.keyring.clone(), roles, name);
+    let mining = pb::mining_server::MiningServer::new(service.clone())
+        .max_decoding_message_size(rrm_proto::MAX_MESSAGE);
+    let query = pb::query_server::QueryServer::new(service.clone())
+        .max_encoding_message_size(rrm_proto::MAX_MESSAGE);
+    let campaigns = pb::campaigns_server::CampaignsServer::new(service);
+
+    let probes = listeners.health.map(|listener| {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tonic::transport::Server::builder()
+            .add_service(health_service.clone())
+            .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
+                let _ = stopped.await;
+            });
+        (stop, tokio::spawn(server))
+    });
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = &security.tls {
+        builder = builder.tls_config(tls.grpc())?;
+    }
+    let served = builder
+        .concurrency_limit_per_connection(config.max_requests_per_connection)
+        .load_shed(true)
+        .timeout(config.request_timeout)
+        .layer(GlobalConcurrencyLimitLayer::new(config.max_requests))
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(
-            pb::mining_server::MiningServer::new(service.clone())
-                .max_decoding_message_size(rrm_proto::MAX_MESSAGE),
-        )
-        .add_service(pb::campaigns_server::CampaignsServer::new(service.clone()))
-        .add_service(
-            pb::query_server::QueryServer::new(service)
-                .max_encoding_message_size(rrm_proto::MAX_MESSAGE),
-        )
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
-        .await
+        .add_service(InterceptedService::new(mining, gate(Roles::Worker, "Mining")))
+        .add_service(InterceptedService::new(campaigns, gate(Roles::Admin, "Campaigns")))
+        .add_service(InterceptedService::new(query, gate(Roles::Reader, "Query")))
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listeners.grpc), async {
+            shutdown.await;
+            // Probes see the drain, so no new work is routed here.
+            health.set_not_serving::<MiningServer>().await;
+            health.set_not_serving::<QueryServer>().await;
+        })
+        .await;
+    if let Some((stop, server)) = probes {
+        let _ = stop.send(());
+        let _ = server.await;
+    }
+    served
 }
+
+type MiningServer = pb::mining_server::MiningServer<Service>;
+type QueryServer = pb::query_server::QueryServer<Service>;
 
 impl From<CoordinatorError> for Status {
     fn from(error: CoordinatorError) -> Status {
@@ -71,6 +112,7 @@ impl From<CoordinatorError> for Status {
             WrongKind { .. } => Status::failed_precondition(message),
             NoSuchUnit { .. } | NotListed { .. } => Status::not_found(message),
             Invalid(_) | InvalidCampaign(_) => Status::invalid_argument(message),
+            CampaignTooLarge { .. } => Status::resource_exhausted(message),
             CampaignExists(_) => Status::already_exists(message),
             ShuttingDown => Status::unavailable(message),
             Store(_) => Status::internal(message),
@@ -84,12 +126,38 @@ impl From<FlushError> for Status {
     }
 }
 
+impl Service {
+    /// The name `worker` (an id from `register`) acts under, refusing a caller whose
+    /// token is not the one that registered it: one worker cannot act on another's leases
+    /// by giving its id.
+    fn worker_name(&self, caller: Option<&Caller>, worker: u64) -> Result<String, Status> {
+        let registered = self
+            .coordinator
+            .worker_name(worker)
+            .ok_or(CoordinatorError::UnknownWorker(worker))?;
+        match caller {
+            Some(caller) if caller.name != registered => Err(Status::permission_denied(format!(
+                "worker {worker} was registered with another token than {:?}",
+                caller.name
+            ))),
+            _ => Ok(registered),
+        }
+    }
+}
+
+/// The span of one call, carrying what it is about; fields unknown at the start are
+/// filled in once known.
+fn rpc_span(method: &'static str) -> Span {
+    tracing::info_span!("rpc", method, worker = Empty, campaign = Empty, unit = Empty)
+}
+
 #[tonic::async_trait]
 impl pb::mining_server::Mining for Service {
     async fn register(
         &self,
         request: Request<pb::RegisterRequest>,
     ) -> Result<Response<pb::RegisterReply>, Status> {
+        let caller = request.extensions().get::<Caller>().cloned();
         let request = request.into_inner();
         let ours = env!("CARGO_PKG_VERSION");
         if request.version != ours {
@@ -98,8 +166,15 @@ impl pb::mining_server::Mining for Service {
                 request.version
             )));
         }
-        let worker_id = self.coordinator.register(request.name.clone());
-        tracing::info!(worker_id, name = %request.name, threads = request.threads, "worker registered");
+        // With tokens, the token's name is the worker's identity; what it calls itself
+        // is only logged.
+        let name = caller.map_or_else(|| request.name.clone(), |caller| caller.name);
+        let span = rpc_span("Register");
+        span.record("worker", name.as_str());
+        let worker_id = self.coordinator.register(name);
+        span.in_scope(|| {
+            tracing::info!(worker_id, instance = %request.name, threads = request.threads, "worker registered")
+        });
         let config = self.coordinator.config();
         Ok(Response::new(pb::RegisterReply {
             worker_id,
@@ -112,11 +187,19 @@ impl pb::mining_server::Mining for Service {
         &self,
         request: Request<pb::LeaseRequest>,
     ) -> Result<Response<pb::LeaseReply>, Status> {
-        let worker = request.into_inner().worker_id;
+        let worker = request.get_ref().worker_id;
+        let span = rpc_span("Lease");
+        let name = self.worker_name(request.extensions().get(), worker)?;
+        span.record("worker", name.as_str());
         // Not flushed: a lease lost in a crash only means its unit is leased again (units
         // after the last stored record count as never leased) and its holder's result
         // is refused as naming an unknown lease.
         let assignment = self.coordinator.lease(worker)?;
+        if let Some(assignment) = &assignment {
+            span.record("campaign", assignment.lease.campaign.as_str());
+            span.record("unit", assignment.lease.unit);
+            span.in_scope(|| tracing::debug!(lease = assignment.lease.lease, "leased"));
+        }
         Ok(Response::new(pb::LeaseReply {
             retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
             campaigns_done: assignment.is_none() && self.coordinator.campaigns_done(),
@@ -128,11 +211,17 @@ impl pb::mining_server::Mining for Service {
         &self,
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatReply>, Status> {
+        let span = rpc_span("Heartbeat");
+        let name = self.worker_name(request.extensions().get(), request.get_ref().worker_id)?;
+        span.record("worker", name.as_str());
         let request = request.into_inner();
         let leases: Vec<LeaseRef> = request.leases.into_iter().map(Into::into).collect();
         let (lost, deadline) =
             self.coordinator
                 .heartbeat(request.worker_id, &leases, &request.seeds_solved);
+        if !lost.is_empty() {
+            span.in_scope(|| tracing::debug!(lost = lost.len(), "leases lost"));
+        }
         Ok(Response::new(pb::HeartbeatReply {
             lost: lost.into_iter().map(Into::into).collect(),
             deadline_unix_ms: deadline,
@@ -143,18 +232,25 @@ impl pb::mining_server::Mining for Service {
         &self,
         request: Request<pb::SubmitRequest>,
     ) -> Result<Response<pb::SubmitReply>, Status> {
+        let span = rpc_span("Submit");
+        let name = self.worker_name(request.extensions().get(), request.get_ref().worker_id)?;
+        span.record("worker", name.as_str());
         let submission = Submission::try_from(request.into_inner())?;
+        span.record("campaign", submission.lease.campaign.as_str());
+        span.record("unit", submission.lease.unit);
         let outcome = if self.coordinator.is_quick(&submission) {
-            self.coordinator.submit(submission)?
+            span.in_scope(|| self.coordinator.submit(submission))?
         } else {
             // Re-solving record candidates takes seconds: off the async threads.
             let coordinator = self.coordinator.clone();
-            tokio::task::spawn_blocking(move || coordinator.submit(submission))
+            let span = span.clone();
+            tokio::task::spawn_blocking(move || span.in_scope(|| coordinator.submit(submission)))
                 .await
                 .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??
         };
         // Acknowledged only once on disk.
         self.flusher.flushed().await?;
+        span.in_scope(|| tracing::debug!(?outcome, "submitted"));
         Ok(Response::new(pb::SubmitReply {
             outcome: pb::SubmitOutcome::from(outcome).into(),
         }))
@@ -167,7 +263,10 @@ impl pb::campaigns_server::Campaigns for Service {
         &self,
         request: Request<pb::CreateCampaignRequest>,
     ) -> Result<Response<pb::CampaignStatus>, Status> {
+        let caller = request.extensions().get::<Caller>().map(|c| c.name.clone());
         let request = request.into_inner();
+        let span = rpc_span("CreateCampaign");
+        span.record("campaign", request.name.as_str());
         let status = match exhaustive_from_request(&request)? {
             Some(exhaustive) => self.coordinator.create_exhaustive_campaign(exhaustive)?,
             None => self
@@ -175,6 +274,7 @@ impl pb::campaigns_server::Campaigns for Service {
                 .create_campaign(spec_from_request(request)?)?,
         };
         self.flusher.flushed().await?;
+        span.in_scope(|| tracing::info!(by = caller.as_deref().unwrap_or("anyone"), "campaign created"));
         Ok(Response::new(status.into()))
     }
 }

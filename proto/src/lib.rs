@@ -3,8 +3,9 @@
 //! Only this crate and the service crates (coordinator, worker, the `rrm` binary's edge)
 //! see these types; they convert to the store's and the solver's own types at once.
 
-#![allow(clippy::all, missing_docs)]
+pub mod access;
 
+#[allow(clippy::all, missing_docs)]
 pub mod v1 {
     tonic::include_proto!("rrm.v1");
 

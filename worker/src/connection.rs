@@ -14,7 +14,7 @@ use rrm_proto::v1::mining_client::MiningClient;
 use std::time::Duration;
 // Tokio's clock, so that tests can move it.
 use tokio::time::Instant;
-use tonic::transport::{Channel, Endpoint};
+use rrm_proto::access::{AuthChannel, ClientAccess};
 use tonic::{Code, Status};
 
 /// The first wait after a failed call; each further failure doubles it.
@@ -22,42 +22,23 @@ const FIRST_WAIT: Duration = Duration::from_millis(100);
 /// The longest wait between two attempts.
 const LONGEST_WAIT: Duration = Duration::from_secs(5);
 
-/// A client for `address`, which must be an `http://` URL (this build has no TLS). The
-/// connection is made on the first call, so an unreachable coordinator is not an error
-/// here.
-pub(crate) fn client(address: &str) -> Result<MiningClient<Channel>, WorkerError> {
-    let invalid = |reason: String| WorkerError::Address {
-        address: address.to_string(),
-        reason,
-    };
-    let endpoint =
-        Endpoint::from_shared(address.to_string()).map_err(|e| invalid(e.to_string()))?;
-    match endpoint.uri().scheme_str() {
-        Some("http") => {}
-        Some("https") => {
-            return Err(invalid(
-                "https needs TLS, which this build lacks; use http://".into(),
-            ))
-        }
-        Some(other) => {
-            return Err(invalid(format!(
-                "unsupported scheme {other}://; use http://HOST:PORT"
-            )))
-        }
-        None => return Err(invalid("no scheme; use http://HOST:PORT".into())),
-    }
-    let endpoint = endpoint
-        .connect_timeout(Duration::from_secs(5))
-        // Submissions wait while the coordinator re-solves record candidates.
-        .timeout(Duration::from_secs(600));
-    Ok(MiningClient::new(endpoint.connect_lazy())
+/// A client for the coordinator at `address` (`http://` or `https://`) with `access`'s
+/// TLS settings and token. The connection is made on the first call, so an unreachable
+/// coordinator is not an error here.
+pub(crate) fn client(
+    address: &str,
+    access: &ClientAccess,
+) -> Result<MiningClient<AuthChannel>, WorkerError> {
+    // Submissions wait while the coordinator re-solves record candidates.
+    let channel = access.channel(address, Duration::from_secs(600))?;
+    Ok(MiningClient::new(channel)
         .max_decoding_message_size(rrm_proto::MAX_MESSAGE)
         .max_encoding_message_size(rrm_proto::MAX_MESSAGE))
 }
 
 /// Introduces this worker to the coordinator: one attempt.
 pub(crate) async fn register(
-    mut client: MiningClient<Channel>,
+    mut client: MiningClient<AuthChannel>,
     config: &Config,
 ) -> Result<pb::RegisterReply, Status> {
     client
@@ -123,9 +104,12 @@ impl Retry {
         // Transport failures come with their cause; h2 gives some of them INTERNAL.
         let transport = std::error::Error::source(status).is_some();
         let limit = match status.code() {
-            Code::Unavailable | Code::Unknown | Code::DeadlineExceeded | Code::Cancelled => {
-                self.limits.unreachable
-            }
+            // RESOURCE_EXHAUSTED: the coordinator sheds load; come back later.
+            Code::Unavailable
+            | Code::Unknown
+            | Code::DeadlineExceeded
+            | Code::Cancelled
+            | Code::ResourceExhausted => self.limits.unreachable,
             _ if transport => self.limits.unreachable,
             Code::Internal => Some(self.limits.store_fault),
             _ => {
@@ -228,19 +212,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn only_http_urls_are_accepted() {
-        for refused in [
-            "ftp://127.0.0.1:1",
-            "https://127.0.0.1:1",
-            "127.0.0.1:1",
-            "http://",
-        ] {
-            let Err(error) = client(refused) else {
+    async fn only_http_and_https_urls_are_accepted() {
+        let access = ClientAccess::default();
+        for refused in ["ftp://127.0.0.1:1", "127.0.0.1:1", "http://"] {
+            let Err(error) = client(refused, &access) else {
                 panic!("{refused} was accepted");
             };
             assert!(error.to_string().contains(refused), "{error}");
         }
-        assert!(client("http://127.0.0.1:1").is_ok());
+        assert!(client("http://127.0.0.1:1", &access).is_ok());
+        assert!(client("https://127.0.0.1:1", &access).is_ok());
     }
 
     #[tokio::test]

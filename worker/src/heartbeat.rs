@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tonic::transport::Channel;
+use rrm_proto::access::AuthChannel;
 
 /// Names one lease: (campaign, unit, lease number).
 pub(crate) type LeaseKey = (String, u64, u64);
@@ -143,7 +143,7 @@ impl Leases {
 
 /// Heartbeats every `interval` for the held leases until aborted.
 pub(crate) async fn heartbeat_loop(
-    client: MiningClient<Channel>,
+    client: MiningClient<AuthChannel>,
     leases: Leases,
     interval: Duration,
 ) {

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::{JoinError, JoinHandle, JoinSet};
-use tonic::transport::Channel;
+use rrm_proto::access::AuthChannel;
 use tonic::Code;
 
 /// Units a worker mines at once: the next one starts while the last seeds of the other
@@ -42,8 +42,10 @@ pub const STORE_FAULT_LIMIT: Duration = Duration::from_secs(300);
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The coordinator's URL, e.g. `http://127.0.0.1:7878`; only `http://` is supported.
+    /// The coordinator's URL, e.g. `http://127.0.0.1:7878` or `https://…`.
     pub coordinator: String,
+    /// The CA, client certificate and token to reach it with.
+    pub access: rrm_proto::access::ClientAccess,
     /// Solver threads, at least one.
     pub threads: usize,
     /// Shown in the coordinator's log.
@@ -65,6 +67,7 @@ impl Config {
     pub fn new(coordinator: impl Into<String>, threads: usize, name: impl Into<String>) -> Config {
         Config {
             coordinator: coordinator.into(),
+            access: Default::default(),
             threads,
             name: name.into(),
             give_up_after: None,
@@ -78,9 +81,9 @@ impl Config {
 /// Why a worker stopped before it was told to.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
-    /// The coordinator URL is malformed or not `http://`.
-    #[error("invalid coordinator address {address:?}: {reason}")]
-    Address { address: String, reason: String },
+    /// The coordinator URL, TLS settings or token are unusable.
+    #[error(transparent)]
+    Access(#[from] rrm_proto::access::AccessError),
     /// The coordinator answered with an error that retrying cannot fix (e.g. another
     /// protocol version).
     #[error("the coordinator refused this worker: {0}")]
@@ -121,7 +124,7 @@ pub async fn run(
     if config.threads == 0 {
         return Err(WorkerError::NoThreads);
     }
-    let client = connection::client(&config.coordinator)?;
+    let client = connection::client(&config.coordinator, &config.access)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
@@ -157,7 +160,7 @@ struct Miner {
 }
 
 impl Miner {
-    fn new(config: Config, client: MiningClient<Channel>, pool: rayon::ThreadPool) -> Miner {
+    fn new(config: Config, client: MiningClient<AuthChannel>, pool: rayon::ThreadPool) -> Miner {
         let limits = connection::Limits::of(&config);
         Miner {
             shared: unit::Shared {

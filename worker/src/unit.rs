@@ -19,7 +19,7 @@ use rrm_proto::v1::mining_client::MiningClient;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use tonic::transport::Channel;
+use rrm_proto::access::AuthChannel;
 
 /// Submission attempts left for a result once shutdown began.
 const LAST_TRIES: u32 = 3;
@@ -27,7 +27,7 @@ const LAST_TRIES: u32 = 3;
 /// What every unit task of a worker shares.
 #[derive(Clone)]
 pub(crate) struct Shared {
-    pub client: MiningClient<Channel>,
+    pub client: MiningClient<AuthChannel>,
     pub pool: Arc<rayon::ThreadPool>,
     pub leases: Leases,
     /// Raised on shutdown: results still unacknowledged get a few last tries.

@@ -38,6 +38,12 @@ pub enum CoordinatorError {
     Quarantined(u64),
     #[error("invalid campaign: {0}")]
     InvalidCampaign(String),
+    #[error("campaign too large: {count} {what}, more than this coordinator's limit of {limit}")]
+    CampaignTooLarge {
+        what: &'static str,
+        count: u64,
+        limit: u64,
+    },
     #[error("campaign {0:?} already exists")]
     CampaignExists(String),
     #[error("seed {seed} is outside campaign {campaign:?} ({start}..{end})")]

@@ -26,6 +26,11 @@ impl Coordinator {
         id
     }
 
+    /// The name `worker` registered under.
+    pub fn worker_name(&self, worker: u64) -> Option<String> {
+        self.lock().workers.get(&worker).cloned()
+    }
+
     /// The next unit for `worker`, or `None` when nothing is to be done now.
     pub fn lease(&self, worker: u64) -> Result<Option<Assignment>> {
         if self.shutting_down.load(Ordering::SeqCst) {

@@ -111,6 +111,8 @@ impl Coordinator {
                 generator.first_seed()
             )));
         }
+        let seeds = spec.seed_end.saturating_sub(spec.seed_start);
+        self.check_size(seeds.div_ceil(spec.unit_size.max(1)), seeds)?;
         let mut state = self.lock();
         let campaign = self.store.create_campaign(spec, unix_ms())?;
         let name = campaign.spec.name.clone();
@@ -124,6 +126,18 @@ impl Coordinator {
         );
         drop(state);
         self.status(&name)
+    }
+
+    /// Refuses a campaign of more units or seeds than the configured limits.
+    pub(crate) fn check_size(&self, units: u64, seeds: u64) -> Result<()> {
+        let over = |what, count, limit| CoordinatorError::CampaignTooLarge { what, count, limit };
+        if units > self.config.max_campaign_units {
+            return Err(over("units", units, self.config.max_campaign_units));
+        }
+        if seeds > self.config.max_campaign_seeds {
+            return Err(over("seeds", seeds, self.config.max_campaign_seeds));
+        }
+        Ok(())
     }
 
     /// Writes the statistics of every campaign with the last commit they include.

@@ -176,6 +176,7 @@ impl Coordinator {
         if exhaustive.boards.is_empty() || exhaustive.targets.is_empty() {
             return Err(CoordinatorError::InvalidCampaign("no units".into()));
         }
+        self.check_size(exhaustive.units_total(), 0)?;
         let spec = CampaignSpec {
             name: request.name,
             generator: EXHAUSTIVE_FOGLEMAN.to_string(),

@@ -1,0 +1,418 @@
+//! Who may call what: bearer tokens, their roles, and the gate in front of each service.
+//!
+//! Tokens are stored hashed ([`rrm_proto::access::token_hash`]) in tokens files, one per
+//! line: `NAME ROLE sha256:HEX`. A [`Keyring`] holds the tokens of all files and reloads
+//! them when a file changes, so a token is rotated by adding the new one, moving clients
+//! over and removing the old one, with no restart. With no token configured at all every
+//! call is let through: the zero-configuration loopback setup of `rrm mine`.
+
+use rrm_proto::access::{bearer_token, token_hash};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime};
+use tonic::service::Interceptor;
+use tonic::{Request, Status};
+
+/// What a token allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Lease, heartbeat and submit (`Mining`).
+    Worker,
+    /// Create campaigns (`Campaigns`), and read.
+    Admin,
+    /// Read results (`Query`, the dashboard).
+    Read,
+}
+
+impl std::str::FromStr for Role {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Role, String> {
+        match text {
+            "worker" => Ok(Role::Worker),
+            "admin" => Ok(Role::Admin),
+            "read" => Ok(Role::Read),
+            other => Err(format!("unknown role {other:?}: worker, admin or read")),
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Role::Worker => "worker",
+            Role::Admin => "admin",
+            Role::Read => "read",
+        })
+    }
+}
+
+/// The authenticated caller of a request, put in its extensions by the gate. Absent when
+/// no tokens are configured.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    /// The token's name: the caller's identity in leases and logs.
+    pub name: String,
+    pub role: Role,
+}
+
+/// Why a tokens file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum TokensError {
+    #[error("cannot read tokens file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {reason}")]
+    Line {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+}
+
+/// One file's tokens: hash → caller.
+type Entries = HashMap<String, Caller>;
+
+/// Parses a tokens file's text (`path` only names it in errors).
+fn parse(path: &Path, text: &str) -> Result<Entries, TokensError> {
+    let mut entries = Entries::new();
+    let mut names = std::collections::HashSet::new();
+    for (index, line) in text.lines().enumerate() {
+        let fail = |reason: String| TokensError::Line {
+            path: path.to_path_buf(),
+            line: index + 1,
+            reason,
+        };
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [name, role, hash] = fields[..] else {
+            return Err(fail("expected `NAME ROLE sha256:HEX`".into()));
+        };
+        let role: Role = role.parse().map_err(fail)?;
+        let hex = hash
+            .strip_prefix("sha256:")
+            .ok_or_else(|| fail("the hash must start with sha256: (see `rrm token hash`)".into()))?;
+        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(fail("the hash must be 64 hex digits".into()));
+        }
+        if !names.insert(name.to_string()) {
+            return Err(fail(format!("the name {name:?} is given twice")));
+        }
+        let caller = Caller {
+            name: name.to_string(),
+            role,
+        };
+        if entries.insert(format!("sha256:{}", hex.to_ascii_lowercase()), caller).is_some() {
+            return Err(fail("this token is listed twice".into()));
+        }
+    }
+    Ok(entries)
+}
+
+/// A tokens file and what was last read from it.
+struct Source {
+    path: PathBuf,
+    stamp: Option<(SystemTime, u64)>,
+    entries: Entries,
+}
+
+impl Source {
+    fn load(path: &Path) -> Result<Source, TokensError> {
+        let read_error = |source| TokensError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let stamp = stamp(path).map_err(read_error)?;
+        let text = std::fs::read_to_string(path).map_err(read_error)?;
+        Ok(Source {
+            path: path.to_path_buf(),
+            stamp: Some(stamp),
+            entries: parse(path, &text)?,
+        })
+    }
+}
+
+fn stamp(path: &Path) -> std::io::Result<(SystemTime, u64)> {
+    let metadata = std::fs::metadata(path)?;
+    Ok((metadata.modified()?, metadata.len()))
+}
+
+/// The valid tokens of all files, shared by every gate; cheap to clone.
+#[derive(Clone, Default)]
+pub struct Keyring {
+    sources: Arc<RwLock<Vec<Source>>>,
+    /// Reads need a token even while no read token is listed (a read tokens file was
+    /// given, perhaps empty for now).
+    reads_locked: bool,
+}
+
+impl Keyring {
+    /// No tokens: every call is let through.
+    pub fn open() -> Keyring {
+        Keyring::default()
+    }
+
+    /// The tokens of `paths`; any unreadable or malformed file is an error. With
+    /// `lock_reads`, reads need a token even while no read token is listed.
+    pub fn load(paths: &[PathBuf], lock_reads: bool) -> Result<Keyring, TokensError> {
+        let sources = paths.iter().map(|p| Source::load(p)).collect::<Result<_, _>>()?;
+        Ok(Keyring {
+            sources: Arc::new(RwLock::new(sources)),
+            reads_locked: lock_reads,
+        })
+    }
+
+    /// Whether any token is configured (or was, before a file was emptied: an emptied
+    /// file locks everyone out rather than opening the door).
+    pub fn is_enforced(&self) -> bool {
+        !self.read().is_empty()
+    }
+
+    /// Whether reads (Query, dashboard) need a token: some read token is configured.
+    pub fn reads_need_token(&self) -> bool {
+        self.reads_locked
+            || self
+                .read()
+            .iter()
+            .flat_map(|source| source.entries.values())
+            .any(|caller| caller.role == Role::Read)
+    }
+
+    /// The caller holding `token`, if it is valid.
+    pub fn caller(&self, token: &str) -> Option<Caller> {
+        let hash = token_hash(token);
+        self.read()
+            .iter()
+            .find_map(|source| source.entries.get(&hash).cloned())
+    }
+
+    /// Re-reads each file that changed since it was last read. A file that cannot be
+    /// read or parsed keeps its previous tokens, so a half-written edit locks no worker
+    /// out; the error is logged.
+    pub fn reload_changed(&self) {
+        let paths: Vec<(PathBuf, Option<(SystemTime, u64)>)> = self
+            .read()
+            .iter()
+            .map(|source| (source.path.clone(), source.stamp))
+            .collect();
+        for (index, (path, old_stamp)) in paths.into_iter().enumerate() {
+            if stamp(&path).ok() == old_stamp {
+                continue;
+            }
+            match Source::load(&path) {
+                Ok(source) => {
+                    tracing::info!(path = %path.display(), tokens = source.entries.len(), "tokens reloaded");
+                    self.sources.write().unwrap_or_else(|e| e.into_inner())[index] = source;
+                }
+                Err(error) => tracing::error!("keeping the previous tokens: {error}"),
+            }
+        }
+    }
+
+    /// Reloads changed files every `period` until the returned task is aborted.
+    pub fn watch(&self, period: Duration) -> tokio::task::JoinHandle<()> {
+        let keyring = self.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let keyring = keyring.clone();
+                let _ = tokio::task::spawn_blocking(move || keyring.reload_changed()).await;
+            }
+        })
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Source>> {
+        self.sources.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Who presents `authorization` (the header's value, if any), if allowed to act in
+    /// one of `roles`. `Ok(None)`: no token needed here.
+    pub fn check(
+        &self,
+        authorization: Option<&str>,
+        roles: Roles,
+    ) -> Result<Option<Caller>, Refusal> {
+        let needed = match roles {
+            Roles::Reader => self.reads_need_token(),
+            _ => self.is_enforced(),
+        };
+        let token = authorization.and_then(bearer_token);
+        let caller = match token {
+            None if !needed => return Ok(None),
+            None => return Err(Refusal::Missing),
+            Some(token) => self.caller(token),
+        };
+        match caller {
+            None if !needed => Ok(None),
+            None => Err(Refusal::Unknown),
+            Some(caller) if roles.allows(caller.role) => Ok(Some(caller)),
+            Some(caller) => Err(Refusal::Role(caller)),
+        }
+    }
+}
+
+/// The roles a service admits.
+#[derive(Clone, Copy, Debug)]
+pub enum Roles {
+    Worker,
+    Admin,
+    /// Read or admin.
+    Reader,
+}
+
+impl Roles {
+    fn allows(self, role: Role) -> bool {
+        match self {
+            Roles::Worker => role == Role::Worker,
+            Roles::Admin => role == Role::Admin,
+            Roles::Reader => matches!(role, Role::Read | Role::Admin),
+        }
+    }
+}
+
+/// Why a call was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("this coordinator needs a bearer token")]
+    Missing,
+    #[error("the token is not valid here")]
+    Unknown,
+    #[error("token {:?} has role {}, which may not do this", .0.name, .0.role)]
+    Role(Caller),
+}
+
+/// The interceptor in front of one gRPC service: checks the token, logs refusals (never
+/// the token) and hands the caller to the service in the request's extensions.
+#[derive(Clone)]
+pub struct Gate {
+    keyring: Keyring,
+    roles: Roles,
+    service: &'static str,
+}
+
+impl Gate {
+    pub fn new(keyring: Keyring, roles: Roles, service: &'static str) -> Gate {
+        Gate {
+            keyring,
+            roles,
+            service,
+        }
+    }
+}
+
+impl Interceptor for Gate {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        let header = request
+            .metadata()
+            .get("authorization")
+            .and_then(|value| value.to_str().ok());
+        match self.keyring.check(header, self.roles) {
+            Ok(caller) => {
+                if let Some(caller) = caller {
+                    request.extensions_mut().insert(caller);
+                }
+                Ok(request)
+            }
+            Err(refusal) => {
+                let peer = request
+                    .remote_addr()
+                    .map_or_else(|| "unknown".to_string(), |peer| peer.to_string());
+                tracing::warn!(service = self.service, %peer, "refused a call: {refusal}");
+                Err(match refusal {
+                    Refusal::Role(_) => Status::permission_denied(refusal.to_string()),
+                    _ => Status::unauthenticated(refusal.to_string()),
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keyring(text: &str) -> (tempfile::TempDir, PathBuf, Keyring) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokens");
+        std::fs::write(&path, text).unwrap();
+        let keyring = Keyring::load(std::slice::from_ref(&path), false).unwrap();
+        (dir, path, keyring)
+    }
+
+    fn line(name: &str, role: &str, token: &str) -> String {
+        format!("{name} {role} {}\n", token_hash(token))
+    }
+
+    #[test]
+    fn roles_decide_who_passes() {
+        let text = line("w", "worker", "tw") + &line("a", "admin", "ta") + "# comment\n\n";
+        let (_dir, _path, keys) = keyring(&text);
+        let ok = |token: &str, roles| keys.check(Some(&format!("Bearer {token}")), roles);
+        assert_eq!(ok("tw", Roles::Worker).unwrap().unwrap().name, "w");
+        assert!(matches!(ok("ta", Roles::Worker), Err(Refusal::Role(_))));
+        assert!(matches!(ok("tw", Roles::Admin), Err(Refusal::Role(_))));
+        assert!(matches!(ok("nope", Roles::Worker), Err(Refusal::Unknown)));
+        assert!(matches!(keys.check(None, Roles::Worker), Err(Refusal::Missing)));
+        // No read token configured: reads are open, a valid token still names its caller.
+        assert!(keys.check(None, Roles::Reader).unwrap().is_none());
+        assert_eq!(ok("ta", Roles::Reader).unwrap().unwrap().role, Role::Admin);
+    }
+
+    #[test]
+    fn a_read_token_closes_reads_but_not_campaign_creation_to_readers() {
+        let (_dir, _path, keys) = keyring(&(line("r", "read", "tr") + &line("a", "admin", "ta")));
+        assert!(matches!(keys.check(None, Roles::Reader), Err(Refusal::Missing)));
+        assert!(keys.check(Some("Bearer tr"), Roles::Reader).unwrap().is_some());
+        assert!(matches!(keys.check(Some("Bearer tr"), Roles::Admin), Err(Refusal::Role(_))));
+    }
+
+    #[test]
+    fn no_tokens_means_open() {
+        let keys = Keyring::open();
+        assert!(!keys.is_enforced());
+        assert!(keys.check(None, Roles::Admin).unwrap().is_none());
+        assert!(keys.check(Some("Bearer whatever"), Roles::Worker).unwrap().is_none());
+    }
+
+    #[test]
+    fn malformed_files_name_the_line() {
+        let good = line("w", "worker", "t");
+        for (text, needle) in [
+            ("w worker\n".to_string(), "expected"),
+            (good.replace("worker", "boss"), "unknown role"),
+            (good.replace("sha256:", "md5:"), "sha256:"),
+            ("w worker sha256:abc\n".to_string(), "64 hex"),
+            (good.clone() + &line("w", "read", "u"), "twice"),
+            (good.clone() + &line("x", "read", "t"), "twice"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("tokens");
+            std::fs::write(&path, format!("# header\n{text}")).unwrap();
+            let error = Keyring::load(&[path], false).err().expect(needle).to_string();
+            let line_named = error.contains(":2:") || error.contains(":3:");
+            assert!(error.contains(needle) && line_named, "{error}");
+        }
+    }
+
+    #[test]
+    fn changed_files_are_reloaded_and_broken_edits_keep_the_old_tokens() {
+        let (_dir, path, keys) = keyring(&line("old", "worker", "t1"));
+        assert!(keys.caller("t1").is_some());
+        std::fs::write(&path, line("old", "worker", "t1") + &line("new", "worker", "t2")).unwrap();
+        keys.reload_changed();
+        assert_eq!(keys.caller("t2").unwrap().name, "new");
+        std::fs::write(&path, "garbage that is much longer than before\n").unwrap();
+        keys.reload_changed();
+        assert!(keys.caller("t2").is_some(), "a broken file dropped the tokens");
+        std::fs::write(&path, line("new", "worker", "t2")).unwrap();
+        keys.reload_changed();
+        assert!(keys.caller("t1").is_none() && keys.caller("t2").is_some());
+    }
+}

@@ -1,0 +1,171 @@
+//! TLS for the coordinator's listeners: the certificate and key (PEM) checked once at
+//! start, tonic's server settings for gRPC (with optional client certificates, mutual
+//! TLS) and an accepting listener for the dashboard's HTTPS.
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::server::TlsStream;
+use tokio_rustls::TlsAcceptor;
+
+/// A TLS handshake taking longer than this is dropped, so slow or idle clients cannot
+/// hold the dashboard's accept queue.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Handshaken connections waiting for the dashboard's server.
+const ACCEPT_QUEUE: usize = 64;
+
+/// Why the TLS settings are unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} holds no PEM certificate")]
+    NoCertificate { path: PathBuf },
+    #[error("{path} holds no PEM private key")]
+    NoKey { path: PathBuf },
+    #[error("the certificate and key cannot serve TLS: {0}")]
+    Unusable(#[from] rustls::Error),
+}
+
+/// The coordinator's certificate and key, and the CA its clients' certificates must be
+/// signed by, if mutual TLS is wanted.
+#[derive(Clone)]
+pub struct ServerTls {
+    cert_pem: Vec<u8>,
+    key_pem: Vec<u8>,
+    client_ca_pem: Option<Vec<u8>>,
+    acceptor: TlsAcceptor,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
+    std::fs::read(path).map_err(|source| TlsError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+impl ServerTls {
+    /// Reads and checks the PEM files: the key must match the certificate.
+    pub fn load(cert: &Path, key: &Path, client_ca: Option<&Path>) -> Result<ServerTls, TlsError> {
+        let cert_pem = read(cert)?;
+        let key_pem = read(key)?;
+        let client_ca_pem = client_ca.map(read).transpose()?;
+        let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert_pem)
+            .filter_map(Result::ok)
+            .collect();
+        if chain.is_empty() {
+            return Err(TlsError::NoCertificate {
+                path: cert.to_path_buf(),
+            });
+        }
+        let private_key =
+            PrivateKeyDer::from_pem_slice(&key_pem).map_err(|_| TlsError::NoKey {
+                path: key.to_path_buf(),
+            })?;
+        if let (Some(pem), Some(path)) = (&client_ca_pem, client_ca) {
+            if CertificateDer::pem_slice_iter(pem).filter_map(Result::ok).next().is_none() {
+                return Err(TlsError::NoCertificate {
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_no_client_auth()
+            .with_single_cert(chain, private_key)?;
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(ServerTls {
+            cert_pem,
+            key_pem,
+            client_ca_pem,
+            acceptor: TlsAcceptor::from(Arc::new(config)),
+        })
+    }
+
+    /// Whether clients must show a certificate signed by the client CA.
+    pub fn mutual(&self) -> bool {
+        self.client_ca_pem.is_some()
+    }
+
+    /// tonic's settings for the gRPC listener.
+    pub(crate) fn grpc(&self) -> tonic::transport::ServerTlsConfig {
+        let identity = tonic::transport::Identity::from_pem(&self.cert_pem, &self.key_pem);
+        let config = tonic::transport::ServerTlsConfig::new().identity(identity);
+        match &self.client_ca_pem {
+            Some(ca) => config.client_ca_root(tonic::transport::Certificate::from_pem(ca)),
+            None => config,
+        }
+    }
+
+    /// A listener yielding connections whose handshake is done. The dashboard asks for
+    /// no client certificate: browsers and scrapers log in with tokens instead.
+    pub(crate) fn listen(&self, listener: TcpListener) -> std::io::Result<TlsListener> {
+        let local = listener.local_addr()?;
+        let (sender, receiver) = tokio::sync::mpsc::channel(ACCEPT_QUEUE);
+        let acceptor = self.acceptor.clone();
+        let accepting = tokio::spawn(async move {
+            loop {
+                let Ok((stream, peer)) = listener.accept().await else {
+                    // Out of descriptors, say: wait rather than spin.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let acceptor = acceptor.clone();
+                let sender = sender.clone();
+                tokio::spawn(async move {
+                    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                        Ok(Ok(stream)) => {
+                            let _ = sender.send((stream, peer)).await;
+                        }
+                        Ok(Err(error)) => tracing::debug!(%peer, "TLS handshake failed: {error}"),
+                        Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
+                    }
+                });
+            }
+        });
+        Ok(TlsListener {
+            local,
+            receiver,
+            accepting: accepting.abort_handle(),
+        })
+    }
+}
+
+/// The dashboard's TLS listener (see [`ServerTls::listen`]); stops accepting when dropped.
+pub(crate) struct TlsListener {
+    local: SocketAddr,
+    receiver: tokio::sync::mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
+    accepting: tokio::task::AbortHandle,
+}
+
+impl Drop for TlsListener {
+    fn drop(&mut self) {
+        self.accepting.abort();
+    }
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = TlsStream<TcpStream>;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        match self.receiver.recv().await {
+            Some(connection) => connection,
+            // The accepting task only ends when aborted, which happens on drop.
+            None => std::future::pending().await,
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        Ok(self.local)
+    }
+}
