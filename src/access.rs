@@ -14,10 +14,20 @@ pub struct ClientArgs {
     #[arg(long, env = "RRM_CA", value_name = "FILE")]
     ca: Option<PathBuf>,
     /// PEM certificate of this client, for a coordinator requiring mutual TLS.
-    #[arg(long, env = "RRM_CLIENT_CERT", value_name = "FILE", requires = "tls_key")]
+    #[arg(
+        long,
+        env = "RRM_CLIENT_CERT",
+        value_name = "FILE",
+        requires = "tls_key"
+    )]
     tls_cert: Option<PathBuf>,
     /// PEM private key of --tls-cert.
-    #[arg(long, env = "RRM_CLIENT_KEY", value_name = "FILE", requires = "tls_cert")]
+    #[arg(
+        long,
+        env = "RRM_CLIENT_KEY",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
     tls_key: Option<PathBuf>,
     /// File holding the bearer token (one line, as `rrm token new` writes it); the
     /// RRM_TOKEN environment variable may hold the token itself instead.
@@ -37,17 +47,27 @@ impl ClientArgs {
                 let text = String::from_utf8(read(path, "token file")?)
                     .with_context(|| format!("the token file {} is not text", path.display()))?;
                 let token = text.trim().to_string();
-                anyhow::ensure!(!token.is_empty(), "the token file {} is empty", path.display());
+                anyhow::ensure!(
+                    !token.is_empty(),
+                    "the token file {} is empty",
+                    path.display()
+                );
                 Some(token)
             }
-            None => std::env::var("RRM_TOKEN").ok().filter(|t| !t.trim().is_empty()),
+            None => std::env::var("RRM_TOKEN")
+                .ok()
+                .filter(|t| !t.trim().is_empty()),
         };
         let identity_pem = match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => Some((read(cert, "certificate")?, read(key, "key")?)),
             _ => None,
         };
         let access = ClientAccess {
-            ca_pem: self.ca.as_deref().map(|ca| read(ca, "CA certificate")).transpose()?,
+            ca_pem: self
+                .ca
+                .as_deref()
+                .map(|ca| read(ca, "CA certificate"))
+                .transpose()?,
             identity_pem,
             token: token.map(|t| t.trim().to_string()),
         };

@@ -1,18 +1,18 @@
 //! Where campaign and query commands get their answers: a local store (`--data DIR`,
 //! when no coordinator has it open) or a running coordinator (`--coordinator URL`).
 
+use crate::access::ClientArgs;
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
 use rrm_coordinator::wire::{create_request, exhaustive_create_request, CampaignStats};
 use rrm_coordinator::{
     CampaignStatus, Coordinator, ExhaustiveRequest, MinedPlacement, MinedPuzzle,
 };
+use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_store::{CampaignSpec, Store, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use crate::access::ClientArgs;
-use rrm_proto::access::AuthChannel;
 
 #[derive(Args, Clone)]
 #[command(group(ArgGroup::new("backend").args(["data", "coordinator"])))]
@@ -63,10 +63,8 @@ impl Backend {
             let channel = runtime
                 .block_on(access.endpoint(url)?.connect())
                 .with_context(|| format!("cannot reach the coordinator at {url}"))?;
-            let channel = tonic::service::interceptor::InterceptedService::new(
-                channel,
-                access.bearer()?,
-            );
+            let channel =
+                tonic::service::interceptor::InterceptedService::new(channel, access.bearer()?);
             return Ok(Backend::Remote(Box::new(Remote {
                 runtime,
                 campaigns: pb::campaigns_client::CampaignsClient::new(channel.clone()),

@@ -33,7 +33,10 @@ pub fn run(args: HealthArgs) -> Result<ExitCode> {
         .build()?;
     // The channel starts its connection task on the runtime.
     let _entered = runtime.enter();
-    let channel = args.access.access()?.channel(&args.coordinator, args.timeout)?;
+    let channel = args
+        .access
+        .access()?
+        .channel(&args.coordinator, args.timeout)?;
     let request = HealthCheckRequest {
         service: args.service.clone(),
     };
@@ -51,7 +54,11 @@ pub fn run(args: HealthArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Ok(other) => {
-            eprintln!("rrm: {} is {}", args.coordinator, other.as_str_name().to_lowercase());
+            eprintln!(
+                "rrm: {} is {}",
+                args.coordinator,
+                other.as_str_name().to_lowercase()
+            );
             Ok(ExitCode::from(1))
         }
         Err(reason) => {

@@ -102,7 +102,11 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr);
     match cli.log_format {
         LogFormat::Pretty => logs.with_ansi(std::io::stderr().is_terminal()).init(),
-        LogFormat::Json => logs.json().with_current_span(true).with_span_list(false).init(),
+        LogFormat::Json => logs
+            .json()
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
     }
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),

@@ -108,9 +108,15 @@ async fn mine(
 ) -> Result<bool> {
     let (stop_dashboard, dashboard_stopped) = tokio::sync::watch::channel(false);
     let dashboard = match dashboard {
-        Some(address) => {
-            Some(start_dashboard(address, coordinator.clone(), &Default::default(), dashboard_stopped).await?)
-        }
+        Some(address) => Some(
+            start_dashboard(
+                address,
+                coordinator.clone(),
+                &Default::default(),
+                dashboard_stopped,
+            )
+            .await?,
+        ),
         None => None,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -1,9 +1,9 @@
 //! `rrm coordinator` and `rrm worker`: the two long-running services, each a thin wrapper
 //! that parses arguments, waits for SIGINT/SIGTERM and calls its crate's `run`.
 
+use crate::access::ClientArgs;
 use anyhow::{Context, Result};
 use clap::Args;
-use crate::access::ClientArgs;
 use rrm_coordinator::auth::Keyring;
 use rrm_coordinator::tls::ServerTls;
 use rrm_coordinator::{Config, Coordinator, Security};
@@ -56,7 +56,12 @@ pub struct SecurityArgs {
     #[arg(long, env = "RRM_TLS_KEY", value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
     /// Require gRPC clients to show a certificate signed by this CA (mutual TLS).
-    #[arg(long, env = "RRM_CLIENT_CA", value_name = "FILE", requires = "tls_cert")]
+    #[arg(
+        long,
+        env = "RRM_CLIENT_CA",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
     client_ca: Option<PathBuf>,
     /// Allow listening beyond loopback with no token and no client certificate: anyone
     /// who reaches the port may then create campaigns and submit results.
@@ -65,8 +70,13 @@ pub struct SecurityArgs {
 }
 
 impl SecurityArgs {
-    /// Reads the tokens and certificates; refuses an open coordinator beyond loopback.
-    fn security(&self, listening: std::net::SocketAddr) -> Result<Security> {
+    /// Reads the tokens and certificates; refuses an open coordinator beyond loopback
+    /// before anything listens on `listen`.
+    fn security(&self, listen: &str) -> Result<Security> {
+        use std::net::ToSocketAddrs;
+        let loopback = listen
+            .to_socket_addrs()
+            .is_ok_and(|mut addresses| addresses.all(|address| address.ip().is_loopback()));
         let files: Vec<PathBuf> = self
             .tokens_file
             .iter()
@@ -83,15 +93,17 @@ impl SecurityArgs {
             _ => None,
         };
         let authenticated = keyring.is_enforced() || tls.as_ref().is_some_and(ServerTls::mutual);
-        if !listening.ip().is_loopback() && !authenticated && !self.insecure {
+        if !loopback && !authenticated && !self.insecure {
             anyhow::bail!(
-                "refusing to serve {listening} to the network with no --tokens-file (or \
+                "refusing to serve {listen} to the network with no --tokens-file (or \
                  --client-ca): anyone could create campaigns and submit results; give \
                  tokens (see `rrm token new`), or --insecure on a network you trust"
             );
         }
-        if !listening.ip().is_loopback() && tls.is_none() && keyring.is_enforced() {
-            tracing::warn!("tokens travel in plaintext: give --tls-cert and --tls-key on a shared network");
+        if !loopback && tls.is_none() && keyring.is_enforced() {
+            tracing::warn!(
+                "tokens travel in plaintext: give --tls-cert and --tls-key on a shared network"
+            );
         }
         Ok(Security { keyring, tls })
     }
@@ -226,12 +238,12 @@ pub fn open_coordinator(data: &std::path::Path, config: Config) -> Result<Arc<Co
 
 pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
     let config = args.config.config()?;
+    let security = args.security.security(&args.listen)?;
     runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
-        let security = args.security.security(address)?;
         let health = match &args.health {
             Some(health) => Some(
                 tokio::net::TcpListener::bind(health)
@@ -293,8 +305,15 @@ pub async fn start_dashboard(
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .with_context(|| format!("cannot serve the dashboard on {address}"))?;
-    let scheme = if security.tls.is_some() { "https" } else { "http" };
-    announce(&format!("dashboard on {scheme}://{}", listener.local_addr()?));
+    let scheme = if security.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    announce(&format!(
+        "dashboard on {scheme}://{}",
+        listener.local_addr()?
+    ));
     let security = security.clone();
     Ok(tokio::spawn(async move {
         rrm_coordinator::dashboard::serve_with(listener, coordinator, &security, async move {

@@ -41,19 +41,30 @@ struct Entry {
 fn new_token() -> Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).context("the system gave no random bytes")?;
-    Ok(format!("rrm_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()))
+    Ok(format!(
+        "rrm_{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    ))
 }
 
 fn line(entry: &Entry, token: &str) -> Result<String> {
     let name_ok = !entry.name.is_empty()
         && entry.name.len() <= 64
-        && entry.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.@".contains(&b));
+        && entry
+            .name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.@".contains(&b));
     anyhow::ensure!(
         name_ok,
         "a token name is 1 to 64 letters, digits and - _ . @, not {:?}",
         entry.name
     );
-    Ok(format!("{} {} {}", entry.name, entry.role, token_hash(token)))
+    Ok(format!(
+        "{} {} {}",
+        entry.name,
+        entry.role,
+        token_hash(token)
+    ))
 }
 
 pub fn run(args: TokenArgs) -> Result<ExitCode> {
@@ -71,7 +82,10 @@ pub fn run(args: TokenArgs) -> Result<ExitCode> {
             writeln!(stdout, "{line}")?;
         }
         TokenCommand::Hash(entry) => {
-            anyhow::ensure!(entry.secret_out.is_none(), "--secret-out is only for `token new`");
+            anyhow::ensure!(
+                entry.secret_out.is_none(),
+                "--secret-out is only for `token new`"
+            );
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)

@@ -94,9 +94,9 @@ fn parse(path: &Path, text: &str) -> Result<Entries, TokensError> {
             return Err(fail("expected `NAME ROLE sha256:HEX`".into()));
         };
         let role: Role = role.parse().map_err(fail)?;
-        let hex = hash
-            .strip_prefix("sha256:")
-            .ok_or_else(|| fail("the hash must start with sha256: (see `rrm token hash`)".into()))?;
+        let hex = hash.strip_prefix("sha256:").ok_or_else(|| {
+            fail("the hash must start with sha256: (see `rrm token hash`)".into())
+        })?;
         if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(fail("the hash must be 64 hex digits".into()));
         }
@@ -107,7 +107,10 @@ fn parse(path: &Path, text: &str) -> Result<Entries, TokensError> {
             name: name.to_string(),
             role,
         };
-        if entries.insert(format!("sha256:{}", hex.to_ascii_lowercase()), caller).is_some() {
+        if entries
+            .insert(format!("sha256:{}", hex.to_ascii_lowercase()), caller)
+            .is_some()
+        {
             return Err(fail("this token is listed twice".into()));
         }
     }
@@ -160,7 +163,10 @@ impl Keyring {
     /// The tokens of `paths`; any unreadable or malformed file is an error. With
     /// `lock_reads`, reads need a token even while no read token is listed.
     pub fn load(paths: &[PathBuf], lock_reads: bool) -> Result<Keyring, TokensError> {
-        let sources = paths.iter().map(|p| Source::load(p)).collect::<Result<_, _>>()?;
+        let sources = paths
+            .iter()
+            .map(|p| Source::load(p))
+            .collect::<Result<_, _>>()?;
         Ok(Keyring {
             sources: Arc::new(RwLock::new(sources)),
             reads_locked: lock_reads,
@@ -178,9 +184,9 @@ impl Keyring {
         self.reads_locked
             || self
                 .read()
-            .iter()
-            .flat_map(|source| source.entries.values())
-            .any(|caller| caller.role == Role::Read)
+                .iter()
+                .flat_map(|source| source.entries.values())
+                .any(|caller| caller.role == Role::Read)
     }
 
     /// The caller holding `token`, if it is valid.
@@ -359,7 +365,10 @@ mod tests {
         assert!(matches!(ok("ta", Roles::Worker), Err(Refusal::Role(_))));
         assert!(matches!(ok("tw", Roles::Admin), Err(Refusal::Role(_))));
         assert!(matches!(ok("nope", Roles::Worker), Err(Refusal::Unknown)));
-        assert!(matches!(keys.check(None, Roles::Worker), Err(Refusal::Missing)));
+        assert!(matches!(
+            keys.check(None, Roles::Worker),
+            Err(Refusal::Missing)
+        ));
         // No read token configured: reads are open, a valid token still names its caller.
         assert!(keys.check(None, Roles::Reader).unwrap().is_none());
         assert_eq!(ok("ta", Roles::Reader).unwrap().unwrap().role, Role::Admin);
@@ -368,9 +377,18 @@ mod tests {
     #[test]
     fn a_read_token_closes_reads_but_not_campaign_creation_to_readers() {
         let (_dir, _path, keys) = keyring(&(line("r", "read", "tr") + &line("a", "admin", "ta")));
-        assert!(matches!(keys.check(None, Roles::Reader), Err(Refusal::Missing)));
-        assert!(keys.check(Some("Bearer tr"), Roles::Reader).unwrap().is_some());
-        assert!(matches!(keys.check(Some("Bearer tr"), Roles::Admin), Err(Refusal::Role(_))));
+        assert!(matches!(
+            keys.check(None, Roles::Reader),
+            Err(Refusal::Missing)
+        ));
+        assert!(keys
+            .check(Some("Bearer tr"), Roles::Reader)
+            .unwrap()
+            .is_some());
+        assert!(matches!(
+            keys.check(Some("Bearer tr"), Roles::Admin),
+            Err(Refusal::Role(_))
+        ));
     }
 
     #[test]
@@ -378,7 +396,10 @@ mod tests {
         let keys = Keyring::open();
         assert!(!keys.is_enforced());
         assert!(keys.check(None, Roles::Admin).unwrap().is_none());
-        assert!(keys.check(Some("Bearer whatever"), Roles::Worker).unwrap().is_none());
+        assert!(keys
+            .check(Some("Bearer whatever"), Roles::Worker)
+            .unwrap()
+            .is_none());
     }
 
     #[test]
@@ -395,7 +416,10 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("tokens");
             std::fs::write(&path, format!("# header\n{text}")).unwrap();
-            let error = Keyring::load(&[path], false).err().expect(needle).to_string();
+            let error = Keyring::load(&[path], false)
+                .err()
+                .expect(needle)
+                .to_string();
             let line_named = error.contains(":2:") || error.contains(":3:");
             assert!(error.contains(needle) && line_named, "{error}");
         }
@@ -405,12 +429,19 @@ mod tests {
     fn changed_files_are_reloaded_and_broken_edits_keep_the_old_tokens() {
         let (_dir, path, keys) = keyring(&line("old", "worker", "t1"));
         assert!(keys.caller("t1").is_some());
-        std::fs::write(&path, line("old", "worker", "t1") + &line("new", "worker", "t2")).unwrap();
+        std::fs::write(
+            &path,
+            line("old", "worker", "t1") + &line("new", "worker", "t2"),
+        )
+        .unwrap();
         keys.reload_changed();
         assert_eq!(keys.caller("t2").unwrap().name, "new");
         std::fs::write(&path, "garbage that is much longer than before\n").unwrap();
         keys.reload_changed();
-        assert!(keys.caller("t2").is_some(), "a broken file dropped the tokens");
+        assert!(
+            keys.caller("t2").is_some(),
+            "a broken file dropped the tokens"
+        );
         std::fs::write(&path, line("new", "worker", "t2")).unwrap();
         keys.reload_changed();
         assert!(keys.caller("t1").is_none() && keys.caller("t2").is_some());

@@ -73,7 +73,11 @@ pub async fn serve_with(
     };
     let app = router(coordinator, door);
     match &security.tls {
-        None => axum::serve(listener, app).with_graceful_shutdown(shutdown).await,
+        None => {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
         Some(tls) => {
             axum::serve(tls.listen(listener)?, app)
                 .with_graceful_shutdown(shutdown)
@@ -101,7 +105,10 @@ fn router(coordinator: Arc<Coordinator>, door: login::Door) -> Router {
         )
         .fallback(not_found)
         .with_state(coordinator)
-        .layer(axum::middleware::from_fn_with_state(door, login::require_reader));
+        .layer(axum::middleware::from_fn_with_state(
+            door,
+            login::require_reader,
+        ));
     open.merge(guarded)
 }
 

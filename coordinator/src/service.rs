@@ -76,8 +76,14 @@ pub(crate) async fn serve(
         .layer(GlobalConcurrencyLimitLayer::new(config.max_requests))
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(InterceptedService::new(mining, gate(Roles::Worker, "Mining")))
-        .add_service(InterceptedService::new(campaigns, gate(Roles::Admin, "Campaigns")))
+        .add_service(InterceptedService::new(
+            mining,
+            gate(Roles::Worker, "Mining"),
+        ))
+        .add_service(InterceptedService::new(
+            campaigns,
+            gate(Roles::Admin, "Campaigns"),
+        ))
         .add_service(InterceptedService::new(query, gate(Roles::Reader, "Query")))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listeners.grpc), async {
             shutdown.await;
@@ -148,7 +154,13 @@ impl Service {
 /// The span of one call, carrying what it is about; fields unknown at the start are
 /// filled in once known.
 fn rpc_span(method: &'static str) -> Span {
-    tracing::info_span!("rpc", method, worker = Empty, campaign = Empty, unit = Empty)
+    tracing::info_span!(
+        "rpc",
+        method,
+        worker = Empty,
+        campaign = Empty,
+        unit = Empty
+    )
 }
 
 #[tonic::async_trait]
@@ -274,7 +286,12 @@ impl pb::campaigns_server::Campaigns for Service {
                 .create_campaign(spec_from_request(request)?)?,
         };
         self.flusher.flushed().await?;
-        span.in_scope(|| tracing::info!(by = caller.as_deref().unwrap_or("anyone"), "campaign created"));
+        span.in_scope(|| {
+            tracing::info!(
+                by = caller.as_deref().unwrap_or("anyone"),
+                "campaign created"
+            )
+        });
         Ok(Response::new(status.into()))
     }
 }

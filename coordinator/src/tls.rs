@@ -66,12 +66,15 @@ impl ServerTls {
                 path: cert.to_path_buf(),
             });
         }
-        let private_key =
-            PrivateKeyDer::from_pem_slice(&key_pem).map_err(|_| TlsError::NoKey {
-                path: key.to_path_buf(),
-            })?;
+        let private_key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|_| TlsError::NoKey {
+            path: key.to_path_buf(),
+        })?;
         if let (Some(pem), Some(path)) = (&client_ca_pem, client_ca) {
-            if CertificateDer::pem_slice_iter(pem).filter_map(Result::ok).next().is_none() {
+            if CertificateDer::pem_slice_iter(pem)
+                .filter_map(Result::ok)
+                .next()
+                .is_none()
+            {
                 return Err(TlsError::NoCertificate {
                     path: path.to_path_buf(),
                 });

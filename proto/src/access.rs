@@ -60,12 +60,21 @@ impl ClientAccess {
             url: url.to_string(),
             reason,
         };
-        let endpoint = Endpoint::from_shared(url.to_string()).map_err(|e| invalid(e.to_string()))?;
+        let endpoint =
+            Endpoint::from_shared(url.to_string()).map_err(|e| invalid(e.to_string()))?;
         let secure = match endpoint.uri().scheme_str() {
             Some("http") => false,
             Some("https") => true,
-            Some(other) => return Err(invalid(format!("unsupported scheme {other}://; use http:// or https://"))),
-            None => return Err(invalid("no scheme; use http://HOST:PORT or https://HOST:PORT".into())),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "unsupported scheme {other}://; use http:// or https://"
+                )))
+            }
+            None => {
+                return Err(invalid(
+                    "no scheme; use http://HOST:PORT or https://HOST:PORT".into(),
+                ))
+            }
         };
         let tls_given = self.ca_pem.is_some() || self.identity_pem.is_some();
         if !secure {
@@ -113,7 +122,9 @@ impl ClientAccess {
 /// The `authorization` value for `token`, if the token can be sent at all.
 fn authorization(token: &str) -> Option<MetadataValue<Ascii>> {
     let printable = !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic());
-    printable.then(|| format!("Bearer {token}").parse().ok()).flatten()
+    printable
+        .then(|| format!("Bearer {token}").parse().ok())
+        .flatten()
 }
 
 /// Adds `authorization: Bearer <token>` to every call (nothing without a token).
@@ -125,7 +136,9 @@ pub struct Bearer {
 impl Interceptor for Bearer {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
         if let Some(header) = &self.header {
-            request.metadata_mut().insert("authorization", header.clone());
+            request
+                .metadata_mut()
+                .insert("authorization", header.clone());
         }
         Ok(request)
     }
@@ -134,7 +147,10 @@ impl Interceptor for Bearer {
 /// The token a call's `authorization` header carries, if it is a bearer token.
 pub fn bearer_token(value: &str) -> Option<&str> {
     let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
 }
 
 /// How the coordinator stores a token: `sha256:` and the hex SHA-256 of its text.
@@ -171,7 +187,12 @@ mod tests {
             ..ClientAccess::default()
         };
         let request = access.bearer().unwrap().call(Request::new(())).unwrap();
-        let header = request.metadata().get("authorization").unwrap().to_str().unwrap();
+        let header = request
+            .metadata()
+            .get("authorization")
+            .unwrap()
+            .to_str()
+            .unwrap();
         assert_eq!(bearer_token(header), Some("rrm_abc"));
         assert_eq!(bearer_token("Basic abc"), None);
         assert_eq!(bearer_token("Bearer "), None);

@@ -13,8 +13,8 @@ use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
 use std::time::Duration;
 // Tokio's clock, so that tests can move it.
-use tokio::time::Instant;
 use rrm_proto::access::{AuthChannel, ClientAccess};
+use tokio::time::Instant;
 use tonic::{Code, Status};
 
 /// The first wait after a failed call; each further failure doubles it.

@@ -8,13 +8,13 @@
 //! soon as it has accepted the result, before that acceptance is flushed and acknowledged,
 //! so a heartbeat crossing the submission must not be taken for a lost unit.
 
+use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use rrm_proto::access::AuthChannel;
 
 /// Names one lease: (campaign, unit, lease number).
 pub(crate) type LeaseKey = (String, u64, u64);

@@ -20,6 +20,7 @@ pub use solve::{solve_unit, UnitResult};
 
 use connection::Retry;
 use heartbeat::Leases;
+use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
 use std::future::Future;
@@ -27,7 +28,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::{JoinError, JoinHandle, JoinSet};
-use rrm_proto::access::AuthChannel;
 use tonic::Code;
 
 /// Units a worker mines at once: the next one starts while the last seeds of the other

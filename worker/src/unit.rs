@@ -14,12 +14,12 @@ use crate::exhaustive::{analyse_unit, Analysed, ExhaustiveError};
 use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
 use ricochet::exhaustive::UnitError;
+use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use rrm_proto::access::AuthChannel;
 
 /// Submission attempts left for a result once shutdown began.
 const LAST_TRIES: u32 = 3;

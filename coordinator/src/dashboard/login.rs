@@ -54,10 +54,7 @@ pub(super) async fn require_reader(
                 let challenge = [(header::WWW_AUTHENTICATE, "Bearer")];
                 (StatusCode::UNAUTHORIZED, challenge, body).into_response()
             } else {
-                let next = request
-                    .uri()
-                    .path_and_query()
-                    .map_or("/", |p| p.as_str());
+                let next = request.uri().path_and_query().map_or("/", |p| p.as_str());
                 Redirect::to(&format!("/login?next={}", encode(next))).into_response()
             }
         }
@@ -72,13 +69,17 @@ pub(super) struct ReturnTo {
 /// Only paths of this site are followed after a login (no `//host` or `https://host`).
 fn local_path(next: Option<&str>) -> &str {
     match next {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => path,
+        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
+            path
+        }
         _ => "/",
     }
 }
 
 fn form(next: &str, message: Option<&str>) -> String {
-    let message = message.map_or_else(String::new, |m| format!("<p class=\"error\">{}</p>", escape(m)));
+    let message = message.map_or_else(String::new, |m| {
+        format!("<p class=\"error\">{}</p>", escape(m))
+    });
     format!(
         r#"{message}<form method="post" action="/login">
 <input type="hidden" name="next" value="{next}">
@@ -90,7 +91,11 @@ fn form(next: &str, message: Option<&str>) -> String {
 }
 
 pub(super) async fn login_form(Query(query): Query<ReturnTo>) -> Html<String> {
-    Html(page("Log in", &form(local_path(query.next.as_deref()), None), None))
+    Html(page(
+        "Log in",
+        &form(local_path(query.next.as_deref()), None),
+        None,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -103,15 +108,22 @@ pub(super) struct Login {
 pub(super) async fn login(State(door): State<Door>, Form(login): Form<Login>) -> Response {
     let next = local_path(login.next.as_deref()).to_string();
     let token = login.token.trim();
-    let cookie_safe = token.bytes().all(|b| b.is_ascii_graphic() && b != b';' && b != b',');
+    let cookie_safe = token
+        .bytes()
+        .all(|b| b.is_ascii_graphic() && b != b';' && b != b',');
     let allowed = cookie_safe
         && matches!(
-            door.keyring.check(Some(&format!("Bearer {token}")), Roles::Reader),
+            door.keyring
+                .check(Some(&format!("Bearer {token}")), Roles::Reader),
             Ok(Some(_))
         );
     if !allowed {
         tracing::warn!("refused a dashboard login");
-        let body = page("Log in", &form(&next, Some("That token may not read here.")), None);
+        let body = page(
+            "Log in",
+            &form(&next, Some("That token may not read here.")),
+            None,
+        );
         return (StatusCode::UNAUTHORIZED, Html(body)).into_response();
     }
     let secure = if door.secure { "; Secure" } else { "" };

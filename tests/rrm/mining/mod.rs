@@ -8,6 +8,7 @@
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
 mod recovery;
+mod security;
 mod service;
 mod submissions;
 mod worker;
@@ -39,6 +40,16 @@ struct Server {
 
 impl Server {
     fn start(config: Config) -> Server {
+        Server::start_with(config, rrm_coordinator::Security::default())
+    }
+
+    /// A server with tokens and perhaps TLS; its URL is `https://localhost:…` with TLS.
+    fn start_with(config: Config, security: rrm_coordinator::Security) -> Server {
+        let scheme = if security.tls.is_some() {
+            "https://localhost"
+        } else {
+            "http://127.0.0.1"
+        };
         let data = tempfile::tempdir().unwrap();
         let coordinator =
             Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap());
@@ -50,16 +61,16 @@ impl Server {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
                 address_tx.send(listener.local_addr().unwrap()).unwrap();
-                rrm_coordinator::run(listener, served, async {
+                rrm_coordinator::run_with(listener, served, security, None, async {
                     let _ = stopped.await;
                 })
                 .await
                 .unwrap();
             });
         });
-        let address = address_rx.recv().unwrap();
+        let address: std::net::SocketAddr = address_rx.recv().unwrap();
         Server {
-            url: format!("http://{address}"),
+            url: format!("{scheme}:{}", address.port()),
             coordinator,
             stop: Some(stop),
             thread: Some(thread),
@@ -69,7 +80,16 @@ impl Server {
 
     /// A server holding one campaign.
     fn with_campaign(config: Config, campaign: CampaignSpec) -> Server {
-        let server = Server::start(config);
+        Server::with_campaign_secured(config, rrm_coordinator::Security::default(), campaign)
+    }
+
+    /// A server with tokens and perhaps TLS holding one campaign.
+    fn with_campaign_secured(
+        config: Config,
+        security: rrm_coordinator::Security,
+        campaign: CampaignSpec,
+    ) -> Server {
+        let server = Server::start_with(config, security);
         server.coordinator.create_campaign(campaign).unwrap();
         server
     }

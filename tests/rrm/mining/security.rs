@@ -1,0 +1,588 @@
+//! Tokens, roles and TLS end to end: who may mine, create and read; a worker's identity
+//! comes from its token; a token rotated while workers run; TLS (and mutual TLS) with
+//! certificates made here by rcgen, a plaintext client refused; forged submissions from
+//! an authenticated worker still caught; an open coordinator refused beyond loopback;
+//! campaigns beyond the size limits refused.
+
+use super::*;
+use rrm_coordinator::auth::Keyring;
+use rrm_coordinator::tls::ServerTls;
+use rrm_coordinator::Security;
+use rrm_proto::access::{token_hash, AuthChannel, ClientAccess};
+use rrm_proto::v1::SubmitRequest;
+use std::path::{Path, PathBuf};
+use tonic::Status;
+
+/// Writes a tokens file of (name, role, token).
+fn write_tokens(path: &Path, entries: &[(&str, &str, &str)]) {
+    let text: String = entries
+        .iter()
+        .map(|(name, role, token)| format!("{name} {role} {}\n", token_hash(token)))
+        .collect();
+    // Through a rename, as operators (and Kubernetes) replace such files.
+    let temp = path.with_extension("new");
+    std::fs::write(&temp, text).unwrap();
+    std::fs::rename(temp, path).unwrap();
+}
+
+fn with_token(token: &str) -> ClientAccess {
+    ClientAccess {
+        token: Some(token.into()),
+        ..ClientAccess::default()
+    }
+}
+
+fn channel(url: &str, access: &ClientAccess) -> AuthChannel {
+    access.channel(url, Duration::from_secs(30)).unwrap()
+}
+
+fn mining(url: &str, access: &ClientAccess) -> pb::mining_client::MiningClient<AuthChannel> {
+    pb::mining_client::MiningClient::new(channel(url, access))
+}
+
+async fn register(url: &str, access: &ClientAccess, name: &str) -> Result<u64, Status> {
+    mining(url, access)
+        .register(pb::RegisterRequest {
+            name: name.into(),
+            threads: 1,
+            version: env!("CARGO_PKG_VERSION").into(),
+        })
+        .await
+        .map(|reply| reply.into_inner().worker_id)
+}
+
+async fn create(url: &str, access: &ClientAccess, spec: CampaignSpec) -> Result<(), Status> {
+    pb::campaigns_client::CampaignsClient::new(channel(url, access))
+        .create_campaign(rrm_coordinator::wire::create_request(spec))
+        .await
+        .map(drop)
+}
+
+async fn list(url: &str, access: &ClientAccess) -> Result<usize, Status> {
+    pb::query_client::QueryClient::new(channel(url, access))
+        .list_campaigns(pb::ListCampaignsRequest {})
+        .await
+        .map(|reply| reply.into_inner().campaigns.len())
+}
+
+/// Leases a unit for `worker` and solves it honestly.
+async fn leased_and_solved(
+    url: &str,
+    access: &ClientAccess,
+    worker: u64,
+) -> (pb::WorkUnit, rrm_worker::UnitResult) {
+    let unit = mining(url, access)
+        .lease(pb::LeaseRequest { worker_id: worker })
+        .await
+        .unwrap()
+        .into_inner()
+        .unit
+        .expect("a unit");
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let seeds = unit.seed_start..unit.seed_end;
+    let solved =
+        rrm_worker::solve_unit(Generator::Fogleman, seeds, 20, 5, &cancel, &|| {}).unwrap();
+    (unit, solved)
+}
+
+/// A submission of `counts` for `unit`, with its digest and the kept solutions.
+fn submission(
+    unit: &pb::WorkUnit,
+    solved: &rrm_worker::UnitResult,
+    worker: u64,
+    counts: Vec<u8>,
+) -> SubmitRequest {
+    let lease = unit.lease.clone().unwrap();
+    let seeds = unit.seed_start..unit.seed_end;
+    SubmitRequest {
+        worker_id: worker,
+        digest: rrm_proto::unit_digest(&lease.campaign, seeds, &counts, &solved.robots_moved)
+            .to_vec(),
+        lease: Some(lease),
+        move_counts: counts,
+        robots_moved: solved.robots_moved.clone(),
+        solutions: solved
+            .solutions
+            .iter()
+            .map(|(seed, moves)| pb::Solution {
+                seed: *seed,
+                moves: moves.clone(),
+            })
+            .collect(),
+        exhaustive: None,
+    }
+}
+
+fn code<T: std::fmt::Debug>(result: Result<T, Status>) -> Code {
+    result.expect_err("refused").code()
+}
+
+/// A tokens file with a token of each role, two worker tokens among them.
+struct Tokens {
+    dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Tokens {
+    fn new(entries: &[(&str, &str, &str)]) -> Tokens {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokens");
+        write_tokens(&path, entries);
+        Tokens { dir, path }
+    }
+
+    fn security(&self) -> Security {
+        Security {
+            keyring: Keyring::load(std::slice::from_ref(&self.path), false).unwrap(),
+            tls: None,
+        }
+    }
+
+    /// Writes `token` to a file of its own, for `--token-file`.
+    fn token_file(&self, token: &str) -> String {
+        let path = self.dir.path().join(format!("{token}.token"));
+        std::fs::write(&path, format!("{token}\n")).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+}
+
+const ROLES: [(&str, &str, &str); 4] = [
+    ("pool-a", "worker", "tok-a"),
+    ("pool-b", "worker", "tok-b"),
+    ("ops", "admin", "tok-admin"),
+    ("grafana", "read", "tok-read"),
+];
+
+#[test]
+fn tokens_decide_who_may_mine_create_and_read() {
+    let tokens = Tokens::new(&ROLES);
+    let server = Server::start_with(Config::default(), tokens.security());
+    let url = server.url.clone();
+    block_on(async {
+        let nobody = ClientAccess::default();
+        let (a, b) = (with_token("tok-a"), with_token("tok-b"));
+        let (admin, reader) = (with_token("tok-admin"), with_token("tok-read"));
+        // Mining: worker tokens only.
+        assert_eq!(
+            code(register(&url, &nobody, "x").await),
+            Code::Unauthenticated
+        );
+        assert_eq!(
+            code(register(&url, &with_token("forged"), "x").await),
+            Code::Unauthenticated
+        );
+        assert_eq!(
+            code(register(&url, &admin, "x").await),
+            Code::PermissionDenied
+        );
+        // Campaigns: admin only; the refused attempts leave nothing behind.
+        for refused in [&nobody, &a, &reader] {
+            let result = create(&url, refused, spec("held", 1..101, 10)).await;
+            assert!(matches!(
+                result.unwrap_err().code(),
+                Code::Unauthenticated | Code::PermissionDenied
+            ));
+        }
+        assert_eq!(list(&url, &reader).await.unwrap(), 0);
+        create(&url, &admin, spec("held", 1..101, 10))
+            .await
+            .unwrap();
+        // Query: a read token is configured, so reads need read or admin.
+        assert_eq!(code(list(&url, &nobody).await), Code::Unauthenticated);
+        assert_eq!(code(list(&url, &a).await), Code::PermissionDenied);
+        assert_eq!(list(&url, &reader).await.unwrap(), 1);
+        assert_eq!(list(&url, &admin).await.unwrap(), 1);
+
+        // The identity is the token's name, whatever the worker calls itself.
+        let id_a = register(&url, &a, "mallory").await.unwrap();
+        assert_eq!(
+            server.coordinator.worker_name(id_a).as_deref(),
+            Some("pool-a")
+        );
+        // Another token cannot act under pool-a's worker id.
+        let stolen = mining(&url, &b)
+            .lease(pb::LeaseRequest { worker_id: id_a })
+            .await;
+        assert_eq!(code(stolen), Code::PermissionDenied);
+
+        // Forged results from an authenticated worker are still caught, and charged: the
+        // refused lease ends, the unit comes back.
+        let before = server.coordinator.aggregates("held").unwrap();
+        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
+        let mut client = mining(&url, &a);
+        let forged_digest = SubmitRequest {
+            digest: vec![0; 32],
+            ..submission(&unit, &solved, id_a, solved.move_counts.clone())
+        };
+        assert_eq!(
+            code(client.submit(forged_digest).await),
+            Code::InvalidArgument
+        );
+        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
+        let mut record = solved.move_counts.clone();
+        record[0] = 25; // a "record" without its solution
+        let forged_record = submission(&unit, &solved, id_a, record);
+        assert_eq!(
+            code(client.submit(forged_record).await),
+            Code::InvalidArgument
+        );
+        // pool-b cannot hand in pool-a's unit either.
+        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
+        let honest = submission(&unit, &solved, id_a, solved.move_counts.clone());
+        assert_eq!(
+            code(mining(&url, &b).submit(honest.clone()).await),
+            Code::PermissionDenied
+        );
+        assert_eq!(server.coordinator.aggregates("held").unwrap(), before);
+        let accepted = client.submit(honest).await.unwrap().into_inner();
+        assert_eq!(accepted.outcome(), pb::SubmitOutcome::Accepted);
+        let done = server.coordinator.aggregates("held").unwrap();
+        assert_eq!(
+            done.histogram,
+            direct_histogram(unit.seed_start..unit.seed_end)
+        );
+    });
+
+    // The command line names the refusal and fails.
+    let output = crate::rrm(&[
+        "campaign",
+        "create",
+        "other",
+        "--coordinator",
+        &url,
+        "--seeds",
+        "1..11",
+        "--token-file",
+        &tokens.token_file("tok-read"),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("grafana") && stderr.contains("may not"),
+        "{stderr}"
+    );
+    assert_eq!(server.coordinator.campaign_names(), ["held"]);
+}
+
+#[test]
+fn a_token_rotated_while_workers_run_loses_and_doubles_nothing() {
+    let tokens = Tokens::new(&[("ops", "admin", "tok-admin"), ("old", "worker", "tok-old")]);
+    let data = tempfile::tempdir().unwrap();
+    let mut coordinator = rrm_process(&[
+        "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--data",
+        data.path().to_str().unwrap(),
+        "--lease-seconds",
+        "2",
+        "--no-dashboard",
+        "--tokens-file",
+        tokens.path.to_str().unwrap(),
+    ]);
+    let url = format!("http://{}", announced(&mut coordinator, "listening on "));
+    let admin = tokens.token_file("tok-admin");
+    crate::rrm_ok(&[
+        "campaign",
+        "create",
+        "rotate",
+        "--coordinator",
+        &url,
+        "--seeds",
+        "1..3001",
+        "--unit-size",
+        "50",
+        "--token-file",
+        &admin,
+    ]);
+    let progress = || {
+        let status = block_on(async {
+            pb::query_client::QueryClient::new(channel(&url, &with_token("tok-admin")))
+                .get_campaign_status(pb::CampaignRequest {
+                    campaign: "rotate".into(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+        });
+        (
+            status.units_done,
+            status.units_total,
+            status.units_quarantined,
+        )
+    };
+    let worker_with = |token: &str| {
+        rrm_process(&[
+            "worker",
+            "--coordinator",
+            &url,
+            "--threads",
+            "1",
+            "--token-file",
+            &tokens.token_file(token),
+        ])
+    };
+    let mut old = worker_with("tok-old");
+    wait_until(
+        Duration::from_secs(60),
+        "the old token's worker mines",
+        || progress().0 >= 3,
+    );
+
+    // Both tokens valid at once: the new one works as soon as the file is re-read.
+    write_tokens(
+        &tokens.path,
+        &[
+            ("ops", "admin", "tok-admin"),
+            ("old", "worker", "tok-old"),
+            ("new", "worker", "tok-new"),
+        ],
+    );
+    wait_until(Duration::from_secs(15), "the new token is accepted", || {
+        block_on(register(&url, &with_token("tok-new"), "probe")).is_ok()
+    });
+    let _new = worker_with("tok-new");
+    let both = progress().0;
+    wait_until(Duration::from_secs(60), "both workers mine", || {
+        progress().0 >= both + 4
+    });
+    assert!(
+        old.0.try_wait().unwrap().is_none(),
+        "the old worker stopped early"
+    );
+
+    // The old token is withdrawn: its worker is refused and stops; nothing it held is lost.
+    write_tokens(
+        &tokens.path,
+        &[("ops", "admin", "tok-admin"), ("new", "worker", "tok-new")],
+    );
+    wait_until(Duration::from_secs(30), "the old worker is refused", || {
+        old.0.try_wait().unwrap().is_some()
+    });
+    assert!(
+        !old.0.wait().unwrap().success(),
+        "a refused worker must fail"
+    );
+    assert_eq!(
+        code(block_on(register(&url, &with_token("tok-old"), "x"))),
+        Code::Unauthenticated
+    );
+    wait_until(Duration::from_secs(120), "the campaign is done", || {
+        let (done, total, _) = progress();
+        done == total
+    });
+    assert_eq!(progress().2, 0, "no unit was quarantined");
+    let histogram = block_on(async {
+        pb::query_client::QueryClient::new(channel(&url, &with_token("tok-admin")))
+            .get_stats(pb::CampaignRequest {
+                campaign: "rotate".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .histogram
+    });
+    assert_eq!(histogram, direct_histogram(1..3001));
+}
+
+/// Reads the process's stdout up to the line starting with `prefix`; returns the rest of
+/// that line. Later lines are drained so the process never meets a closed pipe.
+fn announced(process: &mut Process, prefix: &str) -> String {
+    let mut lines = BufReader::new(process.0.stdout.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            lines.read_line(&mut line).unwrap() > 0,
+            "no line {prefix:?}"
+        );
+        if let Some(rest) = line.trim().strip_prefix(prefix) {
+            let rest = rest.to_string();
+            std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+            return rest;
+        }
+    }
+}
+
+/// A CA, a server certificate for localhost and 127.0.0.1, and a client certificate, as
+/// PEM files in `dir`: (ca, server cert, server key, client cert, client key).
+fn certificates(dir: &Path) -> [PathBuf; 5] {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let signed = |names: Vec<String>| {
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(names)
+            .unwrap()
+            .signed_by(&key, &issuer)
+            .unwrap();
+        (cert.pem(), key.serialize_pem())
+    };
+    let (server_cert, server_key) = signed(vec!["localhost".into(), "127.0.0.1".into()]);
+    let (client_cert, client_key) = signed(vec!["worker.example".into()]);
+    let files = [
+        ("ca.pem", ca.pem()),
+        ("server.pem", server_cert),
+        ("server.key", server_key),
+        ("client.pem", client_cert),
+        ("client.key", client_key),
+    ];
+    files.map(|(name, pem)| {
+        let path = dir.join(name);
+        std::fs::write(&path, pem).unwrap();
+        path
+    })
+}
+
+#[test]
+fn tls_round_trip_with_client_certificates_and_plaintext_refused() {
+    let tokens = Tokens::new(&ROLES);
+    let [ca, cert, key, client_cert, client_key] = certificates(tokens.dir.path());
+    let security = Security {
+        tls: Some(ServerTls::load(&cert, &key, Some(&ca)).unwrap()),
+        ..tokens.security()
+    };
+    let server =
+        Server::with_campaign_secured(Config::default(), security, spec("tls", 1..401, 50));
+    let https = server.url.clone();
+    assert!(https.starts_with("https://localhost:"), "{https}");
+    let plain = https.replace("https://localhost", "http://127.0.0.1");
+    let read = |path: &Path| std::fs::read(path).unwrap();
+    let full = ClientAccess {
+        ca_pem: Some(read(&ca)),
+        identity_pem: Some((read(&client_cert), read(&client_key))),
+        token: Some("tok-a".into()),
+    };
+    block_on(async {
+        assert!(register(&https, &full, "tls").await.is_ok());
+        // A plaintext client gets no answer from a TLS server.
+        assert!(register(&plain, &with_token("tok-a"), "plain")
+            .await
+            .is_err());
+        // Without a client certificate the handshake fails (mutual TLS).
+        let no_cert = ClientAccess {
+            identity_pem: None,
+            ..full.clone()
+        };
+        assert!(register(&https, &no_cert, "no cert").await.is_err());
+        // A client not trusting the CA refuses the server.
+        let no_ca = ClientAccess {
+            ca_pem: None,
+            ..full.clone()
+        };
+        assert!(register(&https, &no_ca, "no ca").await.is_err());
+    });
+    let path = |p: &PathBuf| p.to_str().unwrap().to_string();
+    let tls_args = [
+        "--ca".to_string(),
+        path(&ca),
+        "--tls-cert".into(),
+        path(&client_cert),
+        "--tls-key".into(),
+        path(&client_key),
+    ];
+    let mut args = vec![
+        "worker",
+        "--coordinator",
+        &https,
+        "--threads",
+        "2",
+        "--exit-when-done",
+    ];
+    let token_file = tokens.token_file("tok-a");
+    args.extend(["--token-file", &token_file]);
+    args.extend(tls_args.iter().map(String::as_str));
+    let output = Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        server.coordinator.aggregates("tls").unwrap().histogram,
+        direct_histogram(1..401)
+    );
+    let mut health = vec!["health", "--coordinator", &https];
+    health.extend(tls_args.iter().map(String::as_str));
+    assert_eq!(crate::rrm_ok(&health).trim(), "serving");
+}
+
+#[test]
+fn an_open_coordinator_is_refused_beyond_loopback() {
+    let data = tempfile::tempdir().unwrap();
+    // Refused before anything listens: nothing outside 127.0.0.0/8 is ever bound.
+    let output = crate::rrm(&[
+        "coordinator",
+        "--listen",
+        "0.0.0.0:0",
+        "--data",
+        data.path().to_str().unwrap(),
+        "--no-dashboard",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--tokens-file") && stderr.contains("--insecure"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(data.path()).unwrap().count(),
+        0,
+        "a store was opened"
+    );
+}
+
+#[test]
+fn campaigns_beyond_the_size_limits_are_refused() {
+    let config = Config {
+        max_campaign_units: 10,
+        max_campaign_seeds: 1_000,
+        ..Config::default()
+    };
+    let server = Server::start(config);
+    for (seeds, unit, needle) in [
+        (
+            "1..5001",
+            "100",
+            "50 units, more than this coordinator's limit of 10",
+        ),
+        (
+            "1..2001",
+            "1000",
+            "2000 seeds, more than this coordinator's limit of 1000",
+        ),
+    ] {
+        let output = crate::rrm(&[
+            "campaign",
+            "create",
+            "big",
+            "--coordinator",
+            &server.url,
+            "--seeds",
+            seeds,
+            "--unit-size",
+            unit,
+        ]);
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+    assert!(server.coordinator.campaign_names().is_empty());
+    crate::rrm_ok(&[
+        "campaign",
+        "create",
+        "fits",
+        "--coordinator",
+        &server.url,
+        "--seeds",
+        "1..1001",
+        "--unit-size",
+        "100",
+    ]);
+}
