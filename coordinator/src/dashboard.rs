@@ -4,6 +4,7 @@
 //! board and a step-by-step playback of the solution. The same data as the query service,
 //! read from the same [`Coordinator`]; pages are rendered on the server (every number
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
+//! `/metrics` serves the coordinator's Prometheus metrics (`crate::metrics`).
 
 mod exhaustive;
 
@@ -72,6 +73,7 @@ pub fn router(coordinator: Arc<Coordinator>) -> Router {
             get(exhaustive::placement_page),
         )
         .route("/assets/{file}", get(asset))
+        .route("/metrics", get(crate::metrics::scrape))
         .fallback(not_found)
         .with_state(coordinator)
 }

@@ -40,6 +40,7 @@ pub(crate) async fn serve(
         .build_v1()
         .expect("the embedded descriptor sets are valid");
     tonic::transport::Server::builder()
+        .layer(service.coordinator.metrics().rpc_layer())
         .add_service(health_service)
         .add_service(reflection)
         .add_service(
