@@ -4,7 +4,8 @@
 //! submit made-up move counts (with a valid digest) as fast as they can; prints round
 //! trips per second, latency percentiles and the store's bytes per seed. Solving is left
 //! out on purpose; the made-up counts follow the Fogleman distribution (measured on seeds
-//! 1..1000000) so that they compress like real ones.
+//! 1..1000000) so that they compress like real ones. Then, with the store full and the
+//! metrics filled, it times scrapes of the dashboard's `/metrics`, one at a time.
 
 use crate::services::runtime;
 use anyhow::{Context, Result};
@@ -12,7 +13,7 @@ use clap::Args;
 use rrm_coordinator::{Config, Coordinator};
 use rrm_proto::v1 as pb;
 use rrm_store::{CampaignSpec, Store};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,6 +29,9 @@ pub struct LoadTestArgs {
     /// Seeds per unit (each submission carries this many move counts).
     #[arg(long, default_value_t = 1)]
     unit_size: u64,
+    /// `/metrics` scrapes timed after the load, each on a new connection (0: none).
+    #[arg(long, default_value_t = 500)]
+    scrapes: usize,
 }
 
 pub fn run(args: LoadTestArgs) -> Result<ExitCode> {
@@ -48,7 +52,7 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
         record_threshold: 255,
     })?;
     let cpu = cpu_time::ProcessTime::now();
-    let latencies = runtime()?.block_on(async {
+    let (mut latencies, cpu, scrapes) = runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -64,18 +68,14 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
         for client in clients {
             latencies.extend(client.await.context("simulated worker")??);
         }
+        let cpu = cpu.elapsed().as_secs_f64();
+        let scrapes = time_scrapes(coordinator.clone(), args.scrapes).await?;
         let _ = stop.send(());
         server.await??;
-        anyhow::Ok(latencies)
+        anyhow::Ok((latencies, cpu, scrapes))
     })?;
-    let cpu = cpu.elapsed().as_secs_f64();
-    let mut latencies = latencies;
     latencies.sort();
-    let percentile = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
-            .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
-    };
+    let percentile = |p: f64| percentile_ms(&latencies, p);
     let mut out = crate::stdout::lock();
     writeln!(
         out,
@@ -106,7 +106,100 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
         bytes,
         bytes as f64 / status.seeds_done.max(1) as f64
     )?;
+    if let Some(Scrapes {
+        mut durations,
+        cpu,
+        bytes,
+    }) = scrapes
+    {
+        durations.sort();
+        writeln!(
+            out,
+            "/metrics: {} scrapes of {} bytes, ms: p50 {:.3}, p90 {:.3}, max {:.3}; process CPU {:.3} ms per scrape (client included)",
+            durations.len(),
+            bytes,
+            percentile_ms(&durations, 0.5),
+            percentile_ms(&durations, 0.9),
+            percentile_ms(&durations, 1.0),
+            cpu * 1000.0 / durations.len() as f64
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `p` quantile (0 to 1) of sorted durations, in milliseconds.
+fn percentile_ms(sorted: &[Duration], p: f64) -> f64 {
+    sorted
+        .get(((sorted.len() as f64 * p) as usize).min(sorted.len().saturating_sub(1)))
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// Timed scrapes of `/metrics`.
+struct Scrapes {
+    durations: Vec<Duration>,
+    /// Process CPU seconds over all of them.
+    cpu: f64,
+    /// The size of the last exposition.
+    bytes: usize,
+}
+
+/// Serves the dashboard of `coordinator` and GETs `/metrics` `count` times in a row, a
+/// connection each, as Prometheus would; `None` for no scrapes.
+async fn time_scrapes(coordinator: Arc<Coordinator>, count: usize) -> Result<Option<Scrapes>> {
+    if count == 0 {
+        return Ok(None);
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(rrm_coordinator::dashboard::serve(
+        listener,
+        coordinator,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let scrapes = tokio::task::spawn_blocking(move || {
+        let cpu = cpu_time::ProcessTime::now();
+        let mut durations = Vec::with_capacity(count);
+        let mut bytes = 0;
+        for _ in 0..count {
+            let started = Instant::now();
+            bytes = scrape(address)?.len();
+            durations.push(started.elapsed());
+        }
+        let cpu = cpu.elapsed().as_secs_f64();
+        anyhow::Ok(Scrapes {
+            durations,
+            cpu,
+            bytes,
+        })
+    })
+    .await
+    .context("scraping")??;
+    let _ = stop.send(());
+    server.await??;
+    Ok(Some(scrapes))
+}
+
+/// One `GET /metrics` on a new connection; returns the body.
+fn scrape(address: std::net::SocketAddr) -> Result<String> {
+    let mut stream = std::net::TcpStream::connect(address)?;
+    write!(
+        stream,
+        "GET /metrics HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply)?;
+    let (head, body) = reply
+        .split_once("\r\n\r\n")
+        .context("/metrics: no end of headers")?;
+    anyhow::ensure!(
+        head.starts_with("HTTP/1.1 200 "),
+        "/metrics: {}",
+        head.lines().next().unwrap_or_default()
+    );
+    Ok(body.to_string())
 }
 
 /// Puzzles per move count among Fogleman seeds 1..1000000, from `rrm mine`.

@@ -4,6 +4,7 @@
 //! board and a step-by-step playback of the solution. The same data as the query service,
 //! read from the same [`Coordinator`]; pages are rendered on the server (every number
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
+//! `/metrics` serves the coordinator's Prometheus metrics (`crate::metrics`).
 
 mod exhaustive;
 mod login;
@@ -103,6 +104,7 @@ fn router(coordinator: Arc<Coordinator>, door: login::Door) -> Router {
             "/campaign/{name}/placement/{unit}/{cells}",
             get(exhaustive::placement_page),
         )
+        .route("/metrics", get(crate::metrics::scrape))
         .fallback(not_found)
         .with_state(coordinator)
         .layer(axum::middleware::from_fn_with_state(

@@ -37,11 +37,13 @@ impl GroupFlush {
                 while let Ok(next) = incoming.try_recv() {
                     waiting.push(next);
                 }
+                let started = std::time::Instant::now();
                 let result = coordinator
                     .store()
                     .flush()
                     .await
                     .map_err(|e| FlushError::Failed(Arc::new(e)));
+                coordinator.metrics().flushed(started.elapsed());
                 for waiter in waiting {
                     let _ = waiter.send(result.clone());
                 }

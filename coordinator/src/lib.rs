@@ -4,13 +4,15 @@
 //! [`run`] serves the `Mining`, `Campaigns` and `Query` services of `rrm.v1` plus gRPC
 //! health and reflection on one listener until `shutdown` completes, then stops leasing,
 //! drains in-flight calls (bounded by [`Config::drain_timeout`]) and flushes the store.
-//! [`dashboard::serve`] serves the read-only web dashboard beside it.
+//! [`dashboard::serve`] serves the read-only web dashboard beside it, with the Prometheus
+//! metrics of the coordinator on `/metrics`.
 
 pub mod auth;
 pub mod charts;
 mod core;
 pub mod dashboard;
 mod flush;
+mod metrics;
 mod service;
 pub mod tls;
 pub mod wire;

@@ -49,6 +49,7 @@ pub(crate) async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
         .expect("the embedded descriptor sets are valid");
+    let metrics = service.coordinator.metrics().rpc_layer();
     let gate = |roles, name| Gate::new(security.keyring.clone(), roles, name);
     let mining = pb::mining_server::MiningServer::new(service.clone())
         .max_decoding_message_size(rrm_proto::MAX_MESSAGE);
@@ -73,6 +74,7 @@ pub(crate) async fn serve(
         .concurrency_limit_per_connection(config.max_requests_per_connection)
         .load_shed(true)
         .timeout(config.request_timeout)
+        .layer(metrics)
         .layer(GlobalConcurrencyLimitLayer::new(config.max_requests))
         .add_service(health_service)
         .add_service(reflection)

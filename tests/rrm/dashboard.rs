@@ -177,7 +177,7 @@ fn dashboard_shows_what_the_store_holds() {
 }
 
 /// GETs `path` over a raw HTTP/1.0 connection: (status code, content type, body).
-fn get(address: std::net::SocketAddr, path: &str) -> (u16, String, String) {
+pub(crate) fn get(address: std::net::SocketAddr, path: &str) -> (u16, String, String) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     write!(stream, "GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").unwrap();
@@ -197,7 +197,7 @@ fn get(address: std::net::SocketAddr, path: &str) -> (u16, String, String) {
 }
 
 /// A running dashboard: its runtime, address, stop switch and server task.
-type Served = (
+pub(crate) type Served = (
     tokio::runtime::Runtime,
     std::net::SocketAddr,
     tokio::sync::oneshot::Sender<()>,
@@ -205,7 +205,7 @@ type Served = (
 );
 
 /// Serves the dashboard of `coordinator` on a free port of 127.0.0.1.
-fn serve(coordinator: Arc<Coordinator>) -> Served {
+pub(crate) fn serve(coordinator: Arc<Coordinator>) -> Served {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

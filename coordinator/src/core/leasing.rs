@@ -23,6 +23,7 @@ impl Coordinator {
             }
         };
         state.workers.insert(id, name);
+        self.metrics.registered();
         id
     }
 
@@ -141,6 +142,10 @@ impl Coordinator {
                 }
             }
             self.store.put_unit(campaign.campaign.id, unit, &record)?;
+            self.metrics.expired(&campaign.campaign.spec.name);
+            if matches!(record.state, UnitState::Quarantined) {
+                self.metrics.quarantined(&campaign.campaign.spec.name);
+            }
             campaign.track(unit, record, now);
         }
         Ok(())
@@ -208,6 +213,7 @@ impl Coordinator {
             state => *state = UnitState::Leased(lease),
         }
         self.store.put_unit(campaign.campaign.id, unit, &record)?;
+        self.metrics.leased(&spec.name);
         campaign.track(unit, record, deadline_unix_ms);
         Ok(Some(Assignment {
             lease: LeaseRef {

@@ -34,6 +34,7 @@ pub use types::{
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
 };
 
+use crate::metrics::Metrics;
 use crate::{unix_ms, Config};
 use campaign_state::{CampaignState, Kind};
 use ricochet::Generator;
@@ -75,6 +76,8 @@ pub struct Coordinator {
     state: Mutex<State>,
     /// Raised by [`Coordinator::stop_leasing`] at shutdown.
     shutting_down: AtomicBool,
+    /// Its own metrics, counted where events are stored.
+    metrics: Metrics,
 }
 
 impl Coordinator {
@@ -87,6 +90,11 @@ impl Coordinator {
     /// memory.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// Its metrics, for the gRPC server's layer, the group commit and `/metrics`.
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

@@ -1,18 +1,53 @@
 //! Read-only questions about campaigns: progress, statistics, the hardest puzzles, one
-//! mined seed, and seeds by move count for packs.
+//! mined seed, seeds by move count for packs, and the live figures `/metrics` reads.
 
-use super::campaign_state::{CampaignState, Kind};
+use super::campaign_state::{current_lease, CampaignState, Kind};
 use super::exhaustive::hardest_moves;
 use super::{CampaignStatus, Coordinator, CoordinatorError, MinedPuzzle, QuarantinedUnit, Result};
+use crate::unix_ms;
 use ricochet::Generator;
 use rrm_proto::UNSOLVED;
 use rrm_store::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
+use std::collections::HashSet;
 use std::ops::RangeInclusive;
+
+/// What the metrics read at scrape time rather than count.
+pub(crate) struct LiveFigures {
+    /// Each campaign's name and recent rate ([`CampaignStatus::seeds_per_second`]).
+    pub(crate) rates: Vec<(String, f64)>,
+    /// Distinct workers holding a lease (main or verification) whose deadline is ahead.
+    pub(crate) workers_holding_leases: usize,
+}
 
 impl Coordinator {
     /// The names of every campaign, in order.
     pub fn campaign_names(&self) -> Vec<String> {
         self.lock().campaigns.keys().cloned().collect()
+    }
+
+    /// Rates and lease holders now, under one look at the state.
+    pub(crate) fn live_figures(&self) -> LiveFigures {
+        let now = unix_ms();
+        let state = self.lock();
+        let mut holders = HashSet::new();
+        for campaign in state.campaigns.values() {
+            holders.extend(
+                campaign
+                    .leased
+                    .iter()
+                    .filter_map(|unit| current_lease(&campaign.records[unit]))
+                    .filter(|lease| lease.deadline_unix_ms >= now)
+                    .map(|lease| lease.worker),
+            );
+        }
+        LiveFigures {
+            rates: state
+                .campaigns
+                .iter()
+                .map(|(name, campaign)| (name.clone(), campaign.rate()))
+                .collect(),
+            workers_holding_leases: holders.len(),
+        }
     }
 
     /// The progress of campaign `name`, with its quarantined units and mismatches.

@@ -4,6 +4,7 @@
 use super::campaign_state::{CampaignState, Kind};
 use super::checks::add_counts;
 use super::{Coordinator, CoordinatorError, Result, State};
+use crate::metrics::Metrics;
 use crate::{unix_ms, Config};
 use ricochet::Generator;
 use rrm_proto::UNSOLVED;
@@ -53,6 +54,7 @@ impl Coordinator {
                 expiry_scanned: None,
             }),
             shutting_down: AtomicBool::new(false),
+            metrics: Metrics::new(),
         })
     }
 }

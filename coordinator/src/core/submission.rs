@@ -182,6 +182,7 @@ impl Coordinator {
                 ),
             };
             self.store.add_mismatch(campaign.campaign.id, &mismatch)?;
+            self.metrics.mismatched(&lease.campaign);
         }
         if verifying {
             let worker = submission.worker;
@@ -279,6 +280,8 @@ impl Coordinator {
                 campaign.exhaustive.insert(unit, result);
             }
         }
+        let seeds = campaign.campaign.spec.unit_seeds(unit);
+        self.metrics.completed(name, seeds.end - seeds.start);
         campaign.aggregates.through_commit = commit;
         campaign.track(unit, record, 0);
         campaign.note_progress();
@@ -298,6 +301,9 @@ impl Coordinator {
         self.charge_failure(&mut record, why.to_string());
         self.store
             .put_unit(campaign.campaign.id, lease.unit, &record)?;
+        if matches!(record.state, UnitState::Quarantined) {
+            self.metrics.quarantined(&lease.campaign);
+        }
         campaign.track(lease.unit, record, 0);
         Ok(())
     }

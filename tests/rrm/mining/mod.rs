@@ -1,12 +1,14 @@
 //! Distributed mining end to end: real coordinators on 127.0.0.1 with free ports, worker
 //! processes (killed with SIGKILL where the test is about crashes), raw gRPC clients for
-//! forged submissions, and totals checked against solving every seed directly.
+//! forged submissions, and totals checked against solving every seed directly; the
+//! coordinator's Prometheus metrics (`metrics`).
 //!
 //! This module holds the harness (an in-process server, worker processes, raw clients);
 //! the tests live in its children by topic.
 
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
+mod metrics;
 mod recovery;
 mod security;
 mod service;
@@ -275,6 +277,13 @@ fn is_done(status: &pb::CampaignStatus) -> bool {
 
 /// Starts `rrm coordinator` and reads the address it chose.
 fn coordinator_process(data: &std::path::Path, listen: &str) -> (Process, String) {
+    let (process, address, _) = coordinator_with_dashboard(data, listen);
+    (process, address)
+}
+
+/// Starts `rrm coordinator`; returns it with the addresses it chose for gRPC and for the
+/// dashboard.
+fn coordinator_with_dashboard(data: &std::path::Path, listen: &str) -> (Process, String, String) {
     let mut process = rrm_process(&[
         "coordinator",
         "--listen",
@@ -286,15 +295,21 @@ fn coordinator_process(data: &std::path::Path, listen: &str) -> (Process, String
         "--dashboard",
         "127.0.0.1:0",
     ]);
-    let mut line = String::new();
     let mut lines = BufReader::new(process.0.stdout.take().unwrap());
-    lines.read_line(&mut line).unwrap();
+    let (mut address, mut dashboard) = (None, None);
+    while address.is_none() || dashboard.is_none() {
+        let mut line = String::new();
+        assert!(
+            lines.read_line(&mut line).unwrap() > 0,
+            "the coordinator ended"
+        );
+        if let Some(chosen) = line.trim().strip_prefix("listening on ") {
+            address = Some(chosen.to_string());
+        } else if let Some(chosen) = line.trim().strip_prefix("dashboard on http://") {
+            dashboard = Some(chosen.to_string());
+        }
+    }
     // Keep reading, so that the coordinator's later lines never meet a closed pipe.
     std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-    let address = line
-        .trim()
-        .strip_prefix("listening on ")
-        .expect("address line")
-        .to_string();
-    (process, address)
+    (process, address.unwrap(), dashboard.unwrap())
 }

@@ -305,6 +305,7 @@ impl Coordinator {
             detail: "an imported result differs from the stored one".into(),
         };
         self.store.add_mismatch(campaign.campaign.id, &mismatch)?;
+        self.metrics.mismatched(name);
         Ok(Some(Outcome::Mismatch))
     }
 
