@@ -5,12 +5,16 @@
 //! trips per second, latency percentiles and the store's bytes per seed. Solving is left
 //! out on purpose; the made-up counts follow the Fogleman distribution (measured on seeds
 //! 1..1000000) so that they compress like real ones. Then, with the store full and the
-//! metrics filled, it times scrapes of the dashboard's `/metrics`, one at a time.
+//! metrics filled, it times scrapes of the dashboard's `/metrics`, one at a time. With
+//! `--compare-secure` the same load runs again over TLS with bearer tokens.
 
 use crate::services::runtime;
 use anyhow::{Context, Result};
 use clap::Args;
-use rrm_coordinator::{Config, Coordinator};
+use rrm_coordinator::auth::Keyring;
+use rrm_coordinator::tls::ServerTls;
+use rrm_coordinator::{Config, Coordinator, Security};
+use rrm_proto::access::{token_hash, AuthChannel, ClientAccess};
 use rrm_proto::v1 as pb;
 use rrm_store::{CampaignSpec, Store};
 use std::io::{Read, Write};
@@ -32,17 +36,109 @@ pub struct LoadTestArgs {
     /// `/metrics` scrapes timed after the load, each on a new connection (0: none).
     #[arg(long, default_value_t = 500)]
     scrapes: usize,
+    /// Run the load twice, in plaintext and then with TLS and bearer tokens (a
+    /// throwaway CA and certificate for localhost), and compare.
+    #[arg(long)]
+    compare_secure: bool,
 }
 
 pub fn run(args: LoadTestArgs) -> Result<ExitCode> {
+    let plain = measured(&args, None, args.scrapes)?;
+    if args.compare_secure {
+        let secure = measured(&args, Some(Secure::throwaway()?), 0)?;
+        writeln!(
+            crate::stdout::lock(),
+            "TLS and tokens: {:.0} round trips/s against {:.0} in plaintext ({:+.1} %); CPU per round trip {:.3} ms against {:.3} ms",
+            secure.per_second(args.seconds),
+            plain.per_second(args.seconds),
+            (secure.per_second(args.seconds) / plain.per_second(args.seconds) - 1.0) * 100.0,
+            secure.cpu_per_round_trip_ms(),
+            plain.cpu_per_round_trip_ms(),
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One load on a scratch store removed afterwards, its figures printed.
+fn measured(args: &LoadTestArgs, secure: Option<Secure>, scrapes: usize) -> Result<Load> {
     let scratch = std::env::temp_dir().join(format!("rrm-load-test-{}", std::process::id()));
-    let result = load_test(&args, &scratch);
+    let result = load_test(args, secure, scrapes, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     result
 }
 
-fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode> {
-    let coordinator = Arc::new(Coordinator::open(Store::open(scratch)?, Config::default())?);
+/// What the load test serves with, beyond plaintext: a certificate and a worker token.
+struct Secure {
+    security: Security,
+    access: ClientAccess,
+}
+
+impl Secure {
+    /// A CA and a localhost certificate made now, and one worker token.
+    fn throwaway() -> Result<Secure> {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+        let dir = std::env::temp_dir().join(format!("rrm-load-test-tls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let ca_key = KeyPair::generate()?;
+        let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = ca_params.self_signed(&ca_key)?;
+        let key = KeyPair::generate()?;
+        let cert = CertificateParams::new(vec!["localhost".into()])?
+            .signed_by(&key, &Issuer::new(ca_params, ca_key))?;
+        let (cert_path, key_path) = (dir.join("cert.pem"), dir.join("key.pem"));
+        std::fs::write(&cert_path, cert.pem())?;
+        std::fs::write(&key_path, key.serialize_pem())?;
+        let tokens = dir.join("tokens");
+        std::fs::write(&tokens, format!("load worker {}\n", token_hash("load-test-token")))?;
+        let loaded = (
+            ServerTls::load(&cert_path, &key_path, None),
+            Keyring::load(&[tokens], false),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(Secure {
+            security: Security {
+                keyring: loaded.1?,
+                tls: Some(loaded.0?),
+            },
+            access: ClientAccess {
+                ca_pem: Some(ca.pem().into_bytes()),
+                identity_pem: None,
+                token: Some("load-test-token".into()),
+            },
+        })
+    }
+}
+
+/// A load's figures.
+struct Load {
+    round_trips: usize,
+    cpu: f64,
+}
+
+impl Load {
+    fn per_second(&self, seconds: u64) -> f64 {
+        self.round_trips as f64 / seconds as f64
+    }
+
+    fn cpu_per_round_trip_ms(&self) -> f64 {
+        self.cpu * 1000.0 / self.round_trips.max(1) as f64
+    }
+}
+
+fn load_test(
+    args: &LoadTestArgs,
+    secure: Option<Secure>,
+    scrapes: usize,
+    scratch: &std::path::Path,
+) -> Result<Load> {
+    // The campaign is as large as the load needs, beyond any sensible limit.
+    let config = Config {
+        max_campaign_units: u64::MAX,
+        max_campaign_seeds: u64::MAX,
+        ..Config::default()
+    };
+    let coordinator = Arc::new(Coordinator::open(Store::open(scratch)?, config)?);
     coordinator.create_campaign(CampaignSpec {
         name: "load".into(),
         generator: "fogleman".into(),
@@ -51,25 +147,40 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
         unit_size: args.unit_size,
         record_threshold: 255,
     })?;
+    let (security, access, mode) = match secure {
+        Some(secure) => (secure.security, secure.access, "TLS and tokens"),
+        None => (Security::default(), ClientAccess::default(), "plaintext"),
+    };
     let cpu = cpu_time::ProcessTime::now();
     let (mut latencies, cpu, scrapes) = runtime()?.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let url = format!("http://{}", listener.local_addr()?);
+        let port = listener.local_addr()?.port();
+        let url = match security.tls {
+            Some(_) => format!("https://localhost:{port}"),
+            None => format!("http://127.0.0.1:{port}"),
+        };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(rrm_coordinator::run(listener, coordinator.clone(), async {
-            let _ = stopped.await;
-        }));
+        let server = tokio::spawn(rrm_coordinator::run_with(
+            listener,
+            coordinator.clone(),
+            security,
+            None,
+            async {
+                let _ = stopped.await;
+            },
+        ));
         let until = Instant::now() + Duration::from_secs(args.seconds);
         let mut clients = Vec::new();
         for _ in 0..args.workers {
-            clients.push(tokio::spawn(simulated_worker(url.clone(), until)));
+            let channel = access.channel(&url, Duration::from_secs(60))?;
+            clients.push(tokio::spawn(simulated_worker(channel, until)));
         }
         let mut latencies = Vec::new();
         for client in clients {
             latencies.extend(client.await.context("simulated worker")??);
         }
         let cpu = cpu.elapsed().as_secs_f64();
-        let scrapes = time_scrapes(coordinator.clone(), args.scrapes).await?;
+        let scrapes = time_scrapes(coordinator.clone(), scrapes).await?;
         let _ = stop.send(());
         server.await??;
         anyhow::Ok((latencies, cpu, scrapes))
@@ -79,7 +190,7 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
     let mut out = crate::stdout::lock();
     writeln!(
         out,
-        "{} simulated workers, {} s, units of {} seeds: {} lease + submit round trips, {:.0}/s",
+        "{mode}: {} simulated workers, {} s, units of {} seeds: {} lease + submit round trips, {:.0}/s",
         args.workers,
         args.seconds,
         args.unit_size,
@@ -124,7 +235,10 @@ fn load_test(args: &LoadTestArgs, scratch: &std::path::Path) -> Result<ExitCode>
             cpu * 1000.0 / durations.len() as f64
         )?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Load {
+        round_trips: latencies.len(),
+        cpu,
+    })
 }
 
 /// The `p` quantile (0 to 1) of sorted durations, in milliseconds.
@@ -234,9 +348,9 @@ fn made_up_results(seeds: std::ops::Range<u64>) -> (Vec<u8>, Vec<u8>) {
         .unzip()
 }
 
-/// Leases and submits until `until`; returns each round trip's duration.
-async fn simulated_worker(url: String, until: Instant) -> Result<Vec<Duration>> {
-    let mut client = pb::mining_client::MiningClient::connect(url).await?;
+/// Leases and submits over `channel` until `until`; returns each round trip's duration.
+async fn simulated_worker(channel: AuthChannel, until: Instant) -> Result<Vec<Duration>> {
+    let mut client = pb::mining_client::MiningClient::new(channel);
     let worker_id = client
         .register(pb::RegisterRequest {
             name: "simulated".into(),

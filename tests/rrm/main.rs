@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 mod cli;
 mod dashboard;
+mod dashboard_access;
 mod exhaustive;
 mod generator;
 mod mining;
