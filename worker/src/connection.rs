@@ -22,10 +22,13 @@ const FIRST_WAIT: Duration = Duration::from_millis(100);
 /// The longest wait between two attempts.
 const LONGEST_WAIT: Duration = Duration::from_secs(5);
 
-/// A client for `address`, which must be an `http://` URL (this build has no TLS). The
-/// connection is made on the first call, so an unreachable coordinator is not an error
-/// here.
-pub(crate) fn client(address: &str) -> Result<MiningClient<Channel>, WorkerError> {
+/// A client for `address`, which must be an `http://` URL (this build has no TLS), whose
+/// calls are abandoned after `timeout`. The connection is made on the first call, so an
+/// unreachable coordinator is not an error here.
+pub(crate) fn client(
+    address: &str,
+    timeout: Duration,
+) -> Result<MiningClient<Channel>, WorkerError> {
     let invalid = |reason: String| WorkerError::Address {
         address: address.to_string(),
         reason,
@@ -48,8 +51,7 @@ pub(crate) fn client(address: &str) -> Result<MiningClient<Channel>, WorkerError
     }
     let endpoint = endpoint
         .connect_timeout(Duration::from_secs(5))
-        // Submissions wait while the coordinator re-solves record candidates.
-        .timeout(Duration::from_secs(600));
+        .timeout(timeout);
     Ok(MiningClient::new(endpoint.connect_lazy())
         .max_decoding_message_size(rrm_proto::MAX_MESSAGE)
         .max_encoding_message_size(rrm_proto::MAX_MESSAGE))
@@ -235,12 +237,12 @@ mod tests {
             "127.0.0.1:1",
             "http://",
         ] {
-            let Err(error) = client(refused) else {
+            let Err(error) = client(refused, crate::CALL_TIMEOUT) else {
                 panic!("{refused} was accepted");
             };
             assert!(error.to_string().contains(refused), "{error}");
         }
-        assert!(client("http://127.0.0.1:1").is_ok());
+        assert!(client("http://127.0.0.1:1", crate::CALL_TIMEOUT).is_ok());
     }
 
     #[tokio::test]
