@@ -7,6 +7,7 @@
 
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
+mod partition;
 mod recovery;
 mod service;
 mod submissions;
