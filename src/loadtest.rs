@@ -90,7 +90,10 @@ impl Secure {
         std::fs::write(&cert_path, cert.pem())?;
         std::fs::write(&key_path, key.serialize_pem())?;
         let tokens = dir.join("tokens");
-        std::fs::write(&tokens, format!("load worker {}\n", token_hash("load-test-token")))?;
+        std::fs::write(
+            &tokens,
+            format!("load worker {}\n", token_hash("load-test-token")),
+        )?;
         let loaded = (
             ServerTls::load(&cert_path, &key_path, None),
             Keyring::load(&[tokens], false),

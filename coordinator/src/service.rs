@@ -139,16 +139,17 @@ impl Service {
     /// token is not the one that registered it: one worker cannot act on another's leases
     /// by giving its id.
     fn worker_name(&self, caller: Option<&Caller>, worker: u64) -> Result<String, Status> {
-        let registered = self
-            .coordinator
-            .worker_name(worker)
-            .ok_or(CoordinatorError::UnknownWorker(worker))?;
-        match caller {
-            Some(caller) if caller.name != registered => Err(Status::permission_denied(format!(
-                "worker {worker} was registered with another token than {:?}",
-                caller.name
-            ))),
-            _ => Ok(registered),
+        let registered = self.coordinator.worker_name(worker);
+        match (caller, registered) {
+            (Some(caller), Some(registered)) if caller.name != registered => {
+                Err(Status::permission_denied(format!(
+                    "worker {worker} was registered with another token than {:?}",
+                    caller.name
+                )))
+            }
+            (Some(_), None) => Err(CoordinatorError::UnknownWorker(worker).into()),
+            // Without tokens the coordinator judges the id itself, as before.
+            (_, registered) => Ok(registered.unwrap_or_default()),
         }
     }
 }

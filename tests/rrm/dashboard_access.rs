@@ -41,7 +41,13 @@ fn request(method: &str, path: &str, headers: &[&str], body: &str) -> String {
     text + body
 }
 
-fn plain(address: SocketAddr, method: &str, path: &str, headers: &[&str], body: &str) -> (u16, String, String) {
+fn plain(
+    address: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &str,
+) -> (u16, String, String) {
     let mut stream = std::net::TcpStream::connect(address).unwrap();
     exchange(&mut stream, &request(method, path, headers, body))
 }
@@ -67,8 +73,13 @@ fn served(security: Security) -> (tokio::runtime::Runtime, SocketAddr, tempfile:
         .unwrap();
     let address = listener.local_addr().unwrap();
     runtime.spawn(async move {
-        rrm_coordinator::dashboard::serve_with(listener, coordinator, &security, std::future::pending())
-            .await
+        rrm_coordinator::dashboard::serve_with(
+            listener,
+            coordinator,
+            &security,
+            std::future::pending(),
+        )
+        .await
     });
     (runtime, address, data)
 }
@@ -96,12 +107,21 @@ fn readers_get_in_by_header_or_login_cookie_and_others_do_not() {
 
     let (status, head, body) = get("/api/campaigns", &[]);
     assert_eq!(status, 401);
-    assert!(head.contains("www-authenticate: bearer") && body.contains("\"error\""), "{head}{body}");
+    assert!(
+        head.contains("www-authenticate: bearer") && body.contains("\"error\""),
+        "{head}{body}"
+    );
     assert_eq!(get("/metrics", &[]).0, 401);
-    assert_eq!(get("/api/campaigns", &["Authorization: Bearer tok-worker"]).0, 401);
+    assert_eq!(
+        get("/api/campaigns", &["Authorization: Bearer tok-worker"]).0,
+        401
+    );
     let (status, head, _) = get("/campaign/shown", &[]);
     assert!(status == 303 || status == 307, "{status}");
-    assert!(head.contains("location: /login?next=/campaign/shown"), "{head}");
+    assert!(
+        head.contains("location: /login?next=/campaign/shown"),
+        "{head}"
+    );
     assert_eq!(get("/assets/dashboard.css", &[]).0, 200);
     assert_eq!(get("/login", &[]).0, 200);
 
@@ -111,10 +131,22 @@ fn readers_get_in_by_header_or_login_cookie_and_others_do_not() {
     assert_eq!(get("/metrics", &["Authorization: Bearer tok-read"]).0, 200);
 
     // A wrong token gets the form again; the right one a cookie and the page it wanted.
-    let (status, head, _) = plain(address, "POST", "/login", &[], "token=tok-worker&next=%2Fcampaign%2Fshown");
+    let (status, head, _) = plain(
+        address,
+        "POST",
+        "/login",
+        &[],
+        "token=tok-worker&next=%2Fcampaign%2Fshown",
+    );
     assert_eq!(status, 401);
     assert!(!head.contains("set-cookie"), "{head}");
-    let (status, head, _) = plain(address, "POST", "/login", &[], "token=tok-read&next=%2Fcampaign%2Fshown");
+    let (status, head, _) = plain(
+        address,
+        "POST",
+        "/login",
+        &[],
+        "token=tok-read&next=%2Fcampaign%2Fshown",
+    );
     assert!(status == 303 || status == 307, "{status}");
     assert!(head.contains("location: /campaign/shown"), "{head}");
     let cookie = head
@@ -122,15 +154,30 @@ fn readers_get_in_by_header_or_login_cookie_and_others_do_not() {
         .find_map(|line| line.strip_prefix("set-cookie: "))
         .expect("a cookie")
         .to_string();
-    assert!(cookie.contains("httponly") && cookie.contains("samesite=strict"), "{cookie}");
-    assert!(!cookie.contains("secure"), "no TLS, no Secure flag: {cookie}");
+    assert!(
+        cookie.contains("httponly") && cookie.contains("samesite=strict"),
+        "{cookie}"
+    );
+    assert!(
+        !cookie.contains("secure"),
+        "no TLS, no Secure flag: {cookie}"
+    );
     let pair = cookie.split(';').next().unwrap();
     let (status, _, body) = get("/campaign/shown", &[&format!("Cookie: {pair}")]);
     assert_eq!(status, 200);
     assert!(body.contains("shown"));
     // Login never sends a browser elsewhere.
-    let (_, head, _) = plain(address, "POST", "/login", &[], "token=tok-read&next=%2F%2Fevil.example");
-    assert!(head.contains("location: /\r\n") || head.ends_with("location: /"), "{head}");
+    let (_, head, _) = plain(
+        address,
+        "POST",
+        "/login",
+        &[],
+        "token=tok-read&next=%2F%2Fevil.example",
+    );
+    assert!(
+        head.contains("location: /\r\n") || head.ends_with("location: /"),
+        "{head}"
+    );
 }
 
 #[test]
@@ -147,7 +194,12 @@ fn the_dashboard_speaks_tls_with_the_coordinators_certificate() {
         .unwrap();
     std::fs::write(dir.path().join("cert.pem"), cert.pem()).unwrap();
     std::fs::write(dir.path().join("key.pem"), key.serialize_pem()).unwrap();
-    let tls = ServerTls::load(&dir.path().join("cert.pem"), &dir.path().join("key.pem"), None).unwrap();
+    let tls = ServerTls::load(
+        &dir.path().join("cert.pem"),
+        &dir.path().join("key.pem"),
+        None,
+    )
+    .unwrap();
     let (_runtime, address, _data) = served(Security {
         keyring: keyring(dir.path()),
         tls: Some(tls),
@@ -171,14 +223,24 @@ fn the_dashboard_speaks_tls_with_the_coordinators_certificate() {
         exchange(&mut stream, &request(method, path, headers, body))
     };
     assert_eq!(https("/api/campaigns", &[], "", "GET").0, 401);
-    let (status, _, body) = https("/api/campaigns", &["Authorization: Bearer tok-read"], "", "GET");
+    let (status, _, body) = https(
+        "/api/campaigns",
+        &["Authorization: Bearer tok-read"],
+        "",
+        "GET",
+    );
     assert_eq!(status, 200);
     assert!(body.contains("\"shown\""));
     let (_, head, _) = https("/login", &[], "token=tok-read", "POST");
-    assert!(head.contains("; secure"), "cookies over TLS are Secure: {head}");
+    assert!(
+        head.contains("; secure"),
+        "cookies over TLS are Secure: {head}"
+    );
     // Plain HTTP to the TLS port gets no page.
     let mut stream = std::net::TcpStream::connect(address).unwrap();
-    stream.write_all(request("GET", "/api/campaigns", &[], "").as_bytes()).unwrap();
+    stream
+        .write_all(request("GET", "/api/campaigns", &[], "").as_bytes())
+        .unwrap();
     let mut reply = Vec::new();
     let _ = stream.read_to_end(&mut reply);
     assert!(!String::from_utf8_lossy(&reply).contains("shown"));

@@ -23,14 +23,14 @@ const FIRST_WAIT: Duration = Duration::from_millis(100);
 const LONGEST_WAIT: Duration = Duration::from_secs(5);
 
 /// A client for the coordinator at `address` (`http://` or `https://`) with `access`'s
-/// TLS settings and token. The connection is made on the first call, so an unreachable
-/// coordinator is not an error here.
+/// TLS settings and token, whose calls are abandoned after `timeout`. The connection is
+/// made on the first call, so an unreachable coordinator is not an error here.
 pub(crate) fn client(
     address: &str,
     access: &ClientAccess,
+    timeout: Duration,
 ) -> Result<MiningClient<AuthChannel>, WorkerError> {
-    // Submissions wait while the coordinator re-solves record candidates.
-    let channel = access.channel(address, Duration::from_secs(600))?;
+    let channel = access.channel(address, timeout)?;
     Ok(MiningClient::new(channel)
         .max_decoding_message_size(rrm_proto::MAX_MESSAGE)
         .max_encoding_message_size(rrm_proto::MAX_MESSAGE))
@@ -215,13 +215,13 @@ mod tests {
     async fn only_http_and_https_urls_are_accepted() {
         let access = ClientAccess::default();
         for refused in ["ftp://127.0.0.1:1", "127.0.0.1:1", "http://"] {
-            let Err(error) = client(refused, &access) else {
+            let Err(error) = client(refused, &access, crate::CALL_TIMEOUT) else {
                 panic!("{refused} was accepted");
             };
             assert!(error.to_string().contains(refused), "{error}");
         }
-        assert!(client("http://127.0.0.1:1", &access).is_ok());
-        assert!(client("https://127.0.0.1:1", &access).is_ok());
+        assert!(client("http://127.0.0.1:1", &access, crate::CALL_TIMEOUT).is_ok());
+        assert!(client("https://127.0.0.1:1", &access, crate::CALL_TIMEOUT).is_ok());
     }
 
     #[tokio::test]

@@ -39,6 +39,11 @@ pub const IN_FLIGHT: usize = 2;
 /// cleaned up, short enough that a broken coordinator is noticed.
 pub const STORE_FAULT_LIMIT: Duration = Duration::from_secs(300);
 
+/// How long one call to the coordinator may take before it is abandoned (and retried, as
+/// an unreachable coordinator is): long, since submissions wait while the coordinator
+/// re-solves record candidates.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -57,13 +62,16 @@ pub struct Config {
     pub store_fault_limit: Duration,
     /// Stop, successfully, once the coordinator reports every campaign done.
     pub exit_when_done: bool,
+    /// How long one call may take before it is abandoned and retried.
+    pub call_timeout: Duration,
     /// Bumped after every seed solved, for progress displays; share it to watch.
     pub seeds_solved: Arc<AtomicU64>,
 }
 
 impl Config {
     /// A worker for `coordinator` that never gives up on an unreachable coordinator,
-    /// gives up on store faults after [`STORE_FAULT_LIMIT`] and runs until stopped.
+    /// gives up on store faults after [`STORE_FAULT_LIMIT`], waits [`CALL_TIMEOUT`] for
+    /// an answer and runs until stopped.
     pub fn new(coordinator: impl Into<String>, threads: usize, name: impl Into<String>) -> Config {
         Config {
             coordinator: coordinator.into(),
@@ -73,6 +81,7 @@ impl Config {
             give_up_after: None,
             store_fault_limit: STORE_FAULT_LIMIT,
             exit_when_done: false,
+            call_timeout: CALL_TIMEOUT,
             seeds_solved: Arc::default(),
         }
     }
@@ -124,7 +133,7 @@ pub async fn run(
     if config.threads == 0 {
         return Err(WorkerError::NoThreads);
     }
-    let client = connection::client(&config.coordinator, &config.access)?;
+    let client = connection::client(&config.coordinator, &config.access, config.call_timeout)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()

@@ -9,6 +9,7 @@
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
 mod metrics;
+mod partition;
 mod recovery;
 mod security;
 mod service;
