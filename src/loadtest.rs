@@ -96,7 +96,7 @@ impl Secure {
         )?;
         let loaded = (
             ServerTls::load(&cert_path, &key_path, None),
-            Keyring::load(&[tokens], false),
+            Keyring::load(&[tokens], &[]),
         );
         let _ = std::fs::remove_dir_all(&dir);
         Ok(Secure {

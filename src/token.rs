@@ -121,7 +121,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tokens");
         std::fs::write(&path, line(&entry, &a).unwrap()).unwrap();
-        let keyring = rrm_coordinator::auth::Keyring::load(&[path], false).unwrap();
+        let keyring = rrm_coordinator::auth::Keyring::load(&[path], &[]).unwrap();
         assert_eq!(keyring.caller(&a).unwrap().name, "pool-1");
         assert!(keyring.caller(&b).is_none());
         let bad = Entry {

@@ -9,6 +9,7 @@
 use rrm_proto::access::{bearer_token, token_hash};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 use tonic::service::Interceptor;
@@ -64,6 +65,8 @@ pub enum TokensError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{path}: {reason}")]
+    File { path: PathBuf, reason: String },
     #[error("{path}:{line}: {reason}")]
     Line {
         path: PathBuf,
@@ -120,38 +123,78 @@ fn parse(path: &Path, text: &str) -> Result<Entries, TokensError> {
 /// A tokens file and what was last read from it.
 struct Source {
     path: PathBuf,
-    stamp: Option<(SystemTime, u64)>,
+    stamp: Option<Stamp>,
     entries: Entries,
+    /// A `--read-token-file`: only read tokens may be listed.
+    read_only: bool,
 }
 
 impl Source {
-    fn load(path: &Path) -> Result<Source, TokensError> {
+    fn load(path: &Path, read_only: bool) -> Result<Source, TokensError> {
         let read_error = |source| TokensError::Read {
             path: path.to_path_buf(),
             source,
         };
         let stamp = stamp(path).map_err(read_error)?;
         let text = std::fs::read_to_string(path).map_err(read_error)?;
+        let entries = parse(path, &text)?;
+        if read_only {
+            if let Some(caller) = entries.values().find(|caller| caller.role != Role::Read) {
+                return Err(TokensError::File {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "{:?} has role {}: a read tokens file holds read tokens only",
+                        caller.name, caller.role
+                    ),
+                });
+            }
+        }
         Ok(Source {
             path: path.to_path_buf(),
             stamp: Some(stamp),
-            entries: parse(path, &text)?,
+            entries,
+            read_only,
         })
+    }
+
+    fn has_reader(&self) -> bool {
+        self.entries
+            .values()
+            .any(|caller| caller.role == Role::Read)
     }
 }
 
-fn stamp(path: &Path) -> std::io::Result<(SystemTime, u64)> {
+/// When a file was last modified, and its length: a change of either means a new text.
+type Stamp = (SystemTime, u64);
+
+fn stamp(path: &Path) -> std::io::Result<Stamp> {
     let metadata = std::fs::metadata(path)?;
     Ok((metadata.modified()?, metadata.len()))
+}
+
+/// A name given in two files: both tokens would act as one worker.
+fn shared_name(sources: &[Source], candidate: &Source, skip: Option<usize>) -> Option<String> {
+    sources
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| Some(*index) != skip)
+        .flat_map(|(_, source)| source.entries.values())
+        .find(|caller| {
+            candidate
+                .entries
+                .values()
+                .any(|other| other.name == caller.name)
+        })
+        .map(|caller| caller.name.clone())
 }
 
 /// The valid tokens of all files, shared by every gate; cheap to clone.
 #[derive(Clone, Default)]
 pub struct Keyring {
     sources: Arc<RwLock<Vec<Source>>>,
-    /// Reads need a token even while no read token is listed (a read tokens file was
-    /// given, perhaps empty for now).
-    reads_locked: bool,
+    /// Reads need a token: a read tokens file was given, or a read token was seen once.
+    /// Never unset, so withdrawing the last read token does not open reads to all.
+    reads_locked: Arc<AtomicBool>,
 }
 
 impl Keyring {
@@ -160,33 +203,41 @@ impl Keyring {
         Keyring::default()
     }
 
-    /// The tokens of `paths`; any unreadable or malformed file is an error. With
-    /// `lock_reads`, reads need a token even while no read token is listed.
-    pub fn load(paths: &[PathBuf], lock_reads: bool) -> Result<Keyring, TokensError> {
-        let sources = paths
+    /// The tokens of `tokens` files (any role) and `read_only` files (read tokens only;
+    /// giving one locks reads even while it is empty). Any unreadable or malformed file,
+    /// or a name given in two files, is an error.
+    pub fn load(tokens: &[PathBuf], read_only: &[PathBuf]) -> Result<Keyring, TokensError> {
+        let mut sources: Vec<Source> = Vec::new();
+        let files = tokens
             .iter()
-            .map(|p| Source::load(p))
-            .collect::<Result<_, _>>()?;
+            .map(|p| (p, false))
+            .chain(read_only.iter().map(|p| (p, true)));
+        for (path, read_only) in files {
+            let source = Source::load(path, read_only)?;
+            if let Some(name) = shared_name(&sources, &source, None) {
+                return Err(TokensError::File {
+                    path: path.clone(),
+                    reason: format!("the name {name:?} is also given in another tokens file"),
+                });
+            }
+            sources.push(source);
+        }
+        let locked = !read_only.is_empty() || sources.iter().any(Source::has_reader);
         Ok(Keyring {
             sources: Arc::new(RwLock::new(sources)),
-            reads_locked: lock_reads,
+            reads_locked: Arc::new(AtomicBool::new(locked)),
         })
     }
 
-    /// Whether any token is configured (or was, before a file was emptied: an emptied
-    /// file locks everyone out rather than opening the door).
+    /// Whether any tokens file is configured (an emptied file locks everyone out rather
+    /// than opening the door).
     pub fn is_enforced(&self) -> bool {
         !self.read().is_empty()
     }
 
-    /// Whether reads (Query, dashboard) need a token: some read token is configured.
+    /// Whether reads (Query, dashboard) need a token.
     pub fn reads_need_token(&self) -> bool {
-        self.reads_locked
-            || self
-                .read()
-                .iter()
-                .flat_map(|source| source.entries.values())
-                .any(|caller| caller.role == Role::Read)
+        self.reads_locked.load(Ordering::SeqCst)
     }
 
     /// The caller holding `token`, if it is valid.
@@ -198,21 +249,33 @@ impl Keyring {
     }
 
     /// Re-reads each file that changed since it was last read. A file that cannot be
-    /// read or parsed keeps its previous tokens, so a half-written edit locks no worker
-    /// out; the error is logged.
+    /// read or parsed (or that reuses another file's name) keeps its previous tokens, so
+    /// a half-written edit locks no worker out; the error is logged.
     pub fn reload_changed(&self) {
-        let paths: Vec<(PathBuf, Option<(SystemTime, u64)>)> = self
+        let files: Vec<(PathBuf, Option<Stamp>, bool)> = self
             .read()
             .iter()
-            .map(|source| (source.path.clone(), source.stamp))
+            .map(|source| (source.path.clone(), source.stamp, source.read_only))
             .collect();
-        for (index, (path, old_stamp)) in paths.into_iter().enumerate() {
+        for (index, (path, old_stamp, read_only)) in files.into_iter().enumerate() {
             if stamp(&path).ok() == old_stamp {
                 continue;
             }
-            match Source::load(&path) {
+            let loaded = Source::load(&path, read_only).and_then(|source| {
+                match shared_name(&self.read(), &source, Some(index)) {
+                    Some(name) => Err(TokensError::File {
+                        path: path.clone(),
+                        reason: format!("the name {name:?} is also given in another tokens file"),
+                    }),
+                    None => Ok(source),
+                }
+            });
+            match loaded {
                 Ok(source) => {
                     tracing::info!(path = %path.display(), tokens = source.entries.len(), "tokens reloaded");
+                    if source.has_reader() {
+                        self.reads_locked.store(true, Ordering::SeqCst);
+                    }
                     self.sources.write().unwrap_or_else(|e| e.into_inner())[index] = source;
                 }
                 Err(error) => tracing::error!("keeping the previous tokens: {error}"),
@@ -348,7 +411,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tokens");
         std::fs::write(&path, text).unwrap();
-        let keyring = Keyring::load(std::slice::from_ref(&path), false).unwrap();
+        let keyring = Keyring::load(std::slice::from_ref(&path), &[]).unwrap();
         (dir, path, keyring)
     }
 
@@ -392,6 +455,48 @@ mod tests {
     }
 
     #[test]
+    fn read_files_hold_readers_only_and_names_are_unique_across_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tokens, reads) = (dir.path().join("tokens"), dir.path().join("reads"));
+        std::fs::write(&tokens, line("w", "worker", "tw")).unwrap();
+        std::fs::write(&reads, line("boss", "admin", "ta")).unwrap();
+        let error = Keyring::load(std::slice::from_ref(&tokens), std::slice::from_ref(&reads))
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("read tokens only"), "{error}");
+        std::fs::write(&reads, line("w", "read", "tr")).unwrap();
+        let error = Keyring::load(std::slice::from_ref(&tokens), std::slice::from_ref(&reads))
+            .err()
+            .unwrap();
+        assert!(error.to_string().contains("another tokens file"), "{error}");
+        // An empty read tokens file already closes reads.
+        std::fs::write(&reads, "").unwrap();
+        let keys =
+            Keyring::load(std::slice::from_ref(&tokens), std::slice::from_ref(&reads)).unwrap();
+        assert!(matches!(
+            keys.check(None, Roles::Reader),
+            Err(Refusal::Missing)
+        ));
+        // A reload reusing another file's name keeps the old tokens.
+        std::fs::write(&reads, line("w", "read", "tr")).unwrap();
+        keys.reload_changed();
+        assert!(keys.caller("tr").is_none());
+    }
+
+    #[test]
+    fn withdrawing_the_last_read_token_keeps_reads_closed() {
+        let (_dir, path, keys) = keyring(&(line("r", "read", "tr") + &line("w", "worker", "tw")));
+        assert!(keys.reads_need_token());
+        std::fs::write(&path, line("w", "worker", "tw")).unwrap();
+        keys.reload_changed();
+        assert!(keys.caller("tr").is_none());
+        assert!(matches!(
+            keys.check(None, Roles::Reader),
+            Err(Refusal::Missing)
+        ));
+    }
+
+    #[test]
     fn no_tokens_means_open() {
         let keys = Keyring::open();
         assert!(!keys.is_enforced());
@@ -416,10 +521,7 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("tokens");
             std::fs::write(&path, format!("# header\n{text}")).unwrap();
-            let error = Keyring::load(&[path], false)
-                .err()
-                .expect(needle)
-                .to_string();
+            let error = Keyring::load(&[path], &[]).err().expect(needle).to_string();
             let line_named = error.contains(":2:") || error.contains(":3:");
             assert!(error.contains(needle) && line_named, "{error}");
         }

@@ -12,6 +12,7 @@ pub mod charts;
 mod core;
 pub mod dashboard;
 mod flush;
+mod limits;
 mod metrics;
 mod service;
 pub mod tls;

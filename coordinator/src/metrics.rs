@@ -319,11 +319,11 @@ where
                     .map_or(Code::Ok, |value| Code::from_bytes(value.as_bytes())),
                 Err(_) => Code::Unknown,
             };
-            // Every method of ours is implemented: UNIMPLEMENTED means an unknown path.
-            let method = if code == Code::Unimplemented {
-                UNKNOWN_METHOD.to_string()
-            } else {
+            // Only paths of this server become labels: callers cannot add label values.
+            let method = if known_method(&path) {
                 path
+            } else {
+                UNKNOWN_METHOD.to_string()
             };
             latencies
                 .get_or_create(&RpcLabels {
@@ -334,6 +334,16 @@ where
             result
         })
     }
+}
+
+/// Whether `path` names a method this server serves (rrm.v1, health, reflection).
+fn known_method(path: &str) -> bool {
+    const OTHERS: [&str; 3] = [
+        "/grpc.health.v1.Health/Check",
+        "/grpc.health.v1.Health/Watch",
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    ];
+    rrm_proto::v1::METHODS.contains(&path) || OTHERS.contains(&path)
 }
 
 /// A status code's name as the gRPC specification writes it.

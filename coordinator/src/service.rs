@@ -4,6 +4,7 @@
 use crate::auth::{Caller, Gate, Roles};
 use crate::core::{Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Submission};
 use crate::flush::{FlushError, GroupFlush};
+use crate::limits::CallLimitLayer;
 use crate::wire::{exhaustive_from_request, moves_u8, spec_from_request};
 use crate::Security;
 use rrm_proto::v1 as pb;
@@ -13,7 +14,6 @@ use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
-use tower::limit::GlobalConcurrencyLimitLayer;
 use tracing::field::Empty;
 use tracing::Span;
 
@@ -75,7 +75,7 @@ pub(crate) async fn serve(
         .load_shed(true)
         .timeout(config.request_timeout)
         .layer(metrics)
-        .layer(GlobalConcurrencyLimitLayer::new(config.max_requests))
+        .layer(CallLimitLayer::new(config.max_requests))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(InterceptedService::new(

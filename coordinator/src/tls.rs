@@ -19,6 +19,9 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Handshaken connections waiting for the dashboard's server.
 const ACCEPT_QUEUE: usize = 64;
 
+/// Dashboard handshakes in progress at once; more connections wait to be accepted.
+const HANDSHAKES: usize = 256;
+
 /// Why the TLS settings are unusable.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
@@ -102,7 +105,9 @@ impl ServerTls {
     /// tonic's settings for the gRPC listener.
     pub(crate) fn grpc(&self) -> tonic::transport::ServerTlsConfig {
         let identity = tonic::transport::Identity::from_pem(&self.cert_pem, &self.key_pem);
-        let config = tonic::transport::ServerTlsConfig::new().identity(identity);
+        let config = tonic::transport::ServerTlsConfig::new()
+            .identity(identity)
+            .timeout(HANDSHAKE_TIMEOUT);
         match &self.client_ca_pem {
             Some(ca) => config.client_ca_root(tonic::transport::Certificate::from_pem(ca)),
             None => config,
@@ -115,8 +120,12 @@ impl ServerTls {
         let local = listener.local_addr()?;
         let (sender, receiver) = tokio::sync::mpsc::channel(ACCEPT_QUEUE);
         let acceptor = self.acceptor.clone();
+        let handshakes = Arc::new(tokio::sync::Semaphore::new(HANDSHAKES));
         let accepting = tokio::spawn(async move {
             loop {
+                let Ok(slot) = handshakes.clone().acquire_owned().await else {
+                    return;
+                };
                 let Ok((stream, peer)) = listener.accept().await else {
                     // Out of descriptors, say: wait rather than spin.
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -125,7 +134,10 @@ impl ServerTls {
                 let acceptor = acceptor.clone();
                 let sender = sender.clone();
                 tokio::spawn(async move {
-                    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                    let handshake =
+                        tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
+                    drop(slot);
+                    match handshake {
                         Ok(Ok(stream)) => {
                             let _ = sender.send((stream, peer)).await;
                         }

@@ -9,6 +9,9 @@ pub mod access;
 pub mod v1 {
     tonic::include_proto!("rrm.v1");
 
+    /// The gRPC path of every method of `rrm.v1`, e.g. `/rrm.v1.Mining/Lease`.
+    pub const METHODS: &[&str] = include!(concat!(env!("OUT_DIR"), "/rrm_methods.rs"));
+
     /// The encoded descriptor set, for the gRPC reflection service.
     pub const FILE_DESCRIPTOR_SET: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/rrm_descriptor.bin"));

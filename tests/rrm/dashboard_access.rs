@@ -92,7 +92,7 @@ fn keyring(dir: &std::path::Path) -> Keyring {
         token_hash("tok-worker")
     );
     std::fs::write(&path, text).unwrap();
-    Keyring::load(&[path], false).unwrap()
+    Keyring::load(&[path], &[]).unwrap()
 }
 
 #[test]

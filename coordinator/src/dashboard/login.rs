@@ -66,10 +66,14 @@ pub(super) struct ReturnTo {
     next: Option<String>,
 }
 
-/// Only paths of this site are followed after a login (no `//host` or `https://host`).
+/// Only paths of this site are followed after a login: a `/` then plain URL characters
+/// (no `//host`, no backslash, tab or other byte a browser might drop or reinterpret).
 fn local_path(next: Option<&str>) -> &str {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"/-_.~%?=&+:".contains(&b);
     match next {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
+        Some(path)
+            if path.starts_with('/') && !path.starts_with("//") && path.bytes().all(plain) =>
+        {
             path
         }
         _ => "/",
@@ -154,7 +158,13 @@ mod tests {
     #[test]
     fn only_local_paths_are_followed() {
         assert_eq!(local_path(Some("/campaign/x")), "/campaign/x");
-        for bad in ["//evil.example", "https://evil.example", "evil", "/\\evil"] {
+        for bad in [
+            "//evil.example",
+            "https://evil.example",
+            "evil",
+            "/\\evil",
+            "/\t/evil.example",
+        ] {
             assert_eq!(local_path(Some(bad)), "/", "{bad}");
         }
         assert_eq!(local_path(None), "/");

@@ -258,6 +258,34 @@ async fn raw_worker(
     (client, worker_id)
 }
 
+/// A submission of `counts` for `seeds` under `lease`, with their digest and `solved`'s
+/// robots moved and kept solutions.
+fn submission(
+    lease: pb::LeaseRef,
+    seeds: Range<u64>,
+    solved: &rrm_worker::UnitResult,
+    worker: u64,
+    counts: Vec<u8>,
+) -> pb::SubmitRequest {
+    pb::SubmitRequest {
+        worker_id: worker,
+        digest: rrm_proto::unit_digest(&lease.campaign, seeds, &counts, &solved.robots_moved)
+            .to_vec(),
+        lease: Some(lease),
+        move_counts: counts,
+        robots_moved: solved.robots_moved.clone(),
+        solutions: solved
+            .solutions
+            .iter()
+            .map(|(seed, moves)| pb::Solution {
+                seed: *seed,
+                moves: moves.clone(),
+            })
+            .collect(),
+        exhaustive: None,
+    }
+}
+
 /// Leases a unit for `worker_id`, insisting that there is one.
 async fn leased_unit(
     client: &mut pb::mining_client::MiningClient<tonic::transport::Channel>,

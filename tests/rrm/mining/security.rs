@@ -85,34 +85,6 @@ async fn leased_and_solved(
     (unit, solved)
 }
 
-/// A submission of `counts` for `unit`, with its digest and the kept solutions.
-fn submission(
-    unit: &pb::WorkUnit,
-    solved: &rrm_worker::UnitResult,
-    worker: u64,
-    counts: Vec<u8>,
-) -> SubmitRequest {
-    let lease = unit.lease.clone().unwrap();
-    let seeds = unit.seed_start..unit.seed_end;
-    SubmitRequest {
-        worker_id: worker,
-        digest: rrm_proto::unit_digest(&lease.campaign, seeds, &counts, &solved.robots_moved)
-            .to_vec(),
-        lease: Some(lease),
-        move_counts: counts,
-        robots_moved: solved.robots_moved.clone(),
-        solutions: solved
-            .solutions
-            .iter()
-            .map(|(seed, moves)| pb::Solution {
-                seed: *seed,
-                moves: moves.clone(),
-            })
-            .collect(),
-        exhaustive: None,
-    }
-}
-
 fn code<T: std::fmt::Debug>(result: Result<T, Status>) -> Code {
     result.expect_err("refused").code()
 }
@@ -133,7 +105,7 @@ impl Tokens {
 
     fn security(&self) -> Security {
         Security {
-            keyring: Keyring::load(std::slice::from_ref(&self.path), false).unwrap(),
+            keyring: Keyring::load(std::slice::from_ref(&self.path), &[]).unwrap(),
             tls: None,
         }
     }
@@ -212,7 +184,13 @@ fn tokens_decide_who_may_mine_create_and_read() {
         let mut client = mining(&url, &a);
         let forged_digest = SubmitRequest {
             digest: vec![0; 32],
-            ..submission(&unit, &solved, id_a, solved.move_counts.clone())
+            ..submission(
+                unit.lease.clone().unwrap(),
+                unit.seed_start..unit.seed_end,
+                &solved,
+                id_a,
+                solved.move_counts.clone(),
+            )
         };
         assert_eq!(
             code(client.submit(forged_digest).await),
@@ -221,14 +199,26 @@ fn tokens_decide_who_may_mine_create_and_read() {
         let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
         let mut record = solved.move_counts.clone();
         record[0] = 25; // a "record" without its solution
-        let forged_record = submission(&unit, &solved, id_a, record);
+        let forged_record = submission(
+            unit.lease.clone().unwrap(),
+            unit.seed_start..unit.seed_end,
+            &solved,
+            id_a,
+            record,
+        );
         assert_eq!(
             code(client.submit(forged_record).await),
             Code::InvalidArgument
         );
         // pool-b cannot hand in pool-a's unit either.
         let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
-        let honest = submission(&unit, &solved, id_a, solved.move_counts.clone());
+        let honest = submission(
+            unit.lease.clone().unwrap(),
+            unit.seed_start..unit.seed_end,
+            &solved,
+            id_a,
+            solved.move_counts.clone(),
+        );
         assert_eq!(
             code(mining(&url, &b).submit(honest.clone()).await),
             Code::PermissionDenied

@@ -25,32 +25,13 @@ fn duplicate_late_and_malformed_submissions() {
         let result =
             rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel, &|| {})
                 .unwrap();
-        let submit =
-            |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| pb::SubmitRequest {
-                worker_id,
-                digest: digest
-                    .unwrap_or_else(|| {
-                        rrm_proto::unit_digest(
-                            &lease.campaign,
-                            seeds.clone(),
-                            &counts,
-                            &result.robots_moved,
-                        )
-                    })
-                    .to_vec(),
-                lease: Some(lease),
-                move_counts: counts,
-                robots_moved: result.robots_moved.clone(),
-                solutions: result
-                    .solutions
-                    .iter()
-                    .map(|(seed, moves)| pb::Solution {
-                        seed: *seed,
-                        moves: moves.clone(),
-                    })
-                    .collect(),
-                exhaustive: None,
-            };
+        let submit = |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| {
+            let mut request = submission(lease, seeds.clone(), &result, worker_id, counts);
+            if let Some(digest) = digest {
+                request.digest = digest.to_vec();
+            }
+            request
+        };
         let snapshot = |server: &Server| {
             let store = server.coordinator.store();
             (
