@@ -44,7 +44,8 @@ pub(crate) struct CallLimit<S> {
     permits: Arc<Semaphore>,
 }
 
-type BoxedCall<R, E> = Pin<Box<dyn Future<Output = Result<R, E>> + Send>>;
+/// The future of a call through one of the coordinator's tower layers.
+pub(crate) type BoxedCall<R, E> = Pin<Box<dyn Future<Output = Result<R, E>> + Send>>;
 
 impl<S, B> tower::Service<http::Request<B>> for CallLimit<S>
 where

@@ -9,6 +9,7 @@
 //! leases, the store's size) just before it encodes the OpenMetrics text.
 
 use crate::core::Coordinator;
+use crate::limits::BoxedCall;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,8 +21,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
 use rrm_store::StoreError;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -289,8 +288,6 @@ pub(crate) struct RpcMetrics<S> {
     inner: S,
     latencies: Latencies<RpcLabels>,
 }
-
-type BoxedCall<R, E> = Pin<Box<dyn Future<Output = Result<R, E>> + Send>>;
 
 impl<S, B, R> tower::Service<http::Request<B>> for RpcMetrics<S>
 where

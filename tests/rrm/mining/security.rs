@@ -180,17 +180,16 @@ fn tokens_decide_who_may_mine_create_and_read() {
         // Forged results from an authenticated worker are still caught, and charged: the
         // refused lease ends, the unit comes back.
         let before = server.coordinator.aggregates("held").unwrap();
-        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
+        // pool-a's submission of `counts` for `unit`, as solved.
+        let of = |unit: &pb::WorkUnit, solved: &rrm_worker::UnitResult, counts: Vec<u8>| {
+            let seeds = unit.seed_start..unit.seed_end;
+            submission(unit.lease.clone().unwrap(), seeds, solved, id_a, counts)
+        };
         let mut client = mining(&url, &a);
+        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
         let forged_digest = SubmitRequest {
             digest: vec![0; 32],
-            ..submission(
-                unit.lease.clone().unwrap(),
-                unit.seed_start..unit.seed_end,
-                &solved,
-                id_a,
-                solved.move_counts.clone(),
-            )
+            ..of(&unit, &solved, solved.move_counts.clone())
         };
         assert_eq!(
             code(client.submit(forged_digest).await),
@@ -199,26 +198,14 @@ fn tokens_decide_who_may_mine_create_and_read() {
         let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
         let mut record = solved.move_counts.clone();
         record[0] = 25; // a "record" without its solution
-        let forged_record = submission(
-            unit.lease.clone().unwrap(),
-            unit.seed_start..unit.seed_end,
-            &solved,
-            id_a,
-            record,
-        );
+        let forged_record = of(&unit, &solved, record);
         assert_eq!(
             code(client.submit(forged_record).await),
             Code::InvalidArgument
         );
         // pool-b cannot hand in pool-a's unit either.
         let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
-        let honest = submission(
-            unit.lease.clone().unwrap(),
-            unit.seed_start..unit.seed_end,
-            &solved,
-            id_a,
-            solved.move_counts.clone(),
-        );
+        let honest = of(&unit, &solved, solved.move_counts.clone());
         assert_eq!(
             code(mining(&url, &b).submit(honest.clone()).await),
             Code::PermissionDenied
