@@ -27,6 +27,9 @@ pub struct BackendArgs {
     access: ClientArgs,
 }
 
+/// The longest a query or campaign call may take (pack queries scan whole campaigns).
+const CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
 pub enum Backend {
     Local(Arc<Coordinator>),
     Remote(Box<Remote>),
@@ -61,10 +64,8 @@ impl Backend {
                 .build()?;
             let access = args.access.access()?;
             let channel = runtime
-                .block_on(access.endpoint(url)?.connect())
+                .block_on(access.connect(url, CALL_TIMEOUT))
                 .with_context(|| format!("cannot reach the coordinator at {url}"))?;
-            let channel =
-                tonic::service::interceptor::InterceptedService::new(channel, access.bearer()?);
             return Ok(Backend::Remote(Box::new(Remote {
                 runtime,
                 campaigns: pb::campaigns_client::CampaignsClient::new(channel.clone()),

@@ -77,13 +77,9 @@ impl SecurityArgs {
         let loopback = listen
             .to_socket_addrs()
             .is_ok_and(|mut addresses| addresses.all(|address| address.ip().is_loopback()));
-        let keyring = if self.tokens_file.is_none() && self.read_token_file.is_none() {
-            Keyring::open()
-        } else {
-            let tokens: Vec<PathBuf> = self.tokens_file.iter().cloned().collect();
-            let reads: Vec<PathBuf> = self.read_token_file.iter().cloned().collect();
-            Keyring::load(&tokens, &reads)?
-        };
+        let tokens: Vec<PathBuf> = self.tokens_file.iter().cloned().collect();
+        let reads: Vec<PathBuf> = self.read_token_file.iter().cloned().collect();
+        let keyring = Keyring::load(&tokens, &reads)?;
         let tls = match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => Some(ServerTls::load(cert, key, self.client_ca.as_deref())?),
             _ => None,

@@ -198,14 +198,10 @@ pub struct Keyring {
 }
 
 impl Keyring {
-    /// No tokens: every call is let through.
-    pub fn open() -> Keyring {
-        Keyring::default()
-    }
-
     /// The tokens of `tokens` files (any role) and `read_only` files (read tokens only;
-    /// giving one locks reads even while it is empty). Any unreadable or malformed file,
-    /// or a name given in two files, is an error.
+    /// giving one locks reads even while it is empty); no files at all let every call
+    /// through. Any unreadable or malformed file, or a name given in two files, is an
+    /// error.
     pub fn load(tokens: &[PathBuf], read_only: &[PathBuf]) -> Result<Keyring, TokensError> {
         let mut sources: Vec<Source> = Vec::new();
         let files = tokens
@@ -301,18 +297,13 @@ impl Keyring {
         self.sources.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Who presents `authorization` (the header's value, if any), if allowed to act in
-    /// one of `roles`. `Ok(None)`: no token needed here.
-    pub fn check(
-        &self,
-        authorization: Option<&str>,
-        roles: Roles,
-    ) -> Result<Option<Caller>, Refusal> {
+    /// Who presents `token` (if any), if allowed to act in one of `roles`. `Ok(None)`:
+    /// no token needed here.
+    pub fn check(&self, token: Option<&str>, roles: Roles) -> Result<Option<Caller>, Refusal> {
         let needed = match roles {
             Roles::Reader => self.reads_need_token(),
             _ => self.is_enforced(),
         };
-        let token = authorization.and_then(bearer_token);
         let caller = match token {
             None if !needed => return Ok(None),
             None => return Err(Refusal::Missing),
@@ -378,11 +369,12 @@ impl Gate {
 
 impl Interceptor for Gate {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
-        let header = request
+        let token = request
             .metadata()
             .get("authorization")
-            .and_then(|value| value.to_str().ok());
-        match self.keyring.check(header, self.roles) {
+            .and_then(|value| value.to_str().ok())
+            .and_then(bearer_token);
+        match self.keyring.check(token, self.roles) {
             Ok(caller) => {
                 if let Some(caller) = caller {
                     request.extensions_mut().insert(caller);
@@ -423,7 +415,7 @@ mod tests {
     fn roles_decide_who_passes() {
         let text = line("w", "worker", "tw") + &line("a", "admin", "ta") + "# comment\n\n";
         let (_dir, _path, keys) = keyring(&text);
-        let ok = |token: &str, roles| keys.check(Some(&format!("Bearer {token}")), roles);
+        let ok = |token: &str, roles| keys.check(Some(token), roles);
         assert_eq!(ok("tw", Roles::Worker).unwrap().unwrap().name, "w");
         assert!(matches!(ok("ta", Roles::Worker), Err(Refusal::Role(_))));
         assert!(matches!(ok("tw", Roles::Admin), Err(Refusal::Role(_))));
@@ -444,12 +436,9 @@ mod tests {
             keys.check(None, Roles::Reader),
             Err(Refusal::Missing)
         ));
-        assert!(keys
-            .check(Some("Bearer tr"), Roles::Reader)
-            .unwrap()
-            .is_some());
+        assert!(keys.check(Some("tr"), Roles::Reader).unwrap().is_some());
         assert!(matches!(
-            keys.check(Some("Bearer tr"), Roles::Admin),
+            keys.check(Some("tr"), Roles::Admin),
             Err(Refusal::Role(_))
         ));
     }
@@ -498,11 +487,11 @@ mod tests {
 
     #[test]
     fn no_tokens_means_open() {
-        let keys = Keyring::open();
+        let keys = Keyring::load(&[], &[]).unwrap();
         assert!(!keys.is_enforced());
         assert!(keys.check(None, Roles::Admin).unwrap().is_none());
         assert!(keys
-            .check(Some("Bearer whatever"), Roles::Worker)
+            .check(Some("whatever"), Roles::Worker)
             .unwrap()
             .is_none());
     }

@@ -49,6 +49,15 @@ pub enum AccessError {
     Tls { url: String, reason: String },
 }
 
+/// Why [`ClientAccess::connect`] found no coordinator.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error(transparent)]
+    Transport(#[from] tonic::transport::Error),
+}
+
 /// A channel to the coordinator whose calls carry the bearer token.
 pub type AuthChannel = InterceptedService<Channel, Bearer>;
 
@@ -99,18 +108,31 @@ impl ClientAccess {
     }
 
     /// A lazily connected channel to `url` (an unreachable coordinator is no error
-    /// here), with `timeout` on every call. HTTP/2 pings find a connection that stopped
-    /// answering (a stalled proxy, a vanished peer) in seconds rather than at the timeout.
+    /// here), with `timeout` on every call.
     pub fn channel(&self, url: &str, timeout: Duration) -> Result<AuthChannel, AccessError> {
-        let channel = self
+        let channel = self.configured(url, timeout)?.connect_lazy();
+        Ok(InterceptedService::new(channel, self.bearer()?))
+    }
+
+    /// A channel to `url` connected now, with `timeout` on every call: for commands that
+    /// should fail at once, naming the transport error, when the coordinator is away.
+    pub async fn connect(&self, url: &str, timeout: Duration) -> Result<AuthChannel, ConnectError> {
+        let endpoint = self.configured(url, timeout)?;
+        let bearer = self.bearer()?;
+        Ok(InterceptedService::new(endpoint.connect().await?, bearer))
+    }
+
+    /// The endpoint with the settings every client uses. HTTP/2 pings find a connection
+    /// that stopped answering (a stalled proxy, a vanished peer) in seconds rather than
+    /// at the timeout.
+    fn configured(&self, url: &str, timeout: Duration) -> Result<Endpoint, AccessError> {
+        Ok(self
             .endpoint(url)?
             .connect_timeout(Duration::from_secs(5))
             .http2_keep_alive_interval(Duration::from_secs(15))
             .keep_alive_timeout(Duration::from_secs(10))
             .keep_alive_while_idle(true)
-            .timeout(timeout)
-            .connect_lazy();
-        Ok(InterceptedService::new(channel, self.bearer()?))
+            .timeout(timeout))
     }
 
     /// The interceptor adding this access's token to each call.

@@ -7,6 +7,7 @@ use rrm_coordinator::tls::ServerTls;
 use rrm_coordinator::{Config, Coordinator, Security};
 use rrm_proto::access::token_hash;
 use rrm_store::Store;
+use rustls::pki_types::pem::PemObject;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -183,30 +184,17 @@ fn readers_get_in_by_header_or_login_cookie_and_others_do_not() {
 #[test]
 fn the_dashboard_speaks_tls_with_the_coordinators_certificate() {
     let dir = tempfile::tempdir().unwrap();
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["localhost".into()])
-        .unwrap()
-        .signed_by(&key, &rcgen::Issuer::new(ca_params, ca_key))
-        .unwrap();
-    std::fs::write(dir.path().join("cert.pem"), cert.pem()).unwrap();
-    std::fs::write(dir.path().join("key.pem"), key.serialize_pem()).unwrap();
-    let tls = ServerTls::load(
-        &dir.path().join("cert.pem"),
-        &dir.path().join("key.pem"),
-        None,
-    )
-    .unwrap();
+    let [ca, cert, key, _, _] = crate::certificates(dir.path());
+    let tls = ServerTls::load(&cert, &key, None).unwrap();
     let (_runtime, address, _data) = served(Security {
         keyring: keyring(dir.path()),
         tls: Some(tls),
     });
 
     let mut roots = rustls::RootCertStore::empty();
-    roots.add(ca.der().clone()).unwrap();
+    roots
+        .add(rustls::pki_types::CertificateDer::from_pem_file(&ca).unwrap())
+        .unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = Arc::new(
         rustls::ClientConfig::builder_with_provider(provider)

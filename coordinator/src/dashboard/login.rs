@@ -9,6 +9,7 @@ use axum::extract::{Form, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Json, Redirect, Response};
+use rrm_proto::access::bearer_token;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -24,9 +25,9 @@ pub(super) struct Door {
 }
 
 /// The token a request shows: its bearer header, else its cookie.
-fn presented(headers: &HeaderMap) -> Option<String> {
+fn presented(headers: &HeaderMap) -> Option<&str> {
     if let Some(value) = headers.get(header::AUTHORIZATION) {
-        return value.to_str().ok().map(str::to_string);
+        return value.to_str().ok().and_then(bearer_token);
     }
     headers
         .get_all(header::COOKIE)
@@ -34,7 +35,6 @@ fn presented(headers: &HeaderMap) -> Option<String> {
         .filter_map(|value| value.to_str().ok())
         .flat_map(|cookies| cookies.split(';'))
         .find_map(|cookie| cookie.trim().strip_prefix(COOKIE)?.strip_prefix('='))
-        .map(|token| format!("Bearer {token}"))
 }
 
 /// Middleware: lets readers through (or everyone, when reads need no token).
@@ -43,8 +43,10 @@ pub(super) async fn require_reader(
     request: Request,
     next: Next,
 ) -> Response {
-    let shown = presented(request.headers());
-    match door.keyring.check(shown.as_deref(), Roles::Reader) {
+    match door
+        .keyring
+        .check(presented(request.headers()), Roles::Reader)
+    {
         Ok(_) => next.run(request).await,
         Err(refusal) => {
             tracing::warn!(path = %request.uri().path(), "refused a dashboard request: {refusal}");
@@ -115,12 +117,8 @@ pub(super) async fn login(State(door): State<Door>, Form(login): Form<Login>) ->
     let cookie_safe = token
         .bytes()
         .all(|b| b.is_ascii_graphic() && b != b';' && b != b',');
-    let allowed = cookie_safe
-        && matches!(
-            door.keyring
-                .check(Some(&format!("Bearer {token}")), Roles::Reader),
-            Ok(Some(_))
-        );
+    let allowed =
+        cookie_safe && matches!(door.keyring.check(Some(token), Roles::Reader), Ok(Some(_)));
     if !allowed {
         tracing::warn!("refused a dashboard login");
         let body = page(
@@ -174,9 +172,9 @@ mod tests {
     fn cookies_and_headers_present_tokens() {
         let mut headers = HeaderMap::new();
         headers.insert(header::COOKIE, "a=b; rrm_token=rrm_x".parse().unwrap());
-        assert_eq!(presented(&headers).as_deref(), Some("Bearer rrm_x"));
+        assert_eq!(presented(&headers), Some("rrm_x"));
         headers.insert(header::AUTHORIZATION, "Bearer rrm_y".parse().unwrap());
-        assert_eq!(presented(&headers).as_deref(), Some("Bearer rrm_y"));
+        assert_eq!(presented(&headers), Some("rrm_y"));
         assert_eq!(encode("/c/a b?x=1&y"), "/c/a%20b%3Fx%3D1%26y");
     }
 }

@@ -381,43 +381,10 @@ fn announced(process: &mut Process, prefix: &str) -> String {
     }
 }
 
-/// A CA, a server certificate for localhost and 127.0.0.1, and a client certificate, as
-/// PEM files in `dir`: (ca, server cert, server key, client cert, client key).
-fn certificates(dir: &Path) -> [PathBuf; 5] {
-    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
-    let signed = |names: Vec<String>| {
-        let key = KeyPair::generate().unwrap();
-        let cert = CertificateParams::new(names)
-            .unwrap()
-            .signed_by(&key, &issuer)
-            .unwrap();
-        (cert.pem(), key.serialize_pem())
-    };
-    let (server_cert, server_key) = signed(vec!["localhost".into(), "127.0.0.1".into()]);
-    let (client_cert, client_key) = signed(vec!["worker.example".into()]);
-    let files = [
-        ("ca.pem", ca.pem()),
-        ("server.pem", server_cert),
-        ("server.key", server_key),
-        ("client.pem", client_cert),
-        ("client.key", client_key),
-    ];
-    files.map(|(name, pem)| {
-        let path = dir.join(name);
-        std::fs::write(&path, pem).unwrap();
-        path
-    })
-}
-
 #[test]
 fn tls_round_trip_with_client_certificates_and_plaintext_refused() {
     let tokens = Tokens::new(&ROLES);
-    let [ca, cert, key, client_cert, client_key] = certificates(tokens.dir.path());
+    let [ca, cert, key, client_cert, client_key] = crate::certificates(tokens.dir.path());
     let security = Security {
         tls: Some(ServerTls::load(&cert, &key, Some(&ca)).unwrap()),
         ..tokens.security()
