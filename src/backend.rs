@@ -112,6 +112,54 @@ impl Backend {
         }
     }
 
+    /// Releases quarantined units of campaign `name` (only `unit`, if given); returns
+    /// the units released.
+    pub fn retry(&mut self, name: &str, unit: Option<u64>) -> Result<Vec<u64>> {
+        match self {
+            Backend::Local(coordinator) => {
+                let released = coordinator.retry(name, unit)?;
+                coordinator.store().flush_blocking()?;
+                Ok(released)
+            }
+            Backend::Remote(remote) => {
+                let Remote {
+                    runtime, campaigns, ..
+                } = &mut **remote;
+                let request = pb::RetryUnitsRequest {
+                    campaign: name.to_string(),
+                    unit,
+                };
+                let reply = runtime
+                    .block_on(campaigns.retry_units(request))
+                    .map_err(status_error)?;
+                Ok(reply.into_inner().released)
+            }
+        }
+    }
+
+    /// Clears a distrusted identity; whether it was distrusted.
+    pub fn trust(&mut self, identity: &str) -> Result<bool> {
+        match self {
+            Backend::Local(coordinator) => {
+                let cleared = coordinator.trust(identity)?;
+                coordinator.store().flush_blocking()?;
+                Ok(cleared)
+            }
+            Backend::Remote(remote) => {
+                let Remote {
+                    runtime, campaigns, ..
+                } = &mut **remote;
+                let request = pb::TrustWorkerRequest {
+                    identity: identity.to_string(),
+                };
+                let reply = runtime
+                    .block_on(campaigns.trust_worker(request))
+                    .map_err(status_error)?;
+                Ok(reply.into_inner().cleared)
+            }
+        }
+    }
+
     /// The local coordinator, for what only a local store allows (imports).
     pub fn local(&self, what: &str) -> Result<&Coordinator> {
         match self {

@@ -1,5 +1,7 @@
-//! `rrm campaign create|list|import`: define what to mine (seed ranges or exhaustive
-//! units), see how far it got, and load exhaustive unit results computed elsewhere.
+//! `rrm campaign create|list|import|retry|trust`: define what to mine (seed ranges or
+//! exhaustive units), see how far it got (mismatches and how they were settled,
+//! distrusted workers), load exhaustive unit results computed elsewhere, release
+//! quarantined units and clear distrusted workers.
 
 use crate::backend::{Backend, BackendArgs};
 use crate::input::parse_campaign_range;
@@ -7,7 +9,7 @@ use crate::report::count;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use rrm_coordinator::{CampaignStatus, ExhaustiveRequest};
-use rrm_store::CampaignSpec;
+use rrm_store::{CampaignSpec, Resolution};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -31,6 +33,37 @@ enum CampaignCommand {
     /// Load exhaustive unit results (`rrm exhaust --json` output) into an exhaustive
     /// campaign of a local store, through the checks a worker's result goes through.
     Import(crate::import::ImportArgs),
+    /// Release quarantined units so that they are leased again, their failures forgotten.
+    Retry(RetryArgs),
+    /// Clear a distrusted worker identity (a token's name, as `campaign list` shows it):
+    /// it may lease again. Its results checked meanwhile stay checked.
+    Trust(TrustArgs),
+}
+
+#[derive(Args)]
+struct RetryArgs {
+    /// The campaign.
+    name: String,
+    /// Only this unit.
+    #[arg(
+        long,
+        conflicts_with = "quarantined",
+        required_unless_present = "quarantined"
+    )]
+    unit: Option<u64>,
+    /// Every quarantined unit of the campaign.
+    #[arg(long)]
+    quarantined: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+#[derive(Args)]
+struct TrustArgs {
+    /// The identity to clear.
+    identity: String,
+    #[command(flatten)]
+    backend: BackendArgs,
 }
 
 #[derive(Args)]
@@ -169,6 +202,25 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
             )?;
         }
         CampaignCommand::Import(args) => return crate::import::run(args),
+        CampaignCommand::Retry(args) => {
+            let released = Backend::open(&args.backend)?.retry(&args.name, args.unit)?;
+            let units: Vec<String> = released.iter().map(u64::to_string).collect();
+            writeln!(
+                out,
+                "released {} of {}{}{}",
+                count(released.len() as u64, "quarantined unit"),
+                args.name,
+                if units.is_empty() { "" } else { ": " },
+                units.join(", ")
+            )?;
+        }
+        CampaignCommand::Trust(args) => {
+            if Backend::open(&args.backend)?.trust(&args.identity)? {
+                writeln!(out, "{} may lease again", args.identity)?;
+            } else {
+                writeln!(out, "{} was not distrusted", args.identity)?;
+            }
+        }
         CampaignCommand::List(args) => {
             let statuses = Backend::open(&args.backend)?.campaigns()?;
             for status in &statuses {
@@ -240,13 +292,41 @@ fn status_line(status: &CampaignStatus) -> String {
             q.unit, q.failures, q.last_error
         );
     }
-    for mismatch in &status.mismatches {
+    let pending = status
+        .mismatches
+        .iter()
+        .filter(|m| m.resolution.is_pending())
+        .count();
+    if !status.mismatches.is_empty() {
         line += &format!(
-            "\n  MISMATCH unit {} (worker {}): {}",
-            mismatch.unit, mismatch.worker, mismatch.detail
+            "\n  mismatches: {} resolved, {pending} pending",
+            status.mismatches.len() - pending
         );
     }
+    for m in &status.mismatches {
+        line += &format!(
+            "\n  MISMATCH unit {} lease {} ({} against {}): {}: {}",
+            m.unit,
+            m.lease,
+            m.verifier,
+            m.producer,
+            resolution_text(m.resolution),
+            m.detail
+        );
+    }
+    for d in &status.distrusted {
+        line += &format!("\n  DISTRUSTED {}: {}", d.identity, d.reason);
+    }
     line
+}
+
+fn resolution_text(resolution: Resolution) -> &'static str {
+    match resolution {
+        Resolution::Pending => "pending (another worker decides)",
+        Resolution::StoredWon => "stored result confirmed",
+        Resolution::VerifierWon => "replaced by the verified result",
+        Resolution::Redone => "stored result removed, unit mined again",
+    }
 }
 
 fn status_json(status: &CampaignStatus) -> serde_json::Value {
@@ -267,6 +347,20 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
         "seeds_done": status.seeds_done,
         "hardest_moves": status.hardest_moves,
         "quarantined": status.quarantined.iter().map(|q| serde_json::json!({"unit": q.unit, "failures": q.failures, "last_error": q.last_error})).collect::<Vec<_>>(),
-        "mismatches": status.mismatches.iter().map(|m| serde_json::json!({"unit": m.unit, "worker": m.worker, "detail": m.detail})).collect::<Vec<_>>(),
+        "mismatches_resolved": status.mismatches.iter().filter(|m| !m.resolution.is_pending()).count(),
+        "mismatches_pending": status.mismatches.iter().filter(|m| m.resolution.is_pending()).count(),
+        "mismatches": status.mismatches.iter().map(|m| serde_json::json!({
+            "unit": m.unit,
+            "lease": m.lease,
+            "producer": m.producer,
+            "verifier": m.verifier,
+            "resolution": resolution_text(m.resolution),
+            "detail": m.detail,
+        })).collect::<Vec<_>>(),
+        "distrusted": status.distrusted.iter().map(|d| serde_json::json!({
+            "identity": d.identity,
+            "since_unix_ms": d.since_unix_ms,
+            "reason": d.reason,
+        })).collect::<Vec<_>>(),
     })
 }

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use rrm_coordinator::auth::Keyring;
 use rrm_coordinator::tls::ServerTls;
-use rrm_coordinator::{Config, Coordinator, Security};
+use rrm_coordinator::{Config, ConnectionLimits, Coordinator, DiskReserve, Security};
 use rrm_store::Store;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -130,6 +130,53 @@ pub struct ConfigArgs {
     /// The most seeds a new campaign may span.
     #[arg(long, env = "RRM_MAX_CAMPAIGN_SEEDS", default_value_t = 10_000_000_000)]
     max_campaign_seeds: u64,
+    /// Free space to keep on the store's volume, in bytes (512MiB, 2GB) or as a share
+    /// of the volume (2%); below it nothing is leased (RESOURCE_EXHAUSTED) until space
+    /// returns. Default: the smaller of 256 MiB and 2 % of the volume.
+    #[arg(long, env = "RRM_MIN_FREE_DISK", value_name = "SIZE|PERCENT", value_parser = disk_reserve)]
+    min_free_disk: Option<DiskReserve>,
+    /// Connections open at once from one IP address; more are closed at once.
+    #[arg(long, env = "RRM_MAX_CONNECTIONS_PER_PEER", default_value_t = 256, value_parser = at_least_one)]
+    max_connections_per_peer: usize,
+    /// Connections open at once in all.
+    #[arg(long, env = "RRM_MAX_CONNECTIONS", default_value_t = 4096, value_parser = at_least_one)]
+    max_connections: usize,
+    /// A connection with no traffic for this long is closed (workers ping every 15 s).
+    #[arg(long, env = "RRM_IDLE_TIMEOUT", value_name = "DURATION", value_parser = duration, default_value = "60s")]
+    idle_timeout: Duration,
+}
+
+/// Parses `--min-free-disk`: a size with its unit, or a percentage of the volume.
+fn disk_reserve(text: &str) -> Result<DiskReserve, String> {
+    if let Some(percent) = text.strip_suffix('%') {
+        return match percent.trim().parse::<f64>() {
+            Ok(p) if (0.0..=100.0).contains(&p) => Ok(DiskReserve::Share(p / 100.0)),
+            _ => Err(format!("{text:?} is not a percentage from 0% to 100%")),
+        };
+    }
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let scale: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" => 1_000,
+        "kib" | "k" => 1 << 10,
+        "mb" => 1_000_000,
+        "mib" | "m" => 1 << 20,
+        "gb" => 1_000_000_000,
+        "gib" | "g" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown unit {unit:?} (use B, KiB, MiB, GiB, KB, MB, GB or %)"
+            ))
+        }
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .map(DiskReserve::Bytes)
+        .ok_or_else(|| format!("{text:?} is not a size such as 256MiB, 2GB or 2%"))
 }
 
 impl ConfigArgs {
@@ -152,6 +199,12 @@ impl ConfigArgs {
             request_timeout: self.request_timeout,
             max_campaign_units: self.max_campaign_units,
             max_campaign_seeds: self.max_campaign_seeds,
+            min_free_disk: self.min_free_disk.unwrap_or(DiskReserve::Default),
+            connections: ConnectionLimits {
+                per_peer: self.max_connections_per_peer,
+                total: self.max_connections,
+                idle: self.idle_timeout,
+            },
             ..Config::default()
         })
     }
@@ -231,7 +284,8 @@ pub fn open_coordinator(data: &std::path::Path, config: Config) -> Result<Arc<Co
 pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
     let config = args.config.config()?;
     let security = args.security.security(&args.listen)?;
-    runtime()?.block_on(async {
+    let runtime = runtime()?;
+    let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -274,7 +328,10 @@ pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
             stop_dashboard(dashboard).await;
         }
         Ok(ExitCode::SUCCESS)
-    })
+    });
+    // A blocking thread stuck on a failing disk must not keep the process alive.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    served
 }
 
 /// How often the tokens files are checked for changes.

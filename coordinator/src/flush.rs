@@ -14,10 +14,16 @@ const GATHER: std::time::Duration = std::time::Duration::from_millis(5);
 pub(crate) enum FlushError {
     #[error("the store flusher stopped")]
     Stopped,
+    #[error("the store did not flush within {0:?}: is its disk failing?")]
+    TimedOut(std::time::Duration),
     /// Shared by every caller the failed flush served.
     #[error("flushing the store failed: {0}")]
     Failed(Arc<StoreError>),
 }
+
+/// A flush taking longer fails its callers (their results stay unacknowledged and are
+/// sent again) instead of holding them: the disk is failing or full.
+const FLUSH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 type Waiter = oneshot::Sender<Result<(), FlushError>>;
 
@@ -38,11 +44,11 @@ impl GroupFlush {
                     waiting.push(next);
                 }
                 let started = std::time::Instant::now();
-                let result = coordinator
-                    .store()
-                    .flush()
-                    .await
-                    .map_err(|e| FlushError::Failed(Arc::new(e)));
+                let result =
+                    match tokio::time::timeout(FLUSH_TIMEOUT, coordinator.store().flush()).await {
+                        Ok(flushed) => flushed.map_err(|e| FlushError::Failed(Arc::new(e))),
+                        Err(_) => Err(FlushError::TimedOut(FLUSH_TIMEOUT)),
+                    };
                 coordinator.metrics().flushed(started.elapsed());
                 for waiter in waiting {
                     let _ = waiter.send(result.clone());

@@ -9,22 +9,27 @@
 
 pub mod auth;
 pub mod charts;
+mod connections;
 mod core;
 pub mod dashboard;
 mod flush;
 mod limits;
 mod metrics;
+pub mod names;
 mod service;
 pub mod tls;
 pub mod wire;
 
 pub use crate::core::{
     canonical_board, exhaustive_digest, Assignment, CampaignStats, CampaignStatus, Coordinator,
-    CoordinatorError, Counts, Distribution, ExactStats, ExhaustiveRequest, ExhaustiveUnit,
-    LeaseRef, MinedPlacement, MinedPuzzle, Outcome, PlacementList, QuarantinedUnit, Rejection,
-    Submission, UnitBoard, Work, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM,
-    DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
+    CoordinatorError, Counts, DiskReserve, Distribution, ExactStats, ExhaustiveRequest,
+    ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome, PlacementList, QuarantinedUnit,
+    Rejection, Session, SpaceProbe, Submission, UnitBoard, Work, Worker, DEFAULT_MAX_HARDEST,
+    DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
+    SETTLE_BUDGET, SPOT_SHARE,
 };
+
+pub use connections::ConnectionLimits;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -38,8 +43,12 @@ pub struct Config {
     pub lease_duration: Duration,
     /// A unit failing this often (expired leases, refused results) is quarantined.
     pub max_failures: u32,
-    /// Share of done units given to a second worker, whose digest must agree.
+    /// Share of done units given to another identity, whose digest must agree (drawn
+    /// in secret per unit).
     pub verify_share: f64,
+    /// Seeds of every submitted unit the coordinator solves again, drawn in secret (at
+    /// most [`SPOT_SHARE`] of a unit's seeds on average).
+    pub spot_checks: u32,
     /// Solutions of each unit's this many hardest seeds are kept.
     pub top_count: u32,
     /// How long shutdown waits for in-flight calls.
@@ -57,6 +66,13 @@ pub struct Config {
     pub max_campaign_units: u64,
     /// The most seeds one campaign may span.
     pub max_campaign_seeds: u64,
+    /// Submissions checked at once (each re-solves seeds on a blocking thread); more
+    /// wait their turn, within their call's bounds.
+    pub max_checking: usize,
+    /// Connections per peer and in all, and the idle timeout.
+    pub connections: ConnectionLimits,
+    /// Free space the store's volume keeps: below it nothing is leased.
+    pub min_free_disk: DiskReserve,
 }
 
 impl Default for Config {
@@ -65,6 +81,7 @@ impl Default for Config {
             lease_duration: Duration::from_secs(60),
             max_failures: 5,
             verify_share: 0.01,
+            spot_checks: 4,
             top_count: 5,
             drain_timeout: Duration::from_secs(10),
             checkpoint_interval: Duration::from_secs(60),
@@ -73,6 +90,9 @@ impl Default for Config {
             request_timeout: Duration::from_secs(120),
             max_campaign_units: 1_000_000,
             max_campaign_seeds: 10_000_000_000,
+            max_checking: std::thread::available_parallelism().map_or(2, |n| 2 * n.get()),
+            connections: ConnectionLimits::default(),
+            min_free_disk: DiskReserve::Default,
         }
     }
 }
@@ -163,15 +183,20 @@ pub async fn run_with(
         coordinator_for_close.checkpoint()?;
         coordinator_for_close.store().flush_blocking()?;
         Ok::<_, CoordinatorError>(())
-    })
-    .await;
-    match closed {
-        Ok(Ok(())) => tracing::info!("store flushed; coordinator stopped"),
-        Ok(Err(error)) => tracing::error!("final flush failed: {error}"),
-        Err(error) => tracing::error!("final flush panicked: {error}"),
+    });
+    // A store that cannot write (a failing disk) must not hold the process: everything
+    // acknowledged is on disk already, and the statistics are rebuilt on start.
+    match tokio::time::timeout(drain_timeout.max(CLOSE_AT_LEAST), closed).await {
+        Ok(Ok(Ok(()))) => tracing::info!("store flushed; coordinator stopped"),
+        Ok(Ok(Err(error))) => tracing::error!("final flush failed: {error}"),
+        Ok(Err(error)) => tracing::error!("final flush panicked: {error}"),
+        Err(_) => tracing::error!("the final flush did not finish in time; stopping without it"),
     }
     result
 }
+
+/// The final checkpoint and flush get at least this long, however short the drain.
+const CLOSE_AT_LEAST: Duration = Duration::from_secs(2);
 
 async fn checkpoint_now_and_then(coordinator: Arc<Coordinator>) {
     let mut interval = tokio::time::interval(coordinator.config().checkpoint_interval);

@@ -66,6 +66,7 @@ pub(crate) struct Metrics {
     seeds_completed: PerCampaign<Counter>,
     seeds_per_second: PerCampaign<Gauge<f64, AtomicU64>>,
     workers_registered: Counter,
+    identities_distrusted: Counter,
     workers_holding_leases: Gauge,
     rpc_duration: Latencies<RpcLabels>,
     flush_duration: Histogram,
@@ -84,6 +85,7 @@ impl Metrics {
             seeds_completed: Family::default(),
             seeds_per_second: Family::default(),
             workers_registered: Counter::default(),
+            identities_distrusted: Counter::default(),
             workers_holding_leases: Gauge::default(),
             rpc_duration: Family::new_with_constructor(latency_histogram),
             flush_duration: latency_histogram(),
@@ -119,6 +121,12 @@ impl Metrics {
             "Results for a done unit that differ from its stored one (second opinions, \
              late duplicates and imports) since the coordinator started",
             metrics.units_mismatched.clone(),
+        );
+        registry.register(
+            "identities_distrusted",
+            "Identities distrusted since the coordinator started: a result of theirs \
+             was proven wrong",
+            metrics.identities_distrusted.clone(),
         );
         registry.register(
             "seeds_completed",
@@ -199,6 +207,11 @@ impl Metrics {
     /// A result for a done unit of `campaign` differed from the stored one.
     pub(crate) fn mismatched(&self, campaign: &str) {
         Self::counter_of(&self.units_mismatched, campaign).inc();
+    }
+
+    /// An identity was distrusted.
+    pub(crate) fn distrusted(&self) {
+        self.identities_distrusted.inc();
     }
 
     /// A worker registered.

@@ -2,16 +2,19 @@
 //! and back, and its errors become status codes. No bookkeeping happens here.
 
 use crate::auth::{Caller, Gate, Roles};
-use crate::core::{Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Submission};
+use crate::connections::Incoming;
+use crate::core::{
+    Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Session, Submission, Worker,
+};
 use crate::flush::{FlushError, GroupFlush};
 use crate::limits::CallLimitLayer;
+use crate::names::check_name;
 use crate::wire::{exhaustive_from_request, moves_u8, spec_from_request};
 use crate::Security;
 use rrm_proto::v1 as pb;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
 use tracing::field::Empty;
@@ -21,6 +24,8 @@ use tracing::Span;
 struct Service {
     coordinator: Arc<Coordinator>,
     flusher: GroupFlush,
+    /// Submissions being checked: each takes a permit before its blocking thread.
+    checking: Arc<tokio::sync::Semaphore>,
 }
 
 /// The sockets the coordinator serves: gRPC, and perhaps a plaintext health-only one.
@@ -40,6 +45,7 @@ pub(crate) async fn serve(
     let service = Service {
         coordinator,
         flusher,
+        checking: Arc::new(tokio::sync::Semaphore::new(config.max_checking.max(1))),
     };
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<MiningServer>().await;
@@ -61,7 +67,7 @@ pub(crate) async fn serve(
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tonic::transport::Server::builder()
             .add_service(health_service.clone())
-            .serve_with_incoming_shutdown(TcpListenerStream::new(listener), async {
+            .serve_with_incoming_shutdown(Incoming::new(listener, config.connections), async {
                 let _ = stopped.await;
             });
         (stop, tokio::spawn(server))
@@ -71,6 +77,9 @@ pub(crate) async fn serve(
         builder = builder.tls_config(tls.grpc())?;
     }
     let served = builder
+        // Dead peers are found by pings; silent ones are closed by `Incoming`.
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         .concurrency_limit_per_connection(config.max_requests_per_connection)
         .load_shed(true)
         .timeout(config.request_timeout)
@@ -87,7 +96,7 @@ pub(crate) async fn serve(
             gate(Roles::Admin, "Campaigns"),
         ))
         .add_service(InterceptedService::new(query, gate(Roles::Reader, "Query")))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listeners.grpc), async {
+        .serve_with_incoming_shutdown(Incoming::new(listeners.grpc, config.connections), async {
             shutdown.await;
             // Probes see the drain, so no new work is routed here.
             health.set_not_serving::<MiningServer>().await;
@@ -100,6 +109,11 @@ pub(crate) async fn serve(
     }
     served
 }
+
+/// The server pings a connection this often, and drops it when no answer comes within
+/// the timeout.
+const KEEPALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+const KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 type MiningServer = pb::mining_server::MiningServer<Service>;
 type QueryServer = pb::query_server::QueryServer<Service>;
@@ -115,6 +129,8 @@ impl From<CoordinatorError> for Status {
             | SeedOutside { .. }
             | NotMined { .. } => Status::not_found(message),
             UnknownWorker(_) => Status::unauthenticated(message),
+            NotYourWorker(_) | Distrusted(_) => Status::permission_denied(message),
+            NotQuarantined(_) => Status::failed_precondition(message),
             StaleLease { .. } | Quarantined(_) => Status::failed_precondition(message),
             NotYourLease { .. } => Status::permission_denied(message),
             WrongKind { .. } => Status::failed_precondition(message),
@@ -123,6 +139,8 @@ impl From<CoordinatorError> for Status {
             CampaignTooLarge { .. } => Status::resource_exhausted(message),
             CampaignExists(_) => Status::already_exists(message),
             ShuttingDown => Status::unavailable(message),
+            DiskLow { .. } => Status::resource_exhausted(message),
+            Store(error) if error.is_disk_full() => Status::resource_exhausted(message),
             Store(_) => Status::internal(message),
         }
     }
@@ -130,27 +148,33 @@ impl From<CoordinatorError> for Status {
 
 impl From<FlushError> for Status {
     fn from(error: FlushError) -> Status {
-        Status::internal(error.to_string())
+        match &error {
+            FlushError::Failed(store) if store.is_disk_full() => {
+                Status::resource_exhausted(error.to_string())
+            }
+            FlushError::TimedOut(_) => Status::unavailable(error.to_string()),
+            _ => Status::internal(error.to_string()),
+        }
     }
 }
 
 impl Service {
-    /// The name `worker` (an id from `register`) acts under, refusing a caller whose
-    /// token is not the one that registered it: one worker cannot act on another's leases
-    /// by giving its id.
-    fn worker_name(&self, caller: Option<&Caller>, worker: u64) -> Result<String, Status> {
-        let registered = self.coordinator.worker_name(worker);
-        match (caller, registered) {
-            (Some(caller), Some(registered)) if caller.name != registered => {
-                Err(Status::permission_denied(format!(
-                    "worker {worker} was registered with another token than {:?}",
-                    caller.name
-                )))
-            }
-            (Some(_), None) => Err(CoordinatorError::UnknownWorker(worker).into()),
-            // Without tokens the coordinator judges the id itself, as before.
-            (_, registered) => Ok(registered.unwrap_or_default()),
-        }
+    /// The worker a Mining call speaks for: its id and session must match a
+    /// registration, and with tokens the caller's token must be the one that registered
+    /// it. A worker id alone (they are public) is never enough.
+    fn worker(
+        &self,
+        caller: Option<&Caller>,
+        worker: u64,
+        session: &[u8],
+    ) -> Result<Worker, Status> {
+        let secret = session
+            .try_into()
+            .map_err(|_| CoordinatorError::UnknownWorker(worker))?;
+        Ok(self.coordinator.authenticate(
+            &Session { worker, secret },
+            caller.map(|caller| caller.name.as_str()),
+        )?)
     }
 }
 
@@ -174,6 +198,7 @@ impl pb::mining_server::Mining for Service {
     ) -> Result<Response<pb::RegisterReply>, Status> {
         let caller = request.extensions().get::<Caller>().cloned();
         let request = request.into_inner();
+        check_name("worker name", &request.name)?;
         let ours = env!("CARGO_PKG_VERSION");
         if request.version != ours {
             return Err(Status::failed_precondition(format!(
@@ -183,16 +208,19 @@ impl pb::mining_server::Mining for Service {
         }
         // With tokens, the token's name is the worker's identity; what it calls itself
         // is only logged.
-        let name = caller.map_or_else(|| request.name.clone(), |caller| caller.name);
+        let session = self
+            .coordinator
+            .register(caller.map(|caller| caller.name), &request.name);
+        let worker = self.worker(None, session.worker, &session.secret)?;
         let span = rpc_span("Register");
-        span.record("worker", name.as_str());
-        let worker_id = self.coordinator.register(name);
+        span.record("worker", worker.identity.as_str());
         span.in_scope(|| {
-            tracing::info!(worker_id, instance = %request.name, threads = request.threads, "worker registered")
+            tracing::info!(worker_id = worker.id, instance = %request.name, threads = request.threads, "worker registered")
         });
         let config = self.coordinator.config();
         Ok(Response::new(pb::RegisterReply {
-            worker_id,
+            worker_id: session.worker,
+            session: session.secret.to_vec(),
             lease_seconds: config.lease_duration.as_secs().max(1) as u32,
             heartbeat_seconds: config.heartbeat_interval().as_secs().max(1) as u32,
         }))
@@ -202,14 +230,17 @@ impl pb::mining_server::Mining for Service {
         &self,
         request: Request<pb::LeaseRequest>,
     ) -> Result<Response<pb::LeaseReply>, Status> {
-        let worker = request.get_ref().worker_id;
         let span = rpc_span("Lease");
-        let name = self.worker_name(request.extensions().get(), worker)?;
-        span.record("worker", name.as_str());
+        let worker = self.worker(
+            request.extensions().get(),
+            request.get_ref().worker_id,
+            &request.get_ref().session,
+        )?;
+        span.record("worker", worker.identity.as_str());
         // Not flushed: a lease lost in a crash only means its unit is leased again (units
         // after the last stored record count as never leased) and its holder's result
         // is refused as naming an unknown lease.
-        let assignment = self.coordinator.lease(worker)?;
+        let assignment = self.coordinator.lease(&worker)?;
         if let Some(assignment) = &assignment {
             span.record("campaign", assignment.lease.campaign.as_str());
             span.record("unit", assignment.lease.unit);
@@ -227,13 +258,20 @@ impl pb::mining_server::Mining for Service {
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatReply>, Status> {
         let span = rpc_span("Heartbeat");
-        let name = self.worker_name(request.extensions().get(), request.get_ref().worker_id)?;
-        span.record("worker", name.as_str());
+        let worker = self.worker(
+            request.extensions().get(),
+            request.get_ref().worker_id,
+            &request.get_ref().session,
+        )?;
+        span.record("worker", worker.identity.as_str());
         let request = request.into_inner();
+        for lease in &request.leases {
+            check_name("campaign name", &lease.campaign)?;
+        }
         let leases: Vec<LeaseRef> = request.leases.into_iter().map(Into::into).collect();
-        let (lost, deadline) =
-            self.coordinator
-                .heartbeat(request.worker_id, &leases, &request.seeds_solved);
+        let (lost, deadline) = self
+            .coordinator
+            .heartbeat(&worker, &leases, &request.seeds_solved);
         if !lost.is_empty() {
             span.in_scope(|| tracing::debug!(lost = lost.len(), "leases lost"));
         }
@@ -248,21 +286,33 @@ impl pb::mining_server::Mining for Service {
         request: Request<pb::SubmitRequest>,
     ) -> Result<Response<pb::SubmitReply>, Status> {
         let span = rpc_span("Submit");
-        let name = self.worker_name(request.extensions().get(), request.get_ref().worker_id)?;
-        span.record("worker", name.as_str());
-        let submission = Submission::try_from(request.into_inner())?;
+        let worker = self.worker(
+            request.extensions().get(),
+            request.get_ref().worker_id,
+            &request.get_ref().session,
+        )?;
+        span.record("worker", worker.identity.as_str());
+        let mut submission = Submission::try_from(request.into_inner())?;
+        check_name("campaign name", &submission.lease.campaign)?;
+        submission.identity = worker.identity;
         span.record("campaign", submission.lease.campaign.as_str());
         span.record("unit", submission.lease.unit);
-        let outcome = if self.coordinator.is_quick(&submission) {
-            span.in_scope(|| self.coordinator.submit(submission))?
-        } else {
-            // Re-solving record candidates takes seconds: off the async threads.
-            let coordinator = self.coordinator.clone();
-            let span = span.clone();
-            tokio::task::spawn_blocking(move || span.in_scope(|| coordinator.submit(submission)))
-                .await
-                .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??
-        };
+        // Every submission has seeds solved again (spot checks, record candidates):
+        // off the async threads.
+        let permit = self
+            .checking
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| Status::unavailable("the coordinator is stopping"))?;
+        let coordinator = self.coordinator.clone();
+        let checking = span.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            checking.in_scope(|| coordinator.submit(submission))
+        })
+        .await
+        .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??;
         // Acknowledged only once on disk.
         self.flusher.flushed().await?;
         span.in_scope(|| tracing::debug!(?outcome, "submitted"));
@@ -280,6 +330,7 @@ impl pb::campaigns_server::Campaigns for Service {
     ) -> Result<Response<pb::CampaignStatus>, Status> {
         let caller = request.extensions().get::<Caller>().map(|c| c.name.clone());
         let request = request.into_inner();
+        check_name("campaign name", &request.name)?;
         let span = rpc_span("CreateCampaign");
         span.record("campaign", request.name.as_str());
         let status = match exhaustive_from_request(&request)? {
@@ -296,6 +347,45 @@ impl pb::campaigns_server::Campaigns for Service {
             )
         });
         Ok(Response::new(status.into()))
+    }
+
+    async fn retry_units(
+        &self,
+        request: Request<pb::RetryUnitsRequest>,
+    ) -> Result<Response<pb::RetryUnitsReply>, Status> {
+        let caller = request.extensions().get::<Caller>().map(|c| c.name.clone());
+        let request = request.into_inner();
+        check_name("campaign name", &request.campaign)?;
+        let span = rpc_span("RetryUnits");
+        span.record("campaign", request.campaign.as_str());
+        let released = self.coordinator.retry(&request.campaign, request.unit)?;
+        self.flusher.flushed().await?;
+        span.in_scope(|| {
+            tracing::info!(
+                by = caller.as_deref().unwrap_or("anyone"),
+                units = released.len(),
+                "quarantined units released"
+            )
+        });
+        Ok(Response::new(pb::RetryUnitsReply { released }))
+    }
+
+    async fn trust_worker(
+        &self,
+        request: Request<pb::TrustWorkerRequest>,
+    ) -> Result<Response<pb::TrustWorkerReply>, Status> {
+        let caller = request.extensions().get::<Caller>().map(|c| c.name.clone());
+        let identity = request.into_inner().identity;
+        check_name("identity", &identity)?;
+        let cleared = self.coordinator.trust(&identity)?;
+        self.flusher.flushed().await?;
+        tracing::info!(
+            by = caller.as_deref().unwrap_or("anyone"),
+            identity,
+            cleared,
+            "identity trusted again"
+        );
+        Ok(Response::new(pb::TrustWorkerReply { cleared }))
     }
 }
 

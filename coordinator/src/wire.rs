@@ -11,8 +11,8 @@ use crate::core::{
 };
 use rrm_proto::v1 as pb;
 use rrm_store::{
-    Aggregates, Campaign, CampaignSpec, ExhaustiveResult, Group, Mismatch, PlacementCells,
-    EXHAUSTIVE_FOGLEMAN,
+    Aggregates, Campaign, CampaignSpec, Distrust, ExhaustiveResult, Group, Mismatch,
+    PlacementCells, Resolution, EXHAUSTIVE_FOGLEMAN,
 };
 use std::collections::BTreeMap;
 
@@ -191,6 +191,8 @@ impl TryFrom<pb::SubmitRequest> for Submission {
     fn try_from(request: pb::SubmitRequest) -> Result<Submission, WireError> {
         Ok(Submission {
             worker: request.worker_id,
+            // Set by the service once the call is authenticated.
+            identity: String::new(),
             lease: request.lease.ok_or(WireError::Missing("lease"))?.into(),
             move_counts: request.move_counts,
             robots_moved: request.robots_moved,
@@ -346,8 +348,20 @@ impl From<CampaignStatus> for pb::CampaignStatus {
                 .into_iter()
                 .map(|m| pb::Mismatch {
                     unit: m.unit,
-                    worker_id: m.worker,
+                    lease: m.lease,
+                    producer: m.producer,
+                    verifier: m.verifier,
                     detail: m.detail,
+                    resolution: resolution_message(m.resolution).into(),
+                })
+                .collect(),
+            distrusted: status
+                .distrusted
+                .into_iter()
+                .map(|d| pb::DistrustedWorker {
+                    identity: d.identity,
+                    since_unix_ms: d.since_unix_ms,
+                    reason: d.reason,
                 })
                 .collect(),
             hardest_moves: status.hardest_moves.into(),
@@ -397,14 +411,49 @@ impl TryFrom<pb::CampaignStatus> for CampaignStatus {
             mismatches: status
                 .mismatches
                 .into_iter()
-                .map(|m| Mismatch {
-                    unit: m.unit,
-                    worker: m.worker_id,
-                    detail: m.detail,
+                .map(|m| {
+                    Ok(Mismatch {
+                        unit: m.unit,
+                        lease: m.lease,
+                        resolution: resolution_from(m.resolution())?,
+                        producer: m.producer,
+                        verifier: m.verifier,
+                        // Digests stay with the coordinator.
+                        digest: [0; 32],
+                        detail: m.detail,
+                    })
+                })
+                .collect::<Result<_, WireError>>()?,
+            distrusted: status
+                .distrusted
+                .into_iter()
+                .map(|d| Distrust {
+                    identity: d.identity,
+                    since_unix_ms: d.since_unix_ms,
+                    reason: d.reason,
                 })
                 .collect(),
         })
     }
+}
+
+fn resolution_message(resolution: Resolution) -> pb::MismatchResolution {
+    match resolution {
+        Resolution::Pending => pb::MismatchResolution::Pending,
+        Resolution::StoredWon => pb::MismatchResolution::StoredWon,
+        Resolution::VerifierWon => pb::MismatchResolution::VerifierWon,
+        Resolution::Redone => pb::MismatchResolution::Redone,
+    }
+}
+
+fn resolution_from(resolution: pb::MismatchResolution) -> Result<Resolution, WireError> {
+    Ok(match resolution {
+        pb::MismatchResolution::Pending => Resolution::Pending,
+        pb::MismatchResolution::StoredWon => Resolution::StoredWon,
+        pb::MismatchResolution::VerifierWon => Resolution::VerifierWon,
+        pb::MismatchResolution::Redone => Resolution::Redone,
+        pb::MismatchResolution::Unspecified => return Err(WireError::Missing("resolution")),
+    })
 }
 
 impl From<CampaignStats> for pb::Stats {
@@ -417,6 +466,7 @@ impl From<CampaignStats> for pb::Stats {
                     puzzles: g.puzzles,
                     total_moves: g.total_moves,
                     max_moves: g.max_moves.into(),
+                    histogram: g.histogram,
                 })
                 .collect()
         };
@@ -483,6 +533,7 @@ impl TryFrom<pb::Stats> for CampaignStats {
                         puzzles: g.puzzles,
                         total_moves: g.total_moves,
                         max_moves: moves_u8(g.max_moves, "group maximum moves")?,
+                        histogram: g.histogram,
                     };
                     Ok((g.group, group))
                 })

@@ -9,10 +9,12 @@
 //! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
 //! | `results` | campaign id · unit | kind byte, then the unit's move counts and robots moved (raw, deflated, or deflated as one joint byte per seed); kind 3: an exhaustive unit's [`ExhaustiveRecord`] (version 1) |
 //! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
-//! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order |
+//! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order; a 13th byte 1 marks a correction (a result taken out, see [`Store::correct`]) |
 //! | `aggregates` | campaign id | [`Aggregates`]: histograms, and the last commit they include |
-//! | `mismatches` | campaign id · unit · worker `u64` | [`Mismatch`] |
+//! | `mismatches` | campaign id · unit · lease `u64` | [`Mismatch`]: how it was settled |
+//! | `distrusted` | identity (UTF-8) | [`Distrust`]: identities proven wrong, until an operator clears them |
 //! | `meta` | `next_campaign_id` | `u32` |
+//! | `meta` | `format` | `u32`: the schema version ([`FORMAT`]); older stores are refused |
 //! | `exhaustive` | campaign id | version byte 1, then [`ExhaustiveSpec`]: only exhaustive campaigns have one |
 //!
 //! A unit is done exactly when it has a `results` entry; the unit record, its result,
@@ -20,11 +22,18 @@
 //! crash leaves either all of them or none. Aggregates are saved now and then with the
 //! commit number they include; [`Store::commits_after`] gives what to add back on start.
 //!
+//! A result proven wrong is taken out in one transaction too ([`Store::correct`]): its
+//! block, hardest entries and commit entry go, a correction entry takes a new commit
+//! number, and the campaign's statistics are saved through that commit, so the log never
+//! needs replaying across a correction.
+//!
 //! Postcard values are not self-describing: a field added to a stored record needs a new
 //! version (a new kind or version byte), never an edit of the old one.
 
+mod durability;
 mod schema;
 
+pub use durability::{space_of, Space, MARK_FILE};
 pub use schema::*;
 
 use sled::transaction::{ConflictableTransactionError, TransactionError};
@@ -59,16 +68,78 @@ pub enum StoreError {
     #[error("cannot open the store in {}: {detail}", path.display())]
     Open { path: PathBuf, detail: String },
     #[error("store: {0}")]
-    Sled(#[from] sled::Error),
+    Sled(sled::Error),
+    #[error(
+        "the store in {} is missing acknowledged results: its commit log ends at {last} but \
+         {acknowledged} commits were acknowledged ({} missing); it was damaged or rolled \
+         back: restore a backup (`rrm store import`) or check it with `rrm store verify`",
+        path.display(),
+        acknowledged - last
+    )]
+    BehindMark {
+        path: PathBuf,
+        acknowledged: u64,
+        last: u64,
+    },
+    #[error("no space left on the device holding {}: free space, then retry", path.display())]
+    DiskFull { path: PathBuf },
     #[error("store: corrupt {what}: {detail}")]
     Corrupt { what: &'static str, detail: String },
     #[error("campaign {0:?} already exists")]
     CampaignExists(String),
     #[error("invalid campaign: {0}")]
     InvalidCampaign(String),
+    #[error(
+        "the store in {} has schema version {found}, this rrm reads version {FORMAT}; \
+         mine into a new --data directory",
+        path.display()
+    )]
+    OldFormat { path: PathBuf, found: u32 },
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Sled's errors, sorted: damaged data and a full disk are told apart from the rest.
+impl From<sled::Error> for StoreError {
+    fn from(error: sled::Error) -> StoreError {
+        match error {
+            sled::Error::Corruption { at, .. } => StoreError::Corrupt {
+                what: "data",
+                detail: match at {
+                    Some(at) => format!("unreadable data at {at:?}; run `rrm store verify`"),
+                    None => "unreadable data; run `rrm store verify`".into(),
+                },
+            },
+            sled::Error::Io(e) if e.raw_os_error() == Some(libc::ENOSPC) => StoreError::DiskFull {
+                path: PathBuf::new(),
+            },
+            other => StoreError::Sled(other),
+        }
+    }
+}
+
+impl StoreError {
+    /// Whether the error is the disk being full (nothing is wrong with the data).
+    pub fn is_disk_full(&self) -> bool {
+        matches!(
+            self,
+            StoreError::NoSpace { .. } | StoreError::DiskFull { .. }
+        )
+    }
+}
+
+/// An I/O error on a file of the store in `dir`.
+fn io_error(dir: &Path, error: std::io::Error) -> StoreError {
+    match error.raw_os_error() {
+        Some(libc::ENOSPC) => StoreError::DiskFull {
+            path: dir.to_path_buf(),
+        },
+        _ => StoreError::Open {
+            path: dir.to_path_buf(),
+            detail: error.to_string(),
+        },
+    }
+}
 
 /// The opened store.
 pub struct Store {
@@ -82,6 +153,10 @@ pub struct Store {
     mismatches: sled::Tree,
     meta: sled::Tree,
     exhaustive: sled::Tree,
+    distrusted: sled::Tree,
+    dir: PathBuf,
+    /// The acknowledged-commits mark as last written (see `durability`).
+    marked: std::sync::atomic::AtomicU64,
 }
 
 /// Everything one accepted unit result writes.
@@ -95,14 +170,48 @@ pub struct UnitResult<'a> {
     pub commit: u64,
 }
 
+/// Everything taking a wrong result out of the store writes (see [`Store::correct`]).
+pub struct Correction<'a> {
+    pub campaign: u32,
+    pub unit: u64,
+    /// The unit's record afterwards (pending: mined again).
+    pub record: &'a UnitRecord,
+    /// The unit's seeds and the move counts of the result taken out: its hardest
+    /// entries are found by them.
+    pub seeds: std::ops::Range<u64>,
+    pub old_counts: &'a [u8],
+    /// The commit that accepted the result taken out.
+    pub old_commit: u64,
+    /// This correction's commit number.
+    pub commit: u64,
+    /// The campaign's statistics without the result, through `commit`.
+    pub aggregates: &'a Aggregates,
+    pub mismatch: &'a Mismatch,
+    pub distrust: Option<&'a Distrust>,
+}
+
+/// The schema version this code writes and reads (see the crate doc's table).
+pub const FORMAT: u32 = 2;
+
 const SEGMENT: usize = 1 << 17;
 const NEXT_CAMPAIGN_ID: &[u8] = b"next_campaign_id";
+const FORMAT_KEY: &[u8] = b"format";
+/// The 13th byte of a commit log value that marks a correction.
+const CORRECTION: u8 = 1;
 
 fn unit_key(campaign: u32, unit: u64) -> [u8; 12] {
     let mut key = [0; 12];
     key[..4].copy_from_slice(&campaign.to_be_bytes());
     key[4..].copy_from_slice(&unit.to_be_bytes());
     key
+}
+
+fn mismatch_key(campaign: u32, mismatch: &Mismatch) -> Vec<u8> {
+    [
+        &unit_key(campaign, mismatch.unit)[..],
+        &mismatch.lease.to_be_bytes(),
+    ]
+    .concat()
 }
 
 fn hardest_key(campaign: u32, moves: u8, seed: u64) -> [u8; 13] {
@@ -295,7 +404,7 @@ impl Store {
             .open()
             .map_err(|error| open_error(dir, error))?;
         let tree = |name: &str| db.open_tree(name);
-        Ok(Store {
+        Store {
             campaigns: tree("campaigns")?,
             units: tree("units")?,
             results: tree("results")?,
@@ -305,8 +414,41 @@ impl Store {
             mismatches: tree("mismatches")?,
             meta: tree("meta")?,
             exhaustive: tree("exhaustive")?,
+            distrusted: tree("distrusted")?,
             db,
+            dir: dir.to_path_buf(),
+            marked: Default::default(),
+        }
+        .with_format(dir)
+        .and_then(|store| {
+            store.check_mark()?;
+            Ok(store)
         })
+    }
+
+    /// Stamps a new store with [`FORMAT`]; refuses a store of another version.
+    fn with_format(self, dir: &Path) -> Result<Store> {
+        let found = match self.meta.get(FORMAT_KEY)? {
+            Some(bytes) => {
+                u32::from_be_bytes(bytes.as_ref().try_into().map_err(|_| StoreError::Corrupt {
+                    what: "schema version",
+                    detail: format!("{} bytes", bytes.len()),
+                })?)
+            }
+            // Version 1 stores did not say so; an empty store is new.
+            None if self.campaigns.is_empty() => {
+                self.meta.insert(FORMAT_KEY, &FORMAT.to_be_bytes())?;
+                FORMAT
+            }
+            None => 1,
+        };
+        if found != FORMAT {
+            return Err(StoreError::OldFormat {
+                path: dir.to_path_buf(),
+                found,
+            });
+        }
+        Ok(self)
     }
 
     /// Opens the store in `dir` only if there is one: commands that only read must not
@@ -563,17 +705,23 @@ impl Store {
         }
     }
 
-    /// Commits after `commit`, as (commit, campaign id, unit), in order.
+    /// Results accepted after `commit`, as (commit, campaign id, unit), in order.
+    /// Corrections are left out: the statistics saved with them already include them.
     pub fn commits_after(&self, commit: u64) -> Result<Vec<(u64, u32, u64)>> {
         let Some(next) = commit.checked_add(1) else {
             return Ok(Vec::new());
         };
         self.commits
             .range(next.to_be_bytes()..)
-            .map(|entry| {
-                let (key, value) = entry?;
-                let (campaign, unit) = parse_unit_key("commit log entry", &value)?;
-                Ok((parse_commit_key(&key)?, campaign, unit))
+            .filter_map(|entry| {
+                let parsed = entry.map_err(StoreError::from).and_then(|(key, value)| {
+                    if value.len() == 13 && value[12] == CORRECTION {
+                        return Ok(None);
+                    }
+                    let (campaign, unit) = parse_unit_key("commit log entry", &value)?;
+                    Ok(Some((parse_commit_key(&key)?, campaign, unit)))
+                });
+                parsed.transpose()
             })
             .collect()
     }
@@ -591,11 +739,84 @@ impl Store {
         Ok(())
     }
 
-    pub fn add_mismatch(&self, campaign: u32, mismatch: &Mismatch) -> Result<()> {
-        let mut key = unit_key(campaign, mismatch.unit).to_vec();
-        key.extend_from_slice(&mismatch.worker.to_be_bytes());
-        self.mismatches.insert(key, encode(mismatch))?;
+    /// Writes a mismatch (again, when it is settled).
+    pub fn put_mismatch(&self, campaign: u32, mismatch: &Mismatch) -> Result<()> {
+        self.mismatches
+            .insert(mismatch_key(campaign, mismatch), encode(mismatch))?;
         Ok(())
+    }
+
+    /// Marks an identity distrusted.
+    pub fn distrust(&self, distrust: &Distrust) -> Result<()> {
+        self.distrusted
+            .insert(distrust.identity.as_bytes(), encode(distrust))?;
+        Ok(())
+    }
+
+    /// Clears an identity; whether it was distrusted.
+    pub fn trust(&self, identity: &str) -> Result<bool> {
+        Ok(self.distrusted.remove(identity.as_bytes())?.is_some())
+    }
+
+    /// Every distrusted identity.
+    pub fn distrusted(&self) -> Result<Vec<Distrust>> {
+        self.distrusted
+            .iter()
+            .values()
+            .map(|value| decode("distrusted identity", &value?))
+            .collect()
+    }
+
+    /// Takes a result proven wrong out of the store, all or nothing: its block, hardest
+    /// entries and commit entry go, a correction entry takes commit number `commit`, the
+    /// campaign's statistics are saved through it, and the mismatch and the distrust
+    /// that go with it are written. The unit's right result, when known, is then
+    /// committed as any accepted result.
+    pub fn correct(&self, correction: &Correction<'_>) -> Result<()> {
+        let key = unit_key(correction.campaign, correction.unit);
+        let record = encode(correction.record);
+        let stale_hardest: Vec<[u8; 13]> = correction
+            .seeds
+            .clone()
+            .zip(correction.old_counts)
+            .map(|(seed, &moves)| hardest_key(correction.campaign, moves, seed))
+            .collect();
+        let log_entry = [&key[..], &[CORRECTION]].concat();
+        let aggregates = encode(correction.aggregates);
+        let mismatch_key = mismatch_key(correction.campaign, correction.mismatch);
+        let mismatch = encode(correction.mismatch);
+        let distrust = correction
+            .distrust
+            .map(|d| (d.identity.as_bytes().to_vec(), encode(d)));
+        let trees = (
+            &self.units,
+            &self.results,
+            &self.hardest,
+            &self.commits,
+            &self.aggregates,
+            &self.mismatches,
+            &self.distrusted,
+        );
+        trees
+            .transaction(
+                |(units, results, hardest, commits, aggregates_tree, mismatches, distrusted)| {
+                    units.insert(&key, record.as_slice())?;
+                    results.remove(&key)?;
+                    for stale in &stale_hardest {
+                        hardest.remove(stale)?;
+                    }
+                    commits.remove(&correction.old_commit.to_be_bytes())?;
+                    commits.insert(&correction.commit.to_be_bytes(), log_entry.as_slice())?;
+                    aggregates_tree
+                        .insert(&correction.campaign.to_be_bytes(), aggregates.as_slice())?;
+                    mismatches.insert(mismatch_key.as_slice(), mismatch.as_slice())?;
+                    if let Some((identity, value)) = &distrust {
+                        distrusted.insert(identity.as_slice(), value.as_slice())?;
+                    }
+                    Ok::<_, ConflictableTransactionError<StoreError>>(())
+                },
+            )
+            .map_err(abort)
     }
 
     pub fn mismatches(&self, campaign: u32) -> Result<Vec<Mismatch>> {
@@ -606,16 +827,29 @@ impl Store {
             .collect()
     }
 
-    /// Makes everything written so far durable.
+    /// Makes everything written so far durable, and raises the acknowledged-commits
+    /// mark to the last commit written before the flush began.
     pub async fn flush(&self) -> Result<()> {
-        self.db.flush_async().await?;
-        Ok(())
+        let last = self.last_commit()?;
+        self.db.flush_async().await.map_err(|e| self.located(e))?;
+        self.acknowledge(last)
     }
 
-    /// Makes everything written so far durable, blocking.
+    /// [`Store::flush`], blocking.
     pub fn flush_blocking(&self) -> Result<()> {
-        self.db.flush()?;
-        Ok(())
+        let last = self.last_commit()?;
+        self.db.flush().map_err(|e| self.located(e))?;
+        self.acknowledge(last)
+    }
+
+    /// A sled error of this store, with its directory where that helps.
+    fn located(&self, error: sled::Error) -> StoreError {
+        match StoreError::from(error) {
+            StoreError::DiskFull { .. } => StoreError::DiskFull {
+                path: self.dir.clone(),
+            },
+            other => other,
+        }
     }
 
     /// Bytes the store takes on disk.

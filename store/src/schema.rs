@@ -87,7 +87,8 @@ pub enum UnitState {
     Leased(Lease),
     Done {
         digest: [u8; 32],
-        worker: u64,
+        /// The identity (token name, or registration) whose result is stored.
+        producer: String,
         commit: u64,
         verification: Verification,
     },
@@ -95,22 +96,29 @@ pub enum UnitState {
     Quarantined,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
     /// The unit's lease number: the `n`-th lease issued for this unit.
     pub number: u64,
+    /// The registration holding it (ids change when a worker registers again).
     pub worker: u64,
+    /// Who that registration is: its token's name (or, without tokens, the registration).
+    pub identity: String,
     pub deadline_unix_ms: i64,
 }
 
-/// A done unit's check by a second worker.
+/// A done unit's check by another identity than its producer. Which units are checked
+/// is drawn at random when a result is accepted and never shown outside the store.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verification {
     NotChosen,
     Pending,
     Leased(Lease),
-    Agreed { worker: u64 },
-    Disagreed { worker: u64 },
+    Agreed {
+        by: String,
+    },
+    /// The coordinator settled a disagreement by solving the seeds in dispute itself.
+    Confirmed,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,8 +126,26 @@ pub struct UnitRecord {
     pub state: UnitState,
     /// Leases issued so far, verification leases included; lease numbers are 1..=this.
     pub leases_issued: u64,
-    pub failures: u32,
+    /// The identities charged a failure of this unit, each once.
+    pub failed_by: Vec<String>,
     pub last_error: Option<String>,
+}
+
+impl UnitRecord {
+    /// The record of a unit never leased.
+    pub fn fresh() -> UnitRecord {
+        UnitRecord {
+            state: UnitState::Pending { expired: None },
+            leases_issued: 0,
+            failed_by: Vec::new(),
+            last_error: None,
+        }
+    }
+
+    /// Failures charged so far: one per identity.
+    pub fn failures(&self) -> u32 {
+        self.failed_by.len() as u32
+    }
 }
 
 /// A kept solution.
@@ -134,11 +160,15 @@ pub struct HardEntry {
 }
 
 /// Puzzles of one group and their move counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Group {
     pub puzzles: u64,
     pub total_moves: u64,
     pub max_moves: u8,
+    /// `histogram[m]`: the group's puzzles needing `m` moves, so that a result proven
+    /// wrong can be taken out again (its maximum included). Empty in groups read from
+    /// the wire.
+    pub histogram: Vec<u64>,
 }
 
 impl Group {
@@ -146,6 +176,15 @@ impl Group {
         self.puzzles += 1;
         self.total_moves += u64::from(moves);
         self.max_moves = self.max_moves.max(moves);
+        count(&mut self.histogram, moves);
+    }
+
+    /// Takes out the puzzles of `other` (a part of this group).
+    pub fn subtract(&mut self, other: &Group) {
+        subtract_bins(&mut self.histogram, &other.histogram);
+        self.puzzles = self.puzzles.saturating_sub(other.puzzles);
+        self.total_moves = self.total_moves.saturating_sub(other.total_moves);
+        self.max_moves = self.histogram.iter().rposition(|&c| c > 0).unwrap_or(0) as u8;
     }
 
     /// Adds the puzzles of `other`.
@@ -153,6 +192,7 @@ impl Group {
         self.puzzles += other.puzzles;
         self.total_moves += other.total_moves;
         self.max_moves = self.max_moves.max(other.max_moves);
+        add_bins(&mut self.histogram, &other.histogram);
     }
 
     /// Mean optimal move count (0 when empty).
@@ -209,17 +249,8 @@ impl Aggregates {
 
     /// Adds the counts of `other`.
     pub fn merge(&mut self, other: &Aggregates) {
-        for (into, from) in [
-            (&mut self.histogram, &other.histogram),
-            (&mut self.by_robots_moved, &other.by_robots_moved),
-        ] {
-            if into.len() < from.len() {
-                into.resize(from.len(), 0);
-            }
-            for (bin, count) in from.iter().enumerate() {
-                into[bin] += count;
-            }
-        }
+        add_bins(&mut self.histogram, &other.histogram);
+        add_bins(&mut self.by_robots_moved, &other.by_robots_moved);
         for (groups, from) in [
             (&mut self.by_target, &other.by_target),
             (&mut self.by_arrangement, &other.by_arrangement),
@@ -242,6 +273,26 @@ impl Aggregates {
             .or_default()
             .add(moves);
     }
+
+    /// Takes out the counts [`Aggregates::merge`] put in: a result proven wrong leaves
+    /// the statistics.
+    pub fn subtract(&mut self, other: &Aggregates) {
+        subtract_bins(&mut self.histogram, &other.histogram);
+        subtract_bins(&mut self.by_robots_moved, &other.by_robots_moved);
+        for (groups, from) in [
+            (&mut self.by_target, &other.by_target),
+            (&mut self.by_arrangement, &other.by_arrangement),
+        ] {
+            for (name, taken) in from {
+                if let Some(group) = groups.get_mut(name) {
+                    group.subtract(taken);
+                    if group.puzzles == 0 {
+                        groups.remove(name);
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn count(histogram: &mut Vec<u64>, bin: u8) {
@@ -250,6 +301,28 @@ fn count(histogram: &mut Vec<u64>, bin: u8) {
         histogram.resize(bin + 1, 0);
     }
     histogram[bin] += 1;
+}
+
+/// Undoes [`add_bins`], dropping emptied bins at the end so that taking a result out
+/// leaves the histogram it would have had without it.
+fn subtract_bins(into: &mut Vec<u64>, from: &[u64]) {
+    for (bin, count) in from.iter().enumerate() {
+        if let Some(into) = into.get_mut(bin) {
+            *into = into.saturating_sub(*count);
+        }
+    }
+    while into.last() == Some(&0) {
+        into.pop();
+    }
+}
+
+fn add_bins(into: &mut Vec<u64>, from: &[u64]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (bin, count) in from.iter().enumerate() {
+        into[bin] += count;
+    }
 }
 
 /// The generator name an exhaustive campaign of Fogleman boards stores in its
@@ -331,12 +404,51 @@ pub struct ExhaustiveRecord {
     pub hardest_solutions: Vec<Vec<String>>,
 }
 
-/// Two results for one unit that disagree.
+/// A verification that disagreed with the stored result, and how it was settled.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mismatch {
     pub unit: u64,
-    pub worker: u64,
+    /// The verification lease that brought the differing result.
+    pub lease: u64,
+    /// Who produced the stored result.
+    pub producer: String,
+    /// Who sent the differing result.
+    pub verifier: String,
+    /// The differing result's digest (a third opinion is compared with it).
+    pub digest: [u8; 32],
     pub detail: String,
+    pub resolution: Resolution,
+}
+
+/// How a mismatch was settled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Resolution {
+    /// Waiting for another identity's result (exhaustive units).
+    Pending,
+    /// The stored result was right; the verifier is distrusted.
+    StoredWon,
+    /// The verifier was right: its result replaced the stored one, whose producer is
+    /// distrusted.
+    VerifierWon,
+    /// The stored result was wrong and the verifier's could not be confirmed whole: the
+    /// unit is mined again.
+    Redone,
+}
+
+impl Resolution {
+    pub fn is_pending(self) -> bool {
+        self == Resolution::Pending
+    }
+}
+
+/// An identity whose result was proven wrong: it gets no leases until an operator
+/// clears it, and the results it produced or verified are checked again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distrust {
+    pub identity: String,
+    pub since_unix_ms: i64,
+    /// What was proven wrong, e.g. "campaign c unit 7: seed 12 needs 6 moves, not 1".
+    pub reason: String,
 }
 
 #[cfg(test)]

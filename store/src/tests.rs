@@ -1,4 +1,5 @@
-//! Store round trips: campaigns, results, hardest order, block layouts, aggregates;
+//! Store round trips: campaigns, results, hardest order, block layouts, aggregates,
+//! corrections of wrong results and distrust, the schema version;
 //! exhaustive campaigns (in `exhaustive`);
 //! opening errors and corrupt keys.
 
@@ -21,12 +22,12 @@ fn done(commit: u64) -> UnitRecord {
     UnitRecord {
         state: UnitState::Done {
             digest: [7; 32],
-            worker: 1,
+            producer: "alice".into(),
             commit,
             verification: Verification::NotChosen,
         },
         leases_issued: 1,
-        failures: 0,
+        failed_by: Vec::new(),
         last_error: None,
     }
 }
@@ -299,4 +300,122 @@ fn aggregates_summarise_their_histogram() {
     doubled.merge(&aggregates);
     assert_eq!(doubled.puzzles(), 8);
     assert_eq!(doubled.by_target["RT"].total_moves, 44);
+}
+
+#[test]
+fn a_correction_takes_a_result_out_whole_and_the_log_skips_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let campaign = store.create_campaign(spec("a"), 0).unwrap();
+    let counts: Vec<u8> = (0..100).map(|i| (i % 7) as u8 + 1).collect();
+    let robots = vec![1; 100];
+    let entry = |seed, moves| HardEntry {
+        seed,
+        moves,
+        solution: vec![],
+        re_solved: false,
+    };
+    // Unit 0 holds seeds 1..101: seed 7 needs counts[6] moves.
+    for (commit, unit, hardest) in [
+        (1, 0, vec![entry(7, counts[6])]),
+        (2, 1, vec![entry(150, 9)]),
+    ] {
+        store
+            .commit_result(&UnitResult {
+                campaign: campaign.id,
+                unit,
+                record: &done(commit),
+                move_counts: &counts,
+                robots_moved: &robots,
+                hardest: &hardest,
+                commit,
+            })
+            .unwrap();
+    }
+    let mut aggregates = Aggregates::default();
+    aggregates.add(3, 1, "RT", "1A");
+    aggregates.through_commit = 3;
+    let mismatch = Mismatch {
+        unit: 0,
+        lease: 2,
+        producer: "alice".into(),
+        verifier: "bob".into(),
+        digest: [1; 32],
+        detail: "seed 7".into(),
+        resolution: Resolution::Redone,
+    };
+    let distrust = Distrust {
+        identity: "alice".into(),
+        since_unix_ms: 5,
+        reason: "seed 7".into(),
+    };
+    store
+        .correct(&Correction {
+            campaign: campaign.id,
+            unit: 0,
+            record: &UnitRecord::fresh(),
+            seeds: 1..101,
+            old_counts: &counts,
+            old_commit: 1,
+            commit: 3,
+            aggregates: &aggregates,
+            mismatch: &mismatch,
+            distrust: Some(&distrust),
+        })
+        .unwrap();
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.unit_results(campaign.id, 0).unwrap(), None);
+    assert!(store.unit_results(campaign.id, 1).unwrap().is_some());
+    let kept: Vec<u64> = store
+        .hardest(campaign.id, 10, 0)
+        .unwrap()
+        .iter()
+        .map(|e| e.seed)
+        .collect();
+    assert_eq!(kept, [150], "the wrong result's hardest entry is gone");
+    assert_eq!(store.last_commit().unwrap(), 3);
+    // The accepted result of unit 1 is replayed; the correction is not.
+    assert_eq!(store.commits_after(0).unwrap(), [(2, campaign.id, 1)]);
+    assert_eq!(store.aggregates(campaign.id).unwrap(), Some(aggregates));
+    assert_eq!(store.mismatches(campaign.id).unwrap(), [mismatch]);
+    assert_eq!(store.distrusted().unwrap(), [distrust]);
+    assert_eq!(
+        store.units(campaign.id).unwrap()[0],
+        (0, UnitRecord::fresh())
+    );
+    assert!(store.trust("alice").unwrap());
+    assert!(!store.trust("alice").unwrap());
+    assert!(store.distrusted().unwrap().is_empty());
+}
+
+#[test]
+fn a_store_of_another_schema_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        store.create_campaign(spec("a"), 0).unwrap();
+        // What a store written before versions were stamped looks like.
+        store.meta.remove(FORMAT_KEY).unwrap();
+        store.flush_blocking().unwrap();
+    }
+    let refused = Store::open(dir.path()).err().unwrap();
+    assert!(matches!(refused, StoreError::OldFormat { found: 1, .. }));
+    assert!(refused.to_string().contains("version 1"), "{refused}");
+}
+
+#[test]
+fn subtracting_a_result_restores_the_statistics_without_it() {
+    let mut without = Aggregates::default();
+    without.add(5, 1, "RT", "1A 2A 3A 4A");
+    without.add(9, 2, "GQ", "1A 2A 3A 4A");
+    let mut part = Aggregates::default();
+    part.add(14, 3, "RT", "1A 2A 3A 4A");
+    part.add(2, 1, "YC", "1B 2A 3A 4A");
+    let mut with = without.clone();
+    with.merge(&part);
+    assert_eq!(with.max_moves(), 14);
+    with.subtract(&part);
+    assert_eq!(with, without);
+    assert_eq!(with.by_target["RT"].max_moves, 5);
 }

@@ -17,6 +17,24 @@ use rrm_proto::access::{AuthChannel, ClientAccess};
 use tokio::time::Instant;
 use tonic::{Code, Status};
 
+/// A registration as Register returned it: the public id and the secret session every
+/// later call presents with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Credentials {
+    pub(crate) id: u64,
+    pub(crate) session: Vec<u8>,
+}
+
+#[cfg(test)]
+impl Credentials {
+    pub(crate) fn test(id: u64) -> Credentials {
+        Credentials {
+            id,
+            session: vec![id as u8; 16],
+        }
+    }
+}
+
 /// The first wait after a failed call; each further failure doubles it.
 const FIRST_WAIT: Duration = Duration::from_millis(100);
 /// The longest wait between two attempts.

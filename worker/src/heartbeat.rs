@@ -8,6 +8,7 @@
 //! soon as it has accepted the result, before that acceptance is flushed and acknowledged,
 //! so a heartbeat crossing the submission must not be taken for a lost unit.
 
+use crate::connection::Credentials;
 use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
@@ -29,8 +30,9 @@ pub(crate) enum Phase {
 
 /// One held lease.
 struct Held {
-    /// The worker id the lease was issued to (the worker may have registered again since).
-    worker: u64,
+    /// The registration the lease was issued to (the worker may have registered again
+    /// since).
+    worker: Credentials,
     phase: Phase,
     /// Raised to stop solving the unit.
     cancel: Arc<AtomicBool>,
@@ -57,7 +59,7 @@ impl Leases {
     }
 
     /// Holds a new lease, solving.
-    pub(crate) fn take(&self, key: LeaseKey, worker: u64) -> UnitFlags {
+    pub(crate) fn take(&self, key: LeaseKey, worker: Credentials) -> UnitFlags {
         let flags = UnitFlags {
             cancel: Arc::default(),
             solved: Arc::default(),
@@ -99,9 +101,10 @@ impl Leases {
         let mut by_worker: HashMap<u64, pb::HeartbeatRequest> = HashMap::new();
         for ((campaign, unit, lease), held) in self.lock().iter() {
             let request = by_worker
-                .entry(held.worker)
+                .entry(held.worker.id)
                 .or_insert_with(|| pb::HeartbeatRequest {
-                    worker_id: held.worker,
+                    worker_id: held.worker.id,
+                    session: held.worker.session.clone(),
                     ..Default::default()
                 });
             request.leases.push(pb::LeaseRef {
@@ -182,8 +185,8 @@ mod tests {
         let leases = Leases::default();
         let solving: LeaseKey = ("c".into(), 1, 1);
         let submitted: LeaseKey = ("c".into(), 2, 1);
-        let solving_flags = leases.take(solving.clone(), 7);
-        let submitted_flags = leases.take(submitted.clone(), 7);
+        let solving_flags = leases.take(solving.clone(), Credentials::test(7));
+        let submitted_flags = leases.take(submitted.clone(), Credentials::test(7));
         leases.submitting(&submitted);
         // The heartbeat was sent before the submission was accepted, its reply comes after.
         let abandoned = leases.lost(vec![lease_ref(&solving), lease_ref(&submitted)]);
@@ -199,11 +202,11 @@ mod tests {
     fn heartbeats_go_per_worker_id_with_progress() {
         let leases = Leases::default();
         leases
-            .take(("c".into(), 1, 1), 7)
+            .take(("c".into(), 1, 1), Credentials::test(7))
             .solved
             .store(40, Ordering::Relaxed);
-        leases.take(("c".into(), 2, 1), 7);
-        leases.take(("d".into(), 1, 3), 8);
+        leases.take(("c".into(), 2, 1), Credentials::test(7));
+        leases.take(("d".into(), 1, 3), Credentials::test(8));
         let mut requests = leases.requests();
         requests.sort_by_key(|r| r.worker_id);
         assert_eq!(requests.len(), 2);

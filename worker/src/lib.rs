@@ -18,7 +18,7 @@ mod unit;
 pub use exhaustive::{analyse_unit, Analysed, ExhaustiveError};
 pub use solve::{solve_unit, UnitResult};
 
-use connection::Retry;
+use connection::{Credentials, Retry};
 use heartbeat::Leases;
 use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
@@ -157,8 +157,8 @@ struct Miner {
     config: Config,
     shared: unit::Shared,
     units: JoinSet<Result<bool, WorkerError>>,
-    /// The id of the current registration; `None` until (re-)registered.
-    worker_id: Option<u64>,
+    /// The current registration; `None` until (re-)registered.
+    credentials: Option<Credentials>,
     /// Heartbeats of the last registration; they outlive it until the next one.
     heartbeats: Option<JoinHandle<()>>,
     /// Retries of registering and leasing.
@@ -182,7 +182,7 @@ impl Miner {
             },
             config,
             units: JoinSet::new(),
-            worker_id: None,
+            credentials: None,
             heartbeats: None,
             retry: Retry::new(limits),
             units_submitted: 0,
@@ -209,7 +209,7 @@ impl Miner {
     /// Registers if needed, else waits for a free slot, else leases a unit; an error is
     /// that step's (see each).
     async fn step(&mut self) -> Result<Flow, WorkerError> {
-        let Some(worker_id) = self.worker_id else {
+        let Some(credentials) = self.credentials.clone() else {
             self.register().await?;
             return Ok(Flow::Continue);
         };
@@ -219,7 +219,7 @@ impl Miner {
             }
             return Ok(Flow::Continue);
         }
-        self.lease(worker_id).await
+        self.lease(credentials).await
     }
 
     /// One registration attempt; on success the heartbeats start. Failures are retried
@@ -238,7 +238,10 @@ impl Miner {
                 if let Some(old) = self.heartbeats.replace(heartbeats) {
                     old.abort();
                 }
-                self.worker_id = Some(reply.worker_id);
+                self.credentials = Some(Credentials {
+                    id: reply.worker_id,
+                    session: reply.session,
+                });
                 Ok(())
             }
             Err(status) => {
@@ -253,13 +256,16 @@ impl Miner {
     /// One lease attempt: a unit starts mining, or the worker waits as the coordinator
     /// says. A forgotten worker registers again; other failures are retried under the
     /// connection limits.
-    async fn lease(&mut self, worker_id: u64) -> Result<Flow, WorkerError> {
-        let request = pb::LeaseRequest { worker_id };
+    async fn lease(&mut self, credentials: Credentials) -> Result<Flow, WorkerError> {
+        let request = pb::LeaseRequest {
+            worker_id: credentials.id,
+            session: credentials.session.clone(),
+        };
         let reply = match self.shared.client.clone().lease(request).await {
             Ok(reply) => reply.into_inner(),
             Err(status) if status.code() == Code::Unauthenticated => {
                 tracing::info!("coordinator forgot this worker (restarted?); registering again");
-                self.worker_id = None;
+                self.credentials = None;
                 return Ok(Flow::Continue);
             }
             Err(status) => {
@@ -272,7 +278,7 @@ impl Miner {
         match reply.unit {
             Some(unit) => {
                 self.announced_done = false;
-                self.start(worker_id, unit);
+                self.start(credentials, unit);
                 Ok(Flow::Continue)
             }
             None if reply.campaigns_done && self.all_done() => Ok(Flow::Finished),
@@ -301,16 +307,16 @@ impl Miner {
     }
 
     /// Spawns the task mining `unit`.
-    fn start(&mut self, worker_id: u64, unit: pb::WorkUnit) {
+    fn start(&mut self, credentials: Credentials, unit: pb::WorkUnit) {
         let Some(lease) = unit.lease.clone() else {
             tracing::error!("coordinator sent a unit without a lease; skipping it");
             return;
         };
         let key = (lease.campaign.clone(), lease.unit, lease.lease);
-        let flags = self.shared.leases.take(key, worker_id);
+        let flags = self.shared.leases.take(key, credentials.clone());
         self.units.spawn(unit::mine_unit(
             self.shared.clone(),
-            worker_id,
+            credentials,
             unit,
             lease,
             flags,

@@ -9,7 +9,7 @@
 //! with that error.
 //! Once shutdown began, an unreachable coordinator gets [`LAST_TRIES`] more tries.
 
-use crate::connection::{Limits, Retry};
+use crate::connection::{Credentials, Limits, Retry};
 use crate::exhaustive::{analyse_unit, Analysed, ExhaustiveError};
 use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
@@ -40,7 +40,7 @@ pub(crate) struct Shared {
 /// Mines one leased unit; `Ok(true)` if its result was accepted.
 pub(crate) async fn mine_unit(
     shared: Shared,
-    worker_id: u64,
+    credentials: Credentials,
     unit: pb::WorkUnit,
     lease: pb::LeaseRef,
     flags: UnitFlags,
@@ -57,7 +57,7 @@ pub(crate) async fn mine_unit(
     let outcome = match solved {
         Some(result) => {
             shared.leases.submitting(&key);
-            submit(&shared, request(worker_id, &unit, lease, result)).await
+            submit(&shared, request(&credentials, &unit, lease, result)).await
         }
         None => Ok(false),
     };
@@ -168,7 +168,7 @@ async fn solve(
 
 /// The submission of `solved`.
 fn request(
-    worker_id: u64,
+    credentials: &Credentials,
     unit: &pb::WorkUnit,
     lease: pb::LeaseRef,
     solved: Solved,
@@ -177,7 +177,8 @@ fn request(
         Solved::Seeds(result) => result,
         Solved::Exhaustive(analysed) => {
             return pb::SubmitRequest {
-                worker_id,
+                worker_id: credentials.id,
+                session: credentials.session.clone(),
                 lease: Some(lease),
                 digest: analysed.digest.to_vec(),
                 exhaustive: Some(analysed.result),
@@ -186,7 +187,8 @@ fn request(
         }
     };
     pb::SubmitRequest {
-        worker_id,
+        worker_id: credentials.id,
+        session: credentials.session.clone(),
         digest: rrm_proto::unit_digest(
             &lease.campaign,
             unit.seed_start..unit.seed_end,

@@ -102,6 +102,12 @@ impl CampaignState {
             .records
             .get(&unit)
             .is_some_and(|r| matches!(r.state, UnitState::Done { .. }));
+        if was_done && !matches!(record.state, UnitState::Done { .. }) {
+            // A result proven wrong was taken out.
+            self.units_done -= 1;
+            let seeds = self.campaign.spec.unit_seeds(unit);
+            self.seeds_done -= seeds.end - seeds.start;
+        }
         self.pending.remove(&unit);
         self.leased.remove(&unit);
         self.to_verify.remove(&unit);

@@ -1,8 +1,9 @@
 //! The pure checks of a submission, which need no store and no lock: its integrity
-//! (lengths, digest), its contents (kept solutions replayed, record candidates and
-//! unsolved claims solved again, only the solutions asked for), what it adds to the
-//! statistics, and which units a second worker checks.
+//! (lengths, digest), its contents (no impossible values, kept solutions replayed,
+//! record candidates, unsolved claims and a few secretly drawn seeds solved again, only
+//! the solutions asked for), and what it adds to the statistics.
 
+use super::identity::secret_draw;
 use super::{Counts, Rejection, Submission};
 use ricochet::solver::with_thread_solver;
 use ricochet::{GeneratedPuzzle, Generator, Move};
@@ -57,23 +58,60 @@ pub(super) fn check_integrity(
     Ok(digest)
 }
 
+/// How a unit's contents are checked: the limits of the coordinator's own searches and
+/// how many seeds it re-solves at random.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ContentChecks {
+    /// Solutions of the unit's this many hardest seeds come with the result.
+    pub(super) top_count: u32,
+    /// Searches give up beyond this many moves.
+    pub(super) max_moves: u8,
+    /// Seeds of every unit re-solved at random, at most `spot_share` of its seeds on
+    /// average (see [`spot_count`]).
+    pub(super) spot_checks: u32,
+    pub(super) spot_share: f64,
+}
+
+/// Spot checks re-solve at most this share of a unit's seeds on average, so that they
+/// cost the coordinator at most about this share of the mining work however small the
+/// units (a unit of one seed is checked one time in a hundred).
+pub const SPOT_SHARE: f64 = 0.01;
+
+/// How many seeds of a unit of `size` seeds to re-solve: `spot_checks`, or `share` of
+/// the seeds when that is fewer, its fraction drawn in secret.
+pub(super) fn spot_count(size: u64, spot_checks: u32, share: f64) -> u32 {
+    let expected = f64::from(spot_checks).min(size as f64 * share);
+    let whole = expected.floor();
+    whole as u32 + u32::from(secret_draw() < expected - whole)
+}
+
 /// Checks a fresh result's contents and computes what it adds to the statistics.
 ///
-/// Every record candidate (at least `spec.record_threshold` moves) must come with a
-/// solution, which is replayed and solved again; every seed claimed unsolved is solved
-/// again too. Besides the records, only the unit's `top_count` hardest seeds (most moves,
-/// then lowest seed) may bring a solution, so a worker cannot grow the hardest list at
-/// will. Searches give up beyond `max_moves`. Expects a submission that passed
-/// [`check_integrity`].
+/// No seed may claim the impossible (see [`check_possible`]). Every record candidate
+/// (at least `spec.record_threshold` moves) must come with a solution, which is replayed
+/// and solved again; every seed claimed unsolved is solved again too, and so are a few
+/// seeds drawn in secret ([`spot_count`]), whose move count and robots moved must match.
+/// Besides the records, only the unit's `top_count` hardest seeds (most moves, then
+/// lowest seed) may bring a solution, so a worker cannot grow the hardest list at will.
+/// Expects a submission that passed [`check_integrity`].
 pub(super) fn check_contents(
     generator: Generator,
     spec: &CampaignSpec,
     seeds: Range<u64>,
     submission: &Submission,
-    top_count: u32,
-    max_moves: u8,
+    checks: ContentChecks,
 ) -> Result<CheckedResult, Rejection> {
+    let ContentChecks {
+        top_count,
+        max_moves,
+        spot_checks,
+        spot_share,
+    } = checks;
     let solutions = asked_solutions(spec, seeds.clone(), submission, top_count)?;
+    let spot = secret_sample(
+        seeds.clone(),
+        spot_count(seeds.end - seeds.start, spot_checks, spot_share),
+    );
     let mut aggregates = Aggregates::default();
     let mut hardest = Vec::new();
     let results = submission.move_counts.iter().zip(&submission.robots_moved);
@@ -81,6 +119,10 @@ pub(super) fn check_contents(
         let generated = generator
             .generate(seed)
             .map_err(|error| Rejection::Ungenerable { seed, error })?;
+        check_possible(&generated, seed, count, robots, max_moves)?;
+        if spot.contains(&seed) && count != UNSOLVED {
+            spot_check(&generated, seed, count, robots, max_moves)?;
+        }
         if count == UNSOLVED {
             // Not solved within the worker's limit: the coordinator must agree. Such a
             // seed has no move count to enter the statistics.
@@ -128,6 +170,83 @@ pub(super) fn check_contents(
         hardest,
         aggregates,
     })
+}
+
+/// Refuses what no solver can report: 0 moves unless the robot starts on the target
+/// (and then nothing else), robots moved outside 1..=min(moves, robots on the board),
+/// more moves than the search limit unless it is [`UNSOLVED`], which moves no robot.
+fn check_possible(
+    generated: &GeneratedPuzzle,
+    seed: u64,
+    moves: u8,
+    robots: u8,
+    max_moves: u8,
+) -> Result<(), Rejection> {
+    let impossible = |why| Rejection::Impossible {
+        seed,
+        moves,
+        robots,
+        why,
+    };
+    let solved_at_start = generated.puzzle.is_solution(&[]);
+    let robot_count = generated.puzzle.robots().len();
+    match moves {
+        UNSOLVED if robots != 0 => Err(impossible("an unsolved seed moves no robot")),
+        UNSOLVED => Ok(()),
+        moves if moves > max_moves => Err(impossible("beyond the search limit")),
+        0 if !solved_at_start => Err(impossible("the robot does not start on the target")),
+        0 if robots != 0 => Err(impossible("0 moves move no robot")),
+        _ if moves > 0 && solved_at_start => {
+            Err(impossible("the robot starts on the target: 0 moves"))
+        }
+        0 => Ok(()),
+        moves if robots == 0 || usize::from(robots) > robot_count.min(usize::from(moves)) => Err(
+            impossible("robots moved must be 1 to the robots on the board, and at most the moves"),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Solves a seed again and compares the move count and robots moved: honest workers
+/// of this version run the same deterministic solver.
+fn spot_check(
+    generated: &GeneratedPuzzle,
+    seed: u64,
+    count: u8,
+    robots: u8,
+    max_moves: u8,
+) -> Result<(), Rejection> {
+    let found = with_thread_solver(max_moves, |solver| solver.solve(&generated.puzzle)).map_err(
+        |reason| Rejection::Unconfirmed {
+            seed,
+            claimed: count,
+            reason,
+        },
+    )?;
+    let found_robots = ricochet::puzzle::robots_moved(&found.moves);
+    if found.moves.len() != usize::from(count) || found_robots != usize::from(robots) {
+        return Err(Rejection::SpotCheck {
+            seed,
+            claimed: count,
+            claimed_robots: robots,
+            found: found.moves.len(),
+            found_robots,
+        });
+    }
+    Ok(())
+}
+
+/// `count` distinct seeds of `seeds` drawn in secret (all of them when it has no more).
+pub(super) fn secret_sample(seeds: Range<u64>, count: u32) -> HashSet<u64> {
+    let size = seeds.end - seeds.start;
+    if size <= u64::from(count) {
+        return seeds.collect();
+    }
+    let mut drawn = HashSet::new();
+    while drawn.len() < count as usize {
+        drawn.insert(seeds.start + (secret_draw() * size as f64) as u64 % size);
+    }
+    drawn
 }
 
 /// The submission's solutions by seed, refusing any the unit did not ask for.
@@ -222,15 +341,6 @@ pub(super) fn add_counts(
     if count != UNSOLVED {
         aggregates.add(count, robots, &generated.token, &generated.arrangement);
     }
-}
-
-/// A stable share in [0, 1) per unit: which units get a second worker's check.
-pub(super) fn unit_hash(campaign: u32, unit: u64) -> f64 {
-    let mixed = (u64::from(campaign) << 48 ^ unit)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(29)
-        .wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    (mixed >> 11) as f64 / (1u64 << 53) as f64
 }
 
 #[cfg(test)]

@@ -7,12 +7,26 @@ use rrm_store::StoreError;
 /// Why a request was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum CoordinatorError {
-    #[error("unknown campaign {0:?}")]
+    #[error("unknown campaign {:?}", crate::names::shown(.0))]
     UnknownCampaign(String),
     #[error("campaign {campaign:?} has no unit {unit}")]
     UnknownUnit { campaign: String, unit: u64 },
-    #[error("unknown worker {0}; register again")]
+    /// An id the coordinator does not know, or a session that is not the id's.
+    #[error("unknown worker {0} or wrong session; register again")]
     UnknownWorker(u64),
+    #[error("worker {0} was registered with another token")]
+    NotYourWorker(u64),
+    #[error("{0:?} is distrusted: one of its results was proven wrong; an operator clears it with `rrm campaign trust`")]
+    Distrusted(String),
+    #[error("unit {0} is not quarantined")]
+    NotQuarantined(u64),
+    #[error(
+        "the coordinator's disk is nearly full ({} MiB free, below its reserve of {} MiB): \
+         no new work until space is freed; results of units already leased are still taken",
+        available >> 20,
+        reserve >> 20
+    )]
+    DiskLow { available: u64, reserve: u64 },
     #[error("unit {unit} of {campaign:?} never had lease {lease}")]
     UnknownLease {
         campaign: String,
@@ -175,12 +189,44 @@ pub enum Rejection {
         claimed: u8,
         found: usize,
     },
+    #[error("seed {seed}: {moves} moves with {robots} robots moved is impossible: {why}")]
+    Impossible {
+        seed: u64,
+        moves: u8,
+        robots: u8,
+        why: &'static str,
+    },
+    #[error("seed {seed}: claimed {claimed} moves ({claimed_robots} robots), the coordinator finds {found} ({found_robots} robots)")]
+    SpotCheck {
+        seed: u64,
+        claimed: u8,
+        claimed_robots: u8,
+        found: usize,
+        found_robots: usize,
+    },
     #[error("seed {seed}: claimed {claimed} moves, the coordinator finds {reason}")]
     Unconfirmed {
         seed: u64,
         claimed: u8,
         reason: ricochet::Unsolved,
     },
+}
+
+impl Rejection {
+    /// Whether the refusal proves its sender wrong: no worker of this version, honest
+    /// and working, sends such a result. Not so for what the coordinator itself could
+    /// not decide (a seed it cannot generate or solve within its limit), nor for
+    /// damage in transit (lengths, digest), which changes nothing anyway.
+    pub fn proves_wrong(&self) -> bool {
+        !matches!(
+            self,
+            Rejection::WrongLength { .. }
+                | Rejection::DigestMismatch
+                | Rejection::WrongKind { .. }
+                | Rejection::Ungenerable { .. }
+                | Rejection::Unconfirmed { .. }
+        )
+    }
 }
 
 /// Which placement list of an exhaustive result.

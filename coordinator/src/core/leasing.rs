@@ -1,9 +1,10 @@
-//! Leasing: registering workers, handing out units round-robin over the campaigns,
-//! extending leases on heartbeats, expiring them, and releasing a dead worker's leases.
+//! Leasing: handing out units round-robin over the campaigns, extending leases on
+//! heartbeats, expiring them, releasing a dead worker's leases, and releasing
+//! quarantined units on an operator's word.
 
 use super::campaign_state::{current_lease, current_lease_mut, CampaignState, Kind};
 use super::exhaustive::unit_work;
-use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Work};
+use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Work, Worker};
 use crate::unix_ms;
 use rrm_store::{Lease, UnitRecord, UnitState, Verification};
 use std::sync::atomic::Ordering;
@@ -13,37 +14,17 @@ use std::time::{Duration, Instant};
 const EXPIRY_SCAN: Duration = Duration::from_millis(100);
 
 impl Coordinator {
-    /// Registers a worker under a fresh id.
-    pub fn register(&self, name: String) -> u64 {
-        let mut state = self.lock();
-        let id = loop {
-            let id = rand_id();
-            if id != 0 && !state.workers.contains_key(&id) {
-                break id;
-            }
-        };
-        state.workers.insert(id, name);
-        self.metrics.registered();
-        id
-    }
-
-    /// The name `worker` registered under.
-    pub fn worker_name(&self, worker: u64) -> Option<String> {
-        self.lock().workers.get(&worker).cloned()
-    }
-
     /// The next unit for `worker`, or `None` when nothing is to be done now.
-    pub fn lease(&self, worker: u64) -> Result<Option<Assignment>> {
+    pub fn lease(&self, worker: &Worker) -> Result<Option<Assignment>> {
         if self.shutting_down.load(Ordering::SeqCst) {
             return Err(CoordinatorError::ShuttingDown);
         }
+        self.check_disk()?;
         let now = unix_ms();
         let deadline = now + self.config.lease_ms();
         let mut guard = self.lock();
         let state = &mut *guard;
-        if !state.workers.contains_key(&worker) {
-            return Err(CoordinatorError::UnknownWorker(worker));
-        }
+        Self::check_trusted(state, &worker.identity)?;
         if state
             .expiry_scanned
             .is_none_or(|scanned| scanned.elapsed() >= EXPIRY_SCAN)
@@ -87,12 +68,12 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Extends the leases `worker` still holds and keeps the seeds it reports solved in
-    /// them (`seeds_solved[i]` for `leases[i]`; may be empty); returns the leases it lost
-    /// and the new deadline.
+    /// Extends the leases `worker`'s identity still holds and keeps the seeds it reports
+    /// solved in them (`seeds_solved[i]` for `leases[i]`; may be empty); returns the
+    /// leases it lost and the new deadline.
     pub fn heartbeat(
         &self,
-        worker: u64,
+        worker: &Worker,
         leases: &[LeaseRef],
         seeds_solved: &[u64],
     ) -> (Vec<LeaseRef>, i64) {
@@ -105,14 +86,14 @@ impl Coordinator {
                 .get_mut(&lease.campaign)
                 .and_then(|c| c.records.get_mut(&lease.unit))
                 .and_then(current_lease_mut)
-                .filter(|held| held.number == lease.lease && held.worker == worker);
+                .filter(|held| held.number == lease.lease && held.identity == worker.identity);
             match held {
                 // Deadlines live in memory; a restarted coordinator grants a fresh one.
                 Some(held) => held.deadline_unix_ms = deadline,
                 None => lost.push(lease.clone()),
             }
         }
-        state.note_progress(worker, leases, seeds_solved);
+        state.note_progress(worker.id, leases, seeds_solved);
         (lost, deadline)
     }
 
@@ -133,12 +114,13 @@ impl Coordinator {
                 UnitState::Done { verification, .. } => *verification = Verification::Pending,
                 state => {
                     let expired = match state {
-                        UnitState::Leased(lease) => Some(*lease),
+                        UnitState::Leased(lease) => Some(lease.clone()),
                         _ => None,
                     };
+                    let holder = expired.as_ref().map(|l| l.identity.clone());
                     *state = UnitState::Pending { expired };
                     let why = format!("lease {} expired", record.leases_issued);
-                    self.charge_failure(&mut record, why);
+                    self.charge_failure(&mut record, &holder.unwrap_or_default(), why);
                 }
             }
             self.store.put_unit(campaign.campaign.id, unit, &record)?;
@@ -151,26 +133,56 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Counts a failure against a unit that is no longer leased; quarantines it at
-    /// [`crate::Config::max_failures`].
-    pub(super) fn charge_failure(&self, record: &mut UnitRecord, why: String) {
-        record.failures += 1;
-        record.last_error = Some(why);
-        if record.failures >= self.config.max_failures {
-            record.state = UnitState::Quarantined;
+    /// Releases quarantined units of campaign `name` (just `unit`, if given) to be
+    /// leased again with their failures forgotten; returns the units released.
+    pub fn retry(&self, name: &str, unit: Option<u64>) -> Result<Vec<u64>> {
+        let mut state = self.lock();
+        let campaign = state
+            .campaigns
+            .get_mut(name)
+            .ok_or_else(|| CoordinatorError::UnknownCampaign(name.to_string()))?;
+        let quarantined: Vec<u64> = match unit {
+            Some(unit)
+                if campaign
+                    .records
+                    .get(&unit)
+                    .is_some_and(|r| r.state == UnitState::Quarantined) =>
+            {
+                vec![unit]
+            }
+            Some(unit) => return Err(CoordinatorError::NotQuarantined(unit)),
+            None => campaign
+                .records
+                .iter()
+                .filter(|(_, r)| r.state == UnitState::Quarantined)
+                .map(|(&unit, _)| unit)
+                .collect(),
+        };
+        for &unit in &quarantined {
+            let mut record = campaign.records[&unit].clone();
+            record.state = UnitState::Pending { expired: None };
+            record.failed_by.clear();
+            self.store.put_unit(campaign.campaign.id, unit, &record)?;
+            campaign.track(unit, record, 0);
         }
+        tracing::info!(
+            campaign = name,
+            units = quarantined.len(),
+            "quarantined units released"
+        );
+        Ok(quarantined)
     }
 
     /// Leases `campaign`'s next unit to `worker`: a unit waiting again, then a done unit
-    /// awaiting a second worker's check (never its first worker), then a fresh one.
+    /// awaiting another identity's check (never its producer's), then a fresh one.
     fn issue(
         &self,
         campaign: &mut CampaignState,
-        worker: u64,
+        worker: &Worker,
         deadline_unix_ms: i64,
     ) -> Result<Option<Assignment>> {
         let verification = campaign.to_verify.iter().copied().find(|unit| {
-            matches!(campaign.records[unit].state, UnitState::Done { worker: first, .. } if first != worker)
+            matches!(&campaign.records[unit].state, UnitState::Done { producer, .. } if *producer != worker.identity)
         });
         let unit = if let Some(unit) = campaign.pending.first().copied() {
             unit
@@ -196,18 +208,19 @@ impl Coordinator {
                 },
             )?),
         };
-        let mut record = campaign.records.get(&unit).cloned().unwrap_or(UnitRecord {
-            state: UnitState::Pending { expired: None },
-            leases_issued: 0,
-            failures: 0,
-            last_error: None,
-        });
+        let mut record = campaign
+            .records
+            .get(&unit)
+            .cloned()
+            .unwrap_or_else(UnitRecord::fresh);
         record.leases_issued += 1;
         let lease = Lease {
             number: record.leases_issued,
-            worker,
+            worker: worker.id,
+            identity: worker.identity.clone(),
             deadline_unix_ms,
         };
+        let number = lease.number;
         match &mut record.state {
             UnitState::Done { verification, .. } => *verification = Verification::Leased(lease),
             state => *state = UnitState::Leased(lease),
@@ -219,18 +232,10 @@ impl Coordinator {
             lease: LeaseRef {
                 campaign: campaign.campaign.spec.name.clone(),
                 unit,
-                lease: lease.number,
+                lease: number,
             },
             work,
             deadline_unix_ms,
         }))
     }
-}
-
-/// A random worker id (from the OS-seeded hasher), unlikely to repeat across restarts.
-fn rand_id() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_i64(unix_ms());
-    hasher.finish()
 }

@@ -8,15 +8,20 @@
 //! the lock, and the state is checked again before anything is written.
 //!
 //! One child module per concern, each adding methods to [`Coordinator`]:
-//! `recovery` (opening a store), `leasing`, `submission`, `checks` (pure, no store),
+//! `recovery` (opening a store), `identity` (registrations, sessions, distrust),
+//! `leasing`, `submission`, `disputes` (settling results that disagree), `checks`
+//! (pure, no store),
 //! `queries`, `progress` (seeds reported in heartbeats, campaigns all done), `exhaustive`
 //! (exhaustive campaigns: creation, import, their checks and queries); `campaign_state`
 //! holds one campaign in memory, `types` and `error` the public types.
 
 mod campaign_state;
 mod checks;
+mod disk;
+mod disputes;
 mod error;
 mod exhaustive;
+mod identity;
 mod leasing;
 mod progress;
 mod queries;
@@ -24,11 +29,15 @@ mod recovery;
 mod submission;
 mod types;
 
+pub use checks::SPOT_SHARE;
+pub use disk::{DiskReserve, SpaceProbe};
+pub use disputes::SETTLE_BUDGET;
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
     canonical_board, exhaustive_digest, ExhaustiveRequest, UnitBoard, DEFAULT_MAX_HARDEST,
     DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
 };
+pub use identity::{Session, Worker};
 pub use types::{
     Assignment, CampaignStats, CampaignStatus, Distribution, ExactStats, ExhaustiveUnit, LeaseRef,
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
@@ -49,8 +58,10 @@ struct State {
     campaigns: BTreeMap<String, CampaignState>,
     /// Seeds solved in held leases, from heartbeats.
     progress: progress::LeaseProgress,
-    /// Registered workers by id, with the name they gave.
-    workers: HashMap<u64, String>,
+    /// Registered workers by id.
+    workers: HashMap<u64, identity::Registration>,
+    /// Identities proven wrong, as stored.
+    distrusted: HashMap<String, rrm_store::Distrust>,
     /// The number the next accepted result gets in the commit log.
     next_commit: u64,
     /// Where the next lease search starts, so campaigns share the workers.
@@ -78,6 +89,8 @@ pub struct Coordinator {
     shutting_down: AtomicBool,
     /// Its own metrics, counted where events are stored.
     metrics: Metrics,
+    /// Free space on the store's volume, checked before new work.
+    disk: Mutex<disk::DiskGuard>,
 }
 
 impl Coordinator {

@@ -70,6 +70,7 @@ impl Coordinator {
             seeds_in_progress: state.seeds_in_progress(name),
             quarantined: Vec::new(),
             mismatches: self.store.mismatches(campaign.campaign.id)?,
+            distrusted: state.distrusted.values().cloned().collect(),
         };
         for (&unit, record) in &campaign.records {
             match &record.state {
@@ -77,7 +78,7 @@ impl Coordinator {
                     status.units_quarantined += 1;
                     status.quarantined.push(QuarantinedUnit {
                         unit,
-                        failures: record.failures,
+                        failures: record.failures(),
                         last_error: record.last_error.clone().unwrap_or_default(),
                     });
                 }

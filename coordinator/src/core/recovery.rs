@@ -3,6 +3,7 @@
 
 use super::campaign_state::{CampaignState, Kind};
 use super::checks::add_counts;
+use super::disk::DiskGuard;
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::metrics::Metrics;
 use crate::{unix_ms, Config};
@@ -42,20 +43,41 @@ impl Coordinator {
             campaigns.insert(state.campaign.spec.name.clone(), state);
         }
         let last_commit = replay_commits(&store, &mut campaigns)?;
-        Ok(Coordinator {
+        let dir = store.dir().to_path_buf();
+        let config_reserve = config.min_free_disk;
+        let distrusted: HashMap<_, _> = store
+            .distrusted()?
+            .into_iter()
+            .map(|d| (d.identity.clone(), d))
+            .collect();
+        let coordinator = Coordinator {
             store,
             config,
             state: Mutex::new(State {
-                campaigns,
+                campaigns: BTreeMap::new(),
                 progress: Default::default(),
                 workers: HashMap::new(),
+                distrusted,
                 next_commit: last_commit + 1,
                 round_robin: 0,
                 expiry_scanned: None,
             }),
             shutting_down: AtomicBool::new(false),
             metrics: Metrics::new(),
-        })
+            disk: Mutex::new(DiskGuard::new(
+                config_reserve,
+                Box::new(move || rrm_store::space_of(&dir)),
+            )),
+        };
+        // A crash may have come between a distrust and the checks it queues.
+        {
+            let mut state = coordinator.lock();
+            for campaign in campaigns.values_mut() {
+                coordinator.recheck_distrusted(campaign, &state.distrusted)?;
+            }
+            state.campaigns = campaigns;
+        }
+        Ok(coordinator)
     }
 }
 

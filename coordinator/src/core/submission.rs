@@ -1,20 +1,23 @@
 //! Submissions: judging a worker's result against its unit's state, then accepting it
-//! (one store transaction), comparing it with the stored result, or charging the unit a
-//! failure. Seed and exhaustive units differ only in their checks and what is stored.
+//! (one store transaction), comparing it with the stored result (a differing one goes
+//! to `disputes`), or charging the unit a failure, once per identity. A result proven
+//! wrong also distrusts its sender. Seed and exhaustive units differ only in their
+//! checks and what is stored.
 
-use super::campaign_state::{CampaignState, Kind};
-use super::checks::{check_contents, check_integrity, unit_hash, CheckedResult};
+use super::campaign_state::Kind;
+use super::checks::{check_contents, check_integrity, CheckedResult, ContentChecks};
 use super::exhaustive::{check_exhaustive, check_exhaustive_integrity, unit_board, unit_work};
+use super::identity::secret_draw;
 use super::{
-    Coordinator, CoordinatorError, ExhaustiveUnit, LeaseRef, Outcome, Result, State, Submission,
+    Coordinator, CoordinatorError, ExhaustiveUnit, LeaseRef, Outcome, Rejection, Result, State,
+    Submission,
 };
 use ricochet::solver::DEFAULT_MAX_MOVES;
 use rrm_store::{
-    CampaignSpec, ExhaustiveRecord, ExhaustiveSpec, Mismatch, UnitRecord, UnitResult, UnitState,
-    Verification,
+    CampaignSpec, ExhaustiveRecord, ExhaustiveSpec, UnitRecord, UnitResult, UnitState, Verification,
 };
 
-/// A fresh result that passed its checks, with what it stores.
+/// A result that passed its content checks, with what it stores.
 pub(super) enum Checked<'a> {
     Seeds {
         checked: CheckedResult,
@@ -24,23 +27,31 @@ pub(super) enum Checked<'a> {
     Exhaustive(ExhaustiveRecord),
 }
 
-/// Units up to this many seeds are checked in microseconds (see [`Coordinator::is_quick`]).
-const QUICK_UNIT: usize = 1024;
+/// What [`Coordinator::lookup`] finds for a lease: the campaign's kind and spec and
+/// the unit's record.
+pub(super) struct Found {
+    pub(super) kind: Kind,
+    pub(super) spec: CampaignSpec,
+    pub(super) record: UnitRecord,
+}
 
 impl Coordinator {
     /// Takes a worker's result. Malformed submissions (unknown unit or lease, wrong
-    /// length, bad digest) change nothing; refused contents count as a failure of the
-    /// unit.
+    /// length, bad digest) and those of distrusted identities change nothing; refused
+    /// contents count as a failure of the unit, and distrust their sender when they
+    /// prove it wrong.
     pub fn submit(&self, submission: Submission) -> Result<Outcome> {
-        let (kind, spec, record) = self.lookup(&submission.lease)?;
+        let found = self.lookup(&submission.lease, &submission.identity)?;
         let lease = &submission.lease;
-        let digest = match &kind {
-            Kind::Seeds(_) => check_integrity(&submission, &spec, spec.unit_seeds(lease.unit))?,
+        let digest = match &found.kind {
+            Kind::Seeds(_) => {
+                check_integrity(&submission, &found.spec, found.spec.unit_seeds(lease.unit))?
+            }
             Kind::Exhaustive(exhaustive) => {
                 check_exhaustive_integrity(&submission, &work_of(exhaustive, lease)?)?
             }
         };
-        if lease.lease == 0 || lease.lease > record.leases_issued {
+        if lease.lease == 0 || lease.lease > found.record.leases_issued {
             return Err(unknown_lease(lease));
         }
         let stale = |superseded_by| CoordinatorError::StaleLease {
@@ -52,19 +63,19 @@ impl Coordinator {
             unit: lease.unit,
             lease: lease.lease,
         };
-        match &record.state {
-            UnitState::Done { .. } => self.compare(&submission, digest),
+        match &found.record.state {
+            UnitState::Done { .. } => self.compare(&found, &submission, digest),
             UnitState::Quarantined => Err(CoordinatorError::Quarantined(lease.unit)),
             UnitState::Leased(held) if held.number != lease.lease => Err(stale(Some(held.number))),
-            UnitState::Leased(held) if held.worker != submission.worker => Err(not_yours()),
-            UnitState::Leased(_) => self.check_and_accept(&kind, &spec, &submission, digest),
+            UnitState::Leased(held) if held.identity != submission.identity => Err(not_yours()),
+            UnitState::Leased(_) => self.check_and_accept(&found, &submission, digest),
             // The unit's last lease expired and nobody has it yet: its holder's result is
             // still welcome.
             UnitState::Pending {
                 expired: Some(held),
             } if held.number == lease.lease => {
-                if held.worker == submission.worker {
-                    self.check_and_accept(&kind, &spec, &submission, digest)
+                if held.identity == submission.identity {
+                    self.check_and_accept(&found, &submission, digest)
                 } else {
                     Err(not_yours())
                 }
@@ -73,38 +84,32 @@ impl Coordinator {
         }
     }
 
-    /// Whether checking `submission` takes only microseconds: a small unit without record
-    /// candidates to re-solve. Others (and every exhaustive result, whose placements are
-    /// re-solved) are best checked off the async threads.
-    pub fn is_quick(&self, submission: &Submission) -> bool {
-        if submission.exhaustive.is_some() {
-            return false;
-        }
-        let state = self.lock();
-        let threshold = state
-            .campaigns
-            .get(&submission.lease.campaign)
-            .map_or(0, |c| c.campaign.spec.record_threshold);
-        submission.move_counts.len() <= QUICK_UNIT
-            && submission.move_counts.iter().all(|&m| m < threshold)
-    }
-
-    /// Checks a fresh result's contents; accepts it, or charges the unit a failure.
+    /// Checks a fresh result's contents; accepts it, or refuses it.
     fn check_and_accept(
         &self,
-        kind: &Kind,
-        spec: &CampaignSpec,
+        found: &Found,
         submission: &Submission,
         digest: [u8; 32],
     ) -> Result<Outcome> {
-        let checked = match (kind, &submission.exhaustive) {
+        match self.check_fresh(found, submission)? {
+            Ok(checked) => self.accept(submission, digest, checked),
+            Err(rejection) => Err(self.refuse(submission, rejection)?),
+        }
+    }
+
+    /// The content checks of a result (see `checks` and `exhaustive::checks`).
+    pub(super) fn check_fresh<'a>(
+        &self,
+        found: &Found,
+        submission: &'a Submission,
+    ) -> Result<Result<Checked<'a>, Rejection>> {
+        Ok(match (&found.kind, &submission.exhaustive) {
             (Kind::Seeds(generator), _) => check_contents(
                 *generator,
-                spec,
-                spec.unit_seeds(submission.lease.unit),
+                &found.spec,
+                found.spec.unit_seeds(submission.lease.unit),
                 submission,
-                self.config.top_count,
-                DEFAULT_MAX_MOVES,
+                self.content_checks(),
             )
             .map(|checked| Checked::Seeds {
                 checked,
@@ -116,23 +121,58 @@ impl Coordinator {
                 check_exhaustive(&work, &unit_board(&work)?, result).map(Checked::Exhaustive)
             }
             // Refused by the integrity check already.
-            (Kind::Exhaustive(_), None) => Err(super::Rejection::WrongKind {
+            (Kind::Exhaustive(_), None) => Err(Rejection::WrongKind {
                 expected: "an exhaustive campaign",
                 got: "seed",
             }),
-        };
-        match checked {
-            Ok(checked) => self.accept(submission, digest, checked),
-            Err(rejection) => {
-                self.count_failure(&submission.lease, &rejection.to_string())?;
-                Err(rejection.into())
-            }
+        })
+    }
+
+    pub(super) fn content_checks(&self) -> ContentChecks {
+        ContentChecks {
+            top_count: self.config.top_count,
+            max_moves: DEFAULT_MAX_MOVES,
+            spot_checks: self.config.spot_checks,
+            spot_share: super::checks::SPOT_SHARE,
         }
     }
 
-    /// The campaign's kind and spec and the unit's record, for judging a lease.
-    fn lookup(&self, lease: &LeaseRef) -> Result<(Kind, CampaignSpec, UnitRecord)> {
+    /// Charges a refused fresh result to the unit (once per identity) and distrusts its
+    /// sender when the refusal proves it wrong; returns the refusal.
+    pub(super) fn refuse(
+        &self,
+        submission: &Submission,
+        rejection: Rejection,
+    ) -> Result<CoordinatorError> {
+        let lease = &submission.lease;
+        let mut state = self.lock();
+        let (campaign, mut record) = state.looked_up(lease);
+        // Only the current lease is charged (an expired one was charged when it expired).
+        if matches!(&record.state, UnitState::Leased(held) if held.number == lease.lease) {
+            record.state = UnitState::Pending { expired: None };
+            self.charge_failure(&mut record, &submission.identity, rejection.to_string());
+            self.store
+                .put_unit(campaign.campaign.id, lease.unit, &record)?;
+            if matches!(record.state, UnitState::Quarantined) {
+                self.metrics.quarantined(&lease.campaign);
+            }
+            campaign.track(lease.unit, record, 0);
+        }
+        if rejection.proves_wrong() {
+            let reason = format!(
+                "campaign {} unit {}: {rejection}",
+                lease.campaign, lease.unit
+            );
+            self.distrust(&mut state, &submission.identity, reason, false)?;
+        }
+        Ok(rejection.into())
+    }
+
+    /// The campaign's kind and spec and the unit's record, for judging a lease; refuses
+    /// a distrusted sender.
+    pub(super) fn lookup(&self, lease: &LeaseRef, identity: &str) -> Result<Found> {
         let state = self.lock();
+        Self::check_trusted(&state, identity)?;
         let campaign = state.campaign(&lease.campaign)?;
         let record = campaign.records.get(&lease.unit).cloned().ok_or_else(|| {
             if lease.unit < campaign.campaign.spec.units_total() {
@@ -144,16 +184,22 @@ impl Coordinator {
                 }
             }
         })?;
-        Ok((
-            campaign.kind.clone(),
-            campaign.campaign.spec.clone(),
+        Ok(Found {
+            kind: campaign.kind.clone(),
+            spec: campaign.campaign.spec.clone(),
             record,
-        ))
+        })
     }
 
-    /// A result for a unit already done: a duplicate, a verification, or a mismatch.
-    fn compare(&self, submission: &Submission, digest: [u8; 32]) -> Result<Outcome> {
+    /// A result for a unit already done: a duplicate, a verification, or a dispute.
+    fn compare(&self, found: &Found, submission: &Submission, digest: [u8; 32]) -> Result<Outcome> {
         let lease = &submission.lease;
+        let UnitState::Done { digest: stored, .. } = &found.record.state else {
+            unreachable!("compare is called for done units");
+        };
+        if *stored != digest {
+            return self.dispute(found, submission, digest);
+        }
         let mut state = self.lock();
         let (campaign, mut record) = state.looked_up(lease);
         let UnitState::Done {
@@ -166,43 +212,27 @@ impl Coordinator {
             // Its state changed since the lookup; judge it again.
             return self.submit(submission.clone());
         };
-        let agrees = *stored == digest;
+        if *stored != digest {
+            drop(state);
+            return self.submit(submission.clone());
+        }
         let verifying = matches!(verification, Verification::Leased(held)
-            if held.number == lease.lease && held.worker == submission.worker);
-        if agrees && !verifying {
+            if held.number == lease.lease && held.identity == submission.identity);
+        if !verifying {
             return Ok(Outcome::Duplicate);
         }
-        if !agrees {
-            let mismatch = Mismatch {
-                unit: lease.unit,
-                worker: submission.worker,
-                detail: format!(
-                    "lease {}: the result differs from the stored one",
-                    lease.lease
-                ),
-            };
-            self.store.add_mismatch(campaign.campaign.id, &mismatch)?;
-            self.metrics.mismatched(&lease.campaign);
-        }
-        if verifying {
-            let worker = submission.worker;
-            *verification = if agrees {
-                Verification::Agreed { worker }
-            } else {
-                Verification::Disagreed { worker }
-            };
-            self.store
-                .put_unit(campaign.campaign.id, lease.unit, &record)?;
-            campaign.track(lease.unit, record, 0);
-        }
-        Ok(if agrees {
-            Outcome::Verified
-        } else {
-            Outcome::Mismatch
-        })
+        *verification = Verification::Agreed {
+            by: submission.identity.clone(),
+        };
+        self.store
+            .put_unit(campaign.campaign.id, lease.unit, &record)?;
+        campaign.track(lease.unit, record, 0);
+        self.settle_pending_for_stored(&mut state, lease)?;
+        Ok(Outcome::Verified)
     }
 
     /// Stores a checked fresh result as the unit's, if its lease is still the open one.
+    /// Whether another identity checks it is drawn in secret here.
     fn accept(
         &self,
         submission: &Submission,
@@ -211,13 +241,14 @@ impl Coordinator {
     ) -> Result<Outcome> {
         let lease = &submission.lease;
         let mut state = self.lock();
+        Self::check_trusted(&state, &submission.identity)?;
         let commit = state.next_commit;
-        let (campaign, mut record) = state.looked_up(lease);
+        let (_, mut record) = state.looked_up(lease);
         let still_open = match &record.state {
             UnitState::Leased(held) => held.number == lease.lease,
             UnitState::Pending {
                 expired: Some(held),
-            } => held.number == lease.lease && held.worker == submission.worker,
+            } => held.number == lease.lease && held.identity == submission.identity,
             _ => false,
         };
         if !still_open {
@@ -225,11 +256,10 @@ impl Coordinator {
             // Someone else's result or an expiry came first; judge it again.
             return self.submit(submission.clone());
         }
-        let chosen = self.config.verify_share > 0.0
-            && unit_hash(campaign.campaign.id, lease.unit) < self.config.verify_share;
+        let chosen = secret_draw() < self.config.verify_share;
         record.state = UnitState::Done {
             digest,
-            worker: submission.worker,
+            producer: submission.identity.clone(),
             commit,
             verification: if chosen {
                 Verification::Pending
@@ -289,30 +319,27 @@ impl Coordinator {
         Ok(())
     }
 
-    /// Charges the unit of `lease` a failure for a refused result, if that lease is
-    /// still the current one (an expired lease was charged when it expired).
-    fn count_failure(&self, lease: &LeaseRef, why: &str) -> Result<()> {
-        let mut state = self.lock();
-        let (campaign, mut record) = state.looked_up(lease);
-        if !matches!(record.state, UnitState::Leased(held) if held.number == lease.lease) {
-            return Ok(());
+    /// Counts a failure of `identity` against a unit that is no longer leased, once per
+    /// identity (so one sender, however many its registrations or submissions, cannot
+    /// quarantine a unit); quarantines it at [`crate::Config::max_failures`] identities.
+    pub(super) fn charge_failure(&self, record: &mut UnitRecord, identity: &str, why: String) {
+        if !record.failed_by.iter().any(|charged| charged == identity) {
+            record.failed_by.push(identity.to_string());
         }
-        record.state = UnitState::Pending { expired: None };
-        self.charge_failure(&mut record, why.to_string());
-        self.store
-            .put_unit(campaign.campaign.id, lease.unit, &record)?;
-        if matches!(record.state, UnitState::Quarantined) {
-            self.metrics.quarantined(&lease.campaign);
+        record.last_error = Some(why);
+        if record.failures() >= self.config.max_failures {
+            record.state = UnitState::Quarantined;
         }
-        campaign.track(lease.unit, record, 0);
-        Ok(())
     }
 }
 
 impl State {
     /// The campaign of a lease [`Coordinator::lookup`] found (campaigns are never
     /// removed) and a copy of its unit's record to change.
-    fn looked_up(&mut self, lease: &LeaseRef) -> (&mut CampaignState, UnitRecord) {
+    pub(super) fn looked_up(
+        &mut self,
+        lease: &LeaseRef,
+    ) -> (&mut super::campaign_state::CampaignState, UnitRecord) {
         let campaign = self
             .campaigns
             .get_mut(&lease.campaign)

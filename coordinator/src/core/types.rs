@@ -2,7 +2,7 @@
 //! gRPC (`crate::wire` converts them to and from `rrm.v1` messages).
 
 use ricochet::Generator;
-use rrm_store::{Aggregates, Campaign, ExhaustiveResult, Mismatch, PlacementCells};
+use rrm_store::{Aggregates, Campaign, Distrust, ExhaustiveResult, Mismatch, PlacementCells};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -139,7 +139,11 @@ fn add_histogram(into: &mut Vec<u64>, from: &[u64]) {
 /// A worker's result for one lease.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Submission {
+    /// The registration that sent it (for logs).
     pub worker: u64,
+    /// Who sent it, as [`crate::core::Coordinator::authenticate`] proved: the result,
+    /// a failure or a distrust is charged to this name.
+    pub identity: String,
     pub lease: LeaseRef,
     /// One optimal move count per seed of the unit ([`rrm_proto::UNSOLVED`] when the
     /// worker gave up).
@@ -162,7 +166,8 @@ pub enum Outcome {
     Accepted,
     /// The same result as the stored one, sent again: nothing changes.
     Duplicate,
-    /// A result that differs from the stored one: recorded as a mismatch, not counted.
+    /// A result that differs from the stored one: recorded as a mismatch and settled
+    /// (see [`rrm_store::Resolution`]); it counts only if it proved right.
     Mismatch,
     /// A second worker's check agreed with the stored result.
     Verified,
@@ -189,6 +194,8 @@ pub struct CampaignStatus {
     pub seeds_in_progress: u64,
     pub quarantined: Vec<QuarantinedUnit>,
     pub mismatches: Vec<Mismatch>,
+    /// Identities proven wrong (on any campaign), leasing nothing until cleared.
+    pub distrusted: Vec<Distrust>,
 }
 
 /// A unit that failed too often to be leased again.

@@ -32,8 +32,17 @@ fn status() -> CampaignStatus {
         }],
         mismatches: vec![Mismatch {
             unit: 2,
-            worker: 77,
+            lease: 3,
+            producer: "alice".into(),
+            verifier: "bob".into(),
+            digest: [0; 32],
             detail: "differs".into(),
+            resolution: Resolution::VerifierWon,
+        }],
+        distrusted: vec![Distrust {
+            identity: "alice".into(),
+            since_unix_ms: 1_700_000_000_000,
+            reason: "seed 9 claimed 1 move, it needs 6".into(),
         }],
     }
 }
@@ -130,6 +139,7 @@ fn puzzles_leases_and_submissions_survive_the_round_trip() {
     assert_eq!(LeaseRef::from(pb::LeaseRef::from(lease.clone())), lease);
     let request = pb::SubmitRequest {
         worker_id: 4,
+        session: vec![5; 16],
         lease: Some(lease.clone().into()),
         move_counts: vec![3, 4],
         digest: vec![1; 32],

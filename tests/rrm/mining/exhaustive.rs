@@ -9,7 +9,7 @@ use crate::referee::check_solution;
 use rrm_coordinator::wire::{exhaustive_message, exhaustive_result};
 use rrm_coordinator::{
     exhaustive_digest, CoordinatorError, ExhaustiveRequest, LeaseRef, Outcome, PlacementList,
-    Rejection, Submission, UnitBoard, Work, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
+    Rejection, Submission, UnitBoard, Work, Worker, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
     DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
 };
 use rrm_store::ExhaustiveResult;
@@ -64,9 +64,10 @@ type Case = (
 );
 
 /// A submission of `result` with a digest that matches it, so only its contents decide.
-fn submission(worker: u64, lease: LeaseRef, result: &ExhaustiveResult) -> Submission {
+fn submission(worker: &Worker, lease: LeaseRef, result: &ExhaustiveResult) -> Submission {
     Submission {
-        worker,
+        worker: worker.id,
+        identity: worker.identity.clone(),
         digest: digest(&lease, result),
         lease,
         move_counts: Vec::new(),
@@ -104,7 +105,7 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
         .create_exhaustive_campaign(request("ex"))
         .unwrap();
     assert_eq!(status.units_total, 1);
-    let worker = coordinator.register("forger".into());
+
     let (sampled, easier, depth) = easier_sample(honest);
     let mut cases: Vec<Case> = Vec::new();
     let mut forged = honest.clone();
@@ -201,13 +202,15 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
         }),
     ));
     for (failures, (what, forged, expected)) in cases.into_iter().enumerate() {
-        let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
+        // A forger is distrusted after its first refusal: each case is another one.
+        let worker = in_process_worker(&coordinator, "forger");
+        let assignment = coordinator.lease(&worker).unwrap().expect("the unit again");
         assert_eq!(assignment.lease.lease, failures as u64 + 1, "{what}");
         let Work::Exhaustive(work) = &assignment.work else {
             panic!("an exhaustive unit")
         };
         assert_eq!((work.board.as_str(), work.token.as_str()), (BOARD, TOKEN));
-        match coordinator.submit(submission(worker, assignment.lease, &forged)) {
+        match coordinator.submit(submission(&worker, assignment.lease, &forged)) {
             Err(CoordinatorError::Invalid(rejection)) => {
                 assert!(expected(&rejection), "{what}: refused with {rejection:?}")
             }
@@ -224,25 +227,26 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
         let status = coordinator.status("ex").unwrap();
         assert_eq!((status.units_done, status.units_leased), (0, 0), "{what}");
         assert_eq!(
-            coordinator.store().units(1).unwrap()[0].1.failures,
+            coordinator.store().units(1).unwrap()[0].1.failures(),
             failures as u32 + 1
         );
     }
     // Malformed submissions change nothing: no failure is charged.
-    let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
-    let mut bad_digest = submission(worker, assignment.lease.clone(), honest);
+    let worker = in_process_worker(&coordinator, "honest");
+    let assignment = coordinator.lease(&worker).unwrap().expect("the unit again");
+    let mut bad_digest = submission(&worker, assignment.lease.clone(), honest);
     bad_digest.digest[0] ^= 1;
     assert!(matches!(
         coordinator.submit(bad_digest),
         Err(CoordinatorError::Invalid(Rejection::DigestMismatch))
     ));
-    let mut seed_style = submission(worker, assignment.lease.clone(), honest);
+    let mut seed_style = submission(&worker, assignment.lease.clone(), honest);
     seed_style.exhaustive = None;
     assert!(matches!(
         coordinator.submit(seed_style),
         Err(CoordinatorError::Invalid(Rejection::WrongKind { .. }))
     ));
-    let honest_submission = submission(worker, assignment.lease, honest);
+    let honest_submission = submission(&worker, assignment.lease, honest);
     assert_eq!(
         coordinator.submit(honest_submission.clone()).unwrap(),
         Outcome::Accepted
@@ -251,7 +255,7 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
         coordinator.submit(honest_submission).unwrap(),
         Outcome::Duplicate
     );
-    assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures, 6);
+    assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures(), 6);
     assert_stored_once(&coordinator, "ex", honest);
     // Reopened without a checkpoint, the unit counts exactly once; an import of the same
     // result is a duplicate.
@@ -381,12 +385,13 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
         &url,
     ]);
     block_on(async {
-        let (mut client, worker_id) = raw_worker(&url, "raw").await;
-        let unit = leased_unit(&mut client, worker_id).await;
+        let (mut client, worker) = raw_worker(&url, "raw").await;
+        let unit = leased_unit(&mut client, &worker).await;
         let lease = unit.lease.clone().unwrap();
         assert_eq!(unit.exhaustive.unwrap().board, BOARD);
         let request = pb::SubmitRequest {
-            worker_id,
+            worker_id: worker.id,
+            session: worker.session.clone(),
             digest: digest(&lease.clone().into(), honest),
             lease: Some(lease),
             exhaustive: Some(exhaustive_message(honest)),

@@ -29,8 +29,8 @@ fn a_mined_campaign_is_counted_in_the_metrics() {
     let campaign = [("campaign", "metered")];
     // A silent worker takes the first unit and lets its lease (3 s) run out.
     block_on(async {
-        let (mut client, worker_id) = raw_worker(&url, "silent").await;
-        leased_unit(&mut client, worker_id).await;
+        let (mut client, worker) = raw_worker(&url, "silent").await;
+        leased_unit(&mut client, &worker).await;
     });
     let before = scrape(dashboard);
     assert_eq!(before.value("rrm_workers_holding_leases", &[]), 1.0);

@@ -234,18 +234,34 @@ fn status(url: &str, campaign: &str) -> Option<pb::CampaignStatus> {
     })
 }
 
+/// A registration as a hand-made client holds it: the public id and the session.
+#[derive(Clone, Debug)]
+struct Registered {
+    id: u64,
+    session: Vec<u8>,
+}
+
+impl Registered {
+    fn lease(&self) -> pb::LeaseRequest {
+        pb::LeaseRequest {
+            worker_id: self.id,
+            session: self.session.clone(),
+        }
+    }
+}
+
 /// A bare gRPC client registered as a worker, for hand-made requests.
 async fn raw_worker(
     url: &str,
     name: &str,
 ) -> (
     pb::mining_client::MiningClient<tonic::transport::Channel>,
-    u64,
+    Registered,
 ) {
     let mut client = pb::mining_client::MiningClient::connect(url.to_string())
         .await
         .unwrap();
-    let worker_id = client
+    let reply = client
         .register(pb::RegisterRequest {
             name: name.into(),
             threads: 1,
@@ -253,9 +269,18 @@ async fn raw_worker(
         })
         .await
         .unwrap()
-        .into_inner()
-        .worker_id;
-    (client, worker_id)
+        .into_inner();
+    let registered = Registered {
+        id: reply.worker_id,
+        session: reply.session,
+    };
+    (client, registered)
+}
+
+/// A worker registered in process (no tokens: its own identity), for direct calls.
+fn in_process_worker(coordinator: &Coordinator, name: &str) -> rrm_coordinator::Worker {
+    let session = coordinator.register(None, name);
+    coordinator.authenticate(&session, None).unwrap()
 }
 
 /// A submission of `counts` for `seeds` under `lease`, with their digest and `solved`'s
@@ -264,11 +289,12 @@ fn submission(
     lease: pb::LeaseRef,
     seeds: Range<u64>,
     solved: &rrm_worker::UnitResult,
-    worker: u64,
+    worker: &Registered,
     counts: Vec<u8>,
 ) -> pb::SubmitRequest {
     pb::SubmitRequest {
-        worker_id: worker,
+        worker_id: worker.id,
+        session: worker.session.clone(),
         digest: rrm_proto::unit_digest(&lease.campaign, seeds, &counts, &solved.robots_moved)
             .to_vec(),
         lease: Some(lease),
@@ -286,13 +312,13 @@ fn submission(
     }
 }
 
-/// Leases a unit for `worker_id`, insisting that there is one.
+/// Leases a unit for `worker`, insisting that there is one.
 async fn leased_unit(
     client: &mut pb::mining_client::MiningClient<tonic::transport::Channel>,
-    worker_id: u64,
+    worker: &Registered,
 ) -> pb::WorkUnit {
     client
-        .lease(pb::LeaseRequest { worker_id })
+        .lease(worker.lease())
         .await
         .unwrap()
         .into_inner()

@@ -29,12 +29,12 @@ fn saved_statistics_counting_unsolved_seeds_are_rebuilt() {
         let record = UnitRecord {
             state: UnitState::Done {
                 digest: rrm_proto::unit_digest("old", seeds.clone(), &counts, &robots),
-                worker: 1,
+                producer: "old".into(),
                 commit: 1,
                 verification: Verification::NotChosen,
             },
             leases_issued: 1,
-            failures: 0,
+            failed_by: Vec::new(),
             last_error: None,
         };
         store

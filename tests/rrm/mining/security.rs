@@ -40,7 +40,7 @@ fn mining(url: &str, access: &ClientAccess) -> pb::mining_client::MiningClient<A
     pb::mining_client::MiningClient::new(channel(url, access))
 }
 
-async fn register(url: &str, access: &ClientAccess, name: &str) -> Result<u64, Status> {
+async fn register(url: &str, access: &ClientAccess, name: &str) -> Result<Registered, Status> {
     mining(url, access)
         .register(pb::RegisterRequest {
             name: name.into(),
@@ -48,7 +48,13 @@ async fn register(url: &str, access: &ClientAccess, name: &str) -> Result<u64, S
             version: env!("CARGO_PKG_VERSION").into(),
         })
         .await
-        .map(|reply| reply.into_inner().worker_id)
+        .map(|reply| {
+            let reply = reply.into_inner();
+            Registered {
+                id: reply.worker_id,
+                session: reply.session,
+            }
+        })
 }
 
 async fn create(url: &str, access: &ClientAccess, spec: CampaignSpec) -> Result<(), Status> {
@@ -69,10 +75,10 @@ async fn list(url: &str, access: &ClientAccess) -> Result<usize, Status> {
 async fn leased_and_solved(
     url: &str,
     access: &ClientAccess,
-    worker: u64,
+    worker: &Registered,
 ) -> (pb::WorkUnit, rrm_worker::UnitResult) {
     let unit = mining(url, access)
-        .lease(pb::LeaseRequest { worker_id: worker })
+        .lease(worker.lease())
         .await
         .unwrap()
         .into_inner()
@@ -167,14 +173,14 @@ fn tokens_decide_who_may_mine_create_and_read() {
 
         // The identity is the token's name, whatever the worker calls itself.
         let id_a = register(&url, &a, "mallory").await.unwrap();
-        assert_eq!(
-            server.coordinator.worker_name(id_a).as_deref(),
-            Some("pool-a")
-        );
-        // Another token cannot act under pool-a's worker id.
-        let stolen = mining(&url, &b)
-            .lease(pb::LeaseRequest { worker_id: id_a })
-            .await;
+        let session = rrm_coordinator::Session {
+            worker: id_a.id,
+            secret: id_a.session.clone().try_into().unwrap(),
+        };
+        let identity = server.coordinator.authenticate(&session, None).unwrap();
+        assert_eq!(identity.identity, "pool-a");
+        // Another token cannot act under pool-a's registration, even with its session.
+        let stolen = mining(&url, &b).lease(id_a.lease()).await;
         assert_eq!(code(stolen), Code::PermissionDenied);
 
         // Forged results from an authenticated worker are still caught, and charged: the
@@ -183,10 +189,10 @@ fn tokens_decide_who_may_mine_create_and_read() {
         // pool-a's submission of `counts` for `unit`, as solved.
         let of = |unit: &pb::WorkUnit, solved: &rrm_worker::UnitResult, counts: Vec<u8>| {
             let seeds = unit.seed_start..unit.seed_end;
-            submission(unit.lease.clone().unwrap(), seeds, solved, id_a, counts)
+            submission(unit.lease.clone().unwrap(), seeds, solved, &id_a, counts)
         };
         let mut client = mining(&url, &a);
-        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
+        let (unit, solved) = leased_and_solved(&url, &a, &id_a).await;
         let forged_digest = SubmitRequest {
             digest: vec![0; 32],
             ..of(&unit, &solved, solved.move_counts.clone())
@@ -195,7 +201,7 @@ fn tokens_decide_who_may_mine_create_and_read() {
             code(client.submit(forged_digest).await),
             Code::InvalidArgument
         );
-        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
+        let (unit, solved) = leased_and_solved(&url, &a, &id_a).await;
         let mut record = solved.move_counts.clone();
         record[0] = 25; // a "record" without its solution
         let forged_record = of(&unit, &solved, record);
@@ -203,8 +209,24 @@ fn tokens_decide_who_may_mine_create_and_read() {
             code(client.submit(forged_record).await),
             Code::InvalidArgument
         );
+        // That proved pool-a wrong: it leases nothing until an admin clears it.
+        assert_eq!(
+            code(mining(&url, &a).lease(id_a.lease()).await),
+            Code::PermissionDenied
+        );
+        let trust = |access: &ClientAccess| {
+            let mut client = pb::campaigns_client::CampaignsClient::new(channel(&url, access));
+            async move {
+                let request = pb::TrustWorkerRequest {
+                    identity: "pool-a".into(),
+                };
+                client.trust_worker(request).await
+            }
+        };
+        assert_eq!(code(trust(&reader).await), Code::PermissionDenied);
+        assert!(trust(&admin).await.unwrap().into_inner().cleared);
         // pool-b cannot hand in pool-a's unit either.
-        let (unit, solved) = leased_and_solved(&url, &a, id_a).await;
+        let (unit, solved) = leased_and_solved(&url, &a, &id_a).await;
         let honest = of(&unit, &solved, solved.move_counts.clone());
         assert_eq!(
             code(mining(&url, &b).submit(honest.clone()).await),
@@ -266,9 +288,9 @@ fn a_token_rotated_while_workers_run_loses_and_doubles_nothing() {
         "--coordinator",
         &url,
         "--seeds",
-        "1..3001",
+        "1..6001",
         "--unit-size",
-        "50",
+        "25",
         "--token-file",
         &admin,
     ]);
@@ -359,7 +381,7 @@ fn a_token_rotated_while_workers_run_loses_and_doubles_nothing() {
             .into_inner()
             .histogram
     });
-    assert_eq!(histogram, direct_histogram(1..3001));
+    assert_eq!(histogram, direct_histogram(1..6001));
 }
 
 /// Reads the process's stdout up to the line starting with `prefix`; returns the rest of

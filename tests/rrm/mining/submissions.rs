@@ -12,12 +12,12 @@ fn duplicate_late_and_malformed_submissions() {
     };
     let server = Server::with_campaign(config, spec("forge", 1..101, 10));
     block_on(async {
-        let (mut client, worker_id) = raw_worker(&server.url, "test").await;
-        let first = leased_unit(&mut client, worker_id).await;
+        let (mut client, worker) = raw_worker(&server.url, "test").await;
+        let first = leased_unit(&mut client, &worker).await;
         let first_lease = first.lease.clone().unwrap();
         // Let it expire; the same unit comes back under lease 2.
         tokio::time::sleep(Duration::from_millis(1200)).await;
-        let second = leased_unit(&mut client, worker_id).await;
+        let second = leased_unit(&mut client, &worker).await;
         let lease = second.lease.clone().unwrap();
         assert_eq!((lease.unit, lease.lease), (first_lease.unit, 2));
         let seeds = second.seed_start..second.seed_end;
@@ -26,7 +26,7 @@ fn duplicate_late_and_malformed_submissions() {
             rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel, &|| {})
                 .unwrap();
         let submit = |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| {
-            let mut request = submission(lease, seeds.clone(), &result, worker_id, counts);
+            let mut request = submission(lease, seeds.clone(), &result, &worker, counts);
             if let Some(digest) = digest {
                 request.digest = digest.to_vec();
             }
@@ -96,12 +96,20 @@ fn duplicate_late_and_malformed_submissions() {
                 Code::FailedPrecondition,
             ),
             (
-                "someone else's lease",
+                "another worker's id",
                 pb::SubmitRequest {
-                    worker_id: worker_id ^ 1,
+                    worker_id: worker.id ^ 1,
                     ..submit(lease.clone(), good.clone(), None)
                 },
-                Code::PermissionDenied,
+                Code::Unauthenticated,
+            ),
+            (
+                "a forged session",
+                pb::SubmitRequest {
+                    session: vec![0; 16],
+                    ..submit(lease.clone(), good.clone(), None)
+                },
+                Code::Unauthenticated,
             ),
         ];
         for (what, request, code) in cases {
@@ -132,14 +140,21 @@ fn duplicate_late_and_malformed_submissions() {
         assert_eq!(snapshot(&server), after, "duplicates changed the store");
         let mut wrong = good.clone();
         wrong[0] += 1;
+        // A differing result must pass the checks of a fresh one: this one's kept
+        // solution no longer matches its count, so it is refused, the stored result
+        // stands, and the sender is distrusted.
         let disagreeing = client
             .submit(submit(first_lease.clone(), wrong, None))
             .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(disagreeing.outcome(), pb::SubmitOutcome::Mismatch);
+            .expect_err("a differing result that fails its checks");
+        assert_eq!(disagreeing.code(), Code::InvalidArgument);
         let status = server.coordinator.status("forge").unwrap();
         assert_eq!(status.mismatches.len(), 1, "the mismatch is visible");
+        assert_eq!(
+            status.mismatches[0].resolution,
+            rrm_store::Resolution::StoredWon
+        );
+        assert_eq!(status.distrusted.len(), 1, "its sender is distrusted");
         assert_eq!(
             server.coordinator.aggregates("forge").unwrap(),
             after.1,
@@ -158,16 +173,19 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
     every_seed_a_record.record_threshold = 1;
     let server = Server::with_campaign(config, every_seed_a_record);
     block_on(async {
-        let (mut client, worker_id) = raw_worker(&server.url, "liar").await;
+        // Two identities (without tokens, two registrations): one identity's refusals
+        // count once, however many.
         for attempt in 1..=2 {
-            let unit = leased_unit(&mut client, worker_id).await;
+            let (mut client, worker) = raw_worker(&server.url, "liar").await;
+            let unit = leased_unit(&mut client, &worker).await;
             let lease = unit.lease.unwrap();
             assert_eq!(lease.lease, attempt);
             // Record candidates without their solutions.
             let counts = vec![3u8; 10];
             let refused = client
                 .submit(pb::SubmitRequest {
-                    worker_id,
+                    worker_id: worker.id,
+                    session: worker.session.clone(),
                     digest: rrm_proto::unit_digest("failing", 1..11, &counts, &[1; 10]).to_vec(),
                     lease: Some(lease),
                     move_counts: counts,
@@ -179,11 +197,8 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
                 .expect_err("no solutions");
             assert_eq!(refused.code(), Code::InvalidArgument);
         }
-        let nothing = client
-            .lease(pb::LeaseRequest { worker_id })
-            .await
-            .unwrap()
-            .into_inner();
+        let (mut client, worker) = raw_worker(&server.url, "honest").await;
+        let nothing = client.lease(worker.lease()).await.unwrap().into_inner();
         assert!(
             nothing.unit.is_none(),
             "a quarantined unit is not leased again"
@@ -212,11 +227,11 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
     coordinator
         .create_campaign(spec("typed", 1..41, 40))
         .unwrap();
-    let worker = coordinator.register("typed".into());
-    let first = coordinator.lease(worker).unwrap().expect("a unit");
+    let worker = in_process_worker(&coordinator, "typed");
+    let first = coordinator.lease(&worker).unwrap().expect("a unit");
     // The worker vanishes; its unit comes back under lease 2.
     coordinator.release_leases().unwrap();
-    let assignment = coordinator.lease(worker).unwrap().expect("the unit again");
+    let assignment = coordinator.lease(&worker).unwrap().expect("the unit again");
     assert_eq!(assignment.lease.lease, 2);
     let Work::Seeds { seeds, .. } = assignment.work else {
         panic!("a seed unit")
@@ -225,7 +240,8 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
     let solved =
         rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 2, &cancel, &|| {}).unwrap();
     let honest = Submission {
-        worker,
+        worker: worker.id,
+        identity: worker.identity.clone(),
         lease: assignment.lease.clone(),
         digest: rrm_proto::unit_digest(
             "typed",
@@ -268,7 +284,7 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         })
     ));
     let someone_else = Submission {
-        worker: worker ^ 1,
+        identity: "someone else".into(),
         ..honest.clone()
     };
     assert!(matches!(
@@ -281,8 +297,8 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         coordinator.submit(beyond),
         Err(CoordinatorError::UnknownUnit { unit: 5, .. })
     ));
-    // A solution the unit did not ask for would grow the hardest list: refused, and
-    // charged to the unit like any wrong result.
+    // A solution the unit did not ask for would grow the hardest list: refused, charged
+    // to the unit like any wrong result, and its sender distrusted.
     let kept: Vec<u64> = honest.solutions.iter().map(|s| s.0).collect();
     let extra = (1..41).find(|seed| !kept.contains(seed)).unwrap();
     let mut greedy = honest.clone();
@@ -291,14 +307,22 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         coordinator.submit(greedy),
         Err(CoordinatorError::Invalid(Rejection::UnaskedSolution { seed, top_count: 2 })) if seed == extra
     ));
-    assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures, 1);
-    // The unit went back to the queue; its next lease delivers the honest result.
+    assert_eq!(coordinator.store().units(1).unwrap()[0].1.failures(), 1);
+    assert!(matches!(
+        coordinator.lease(&worker),
+        Err(CoordinatorError::Distrusted(identity)) if identity == worker.identity
+    ));
+    // The unit went back to the queue; its next lease, to another worker, delivers the
+    // honest result.
+    let other = in_process_worker(&coordinator, "other");
     let third = coordinator
-        .lease(worker)
+        .lease(&other)
         .unwrap()
         .expect("the unit once more");
     let honest = Submission {
         lease: third.lease,
+        worker: other.id,
+        identity: other.identity.clone(),
         ..honest
     };
     assert_eq!(

@@ -149,6 +149,7 @@ impl pb::mining_server::Mining for BrokenStore {
     ) -> Result<tonic::Response<pb::RegisterReply>, tonic::Status> {
         Ok(tonic::Response::new(pb::RegisterReply {
             worker_id: 1,
+            session: vec![1; 16],
             lease_seconds: 60,
             heartbeat_seconds: 15,
         }))
@@ -258,17 +259,12 @@ fn a_worker_says_once_that_every_campaign_is_done_and_waits() {
 fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
     let server = Server::with_campaign(Config::default(), spec("progress", 1..11, 10));
     block_on(async {
-        let (mut client, worker_id) = raw_worker(&server.url, "test").await;
+        let (mut client, worker) = raw_worker(&server.url, "test").await;
         let leasing = client.clone();
         let lease = || {
             let mut client = leasing.clone();
-            async move {
-                client
-                    .lease(pb::LeaseRequest { worker_id })
-                    .await
-                    .unwrap()
-                    .into_inner()
-            }
+            let request = worker.lease();
+            async move { client.lease(request).await.unwrap().into_inner() }
         };
         let first = lease().await;
         assert!(!first.campaigns_done);
@@ -279,7 +275,8 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
         assert!(waiting.unit.is_none() && !waiting.campaigns_done);
 
         let beat = |seeds: Vec<u64>| pb::HeartbeatRequest {
-            worker_id,
+            worker_id: worker.id,
+            session: worker.session.clone(),
             leases: vec![held.clone()],
             seeds_solved: seeds,
         };
@@ -310,7 +307,8 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
                 .unwrap();
         client
             .submit(pb::SubmitRequest {
-                worker_id,
+                worker_id: worker.id,
+                session: worker.session.clone(),
                 digest: rrm_proto::unit_digest(
                     &held.campaign,
                     seeds,

@@ -58,6 +58,7 @@ fn submission(
         spec,
         Submission {
             worker: 7,
+            identity: "tester".into(),
             lease: LeaseRef {
                 campaign: spec.name.clone(),
                 unit: 0,
@@ -88,7 +89,23 @@ fn check(
     submission: &Submission,
     max_moves: u8,
 ) -> Result<CheckedResult, Rejection> {
-    check_contents(Generator::Fogleman, spec, SEEDS, submission, TOP, max_moves)
+    checked_with(spec, submission, max_moves, 0)
+}
+
+/// [`check`] with `spot_checks` seeds re-solved (whatever the unit's size).
+fn checked_with(
+    spec: &CampaignSpec,
+    submission: &Submission,
+    max_moves: u8,
+    spot_checks: u32,
+) -> Result<CheckedResult, Rejection> {
+    let checks = ContentChecks {
+        top_count: TOP,
+        max_moves,
+        spot_checks,
+        spot_share: 1.0,
+    };
+    check_contents(Generator::Fogleman, spec, SEEDS, submission, checks)
 }
 
 #[test]
@@ -146,11 +163,18 @@ fn an_agreed_unsolved_seed_stays_out_of_the_statistics() {
         .unwrap();
     let most = counts[hardest];
     let limit = most - 1;
-    counts[hardest] = UNSOLVED;
-    robots[hardest] = 0;
+    // Every seed beyond the limit (the hardest and any tied with it) is unsolved.
+    let beyond: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > limit).collect();
+    for &i in &beyond {
+        counts[i] = UNSOLVED;
+        robots[i] = 0;
+    }
     let submission = submission(&spec, counts, robots, &moves);
     let checked = check(&spec, &submission, limit).unwrap();
-    assert_eq!(checked.aggregates.puzzles(), SEEDS.end - SEEDS.start - 1);
+    assert_eq!(
+        checked.aggregates.puzzles(),
+        SEEDS.end - SEEDS.start - beyond.len() as u64
+    );
     assert!(checked.aggregates.histogram.len() <= usize::from(most) + 1);
     assert!(checked.aggregates.by_robots_moved[0] == 0);
     assert!(checked.hardest.iter().all(|e| e.moves != UNSOLVED));
@@ -255,8 +279,78 @@ fn wrong_solutions_are_refused_by_kind() {
 }
 
 #[test]
-fn the_verified_share_follows_the_configured_share() {
-    let chosen = (0..20_000).filter(|&unit| unit_hash(3, unit) < 0.1).count();
-    assert!((1_600..2_400).contains(&chosen), "{chosen} of 20000");
-    assert_eq!(unit_hash(3, 17), unit_hash(3, 17));
+fn impossible_values_are_refused_whatever_the_digest() {
+    let (counts, robots, moves) = solved();
+    let spec = spec(255);
+    // A seed among the easiest, so that changing it leaves the hardest list alone.
+    let easy = (0..counts.len())
+        .filter(|&i| counts[i] >= 2 && robots[i] == 1)
+        .min_by_key(|&i| counts[i])
+        .unwrap();
+    let seed = SEEDS.start + easy as u64;
+    for (claimed, claimed_robots) in [(0, 0), (counts[easy], 0), (1, 2), (UNSOLVED, 1)] {
+        let mut forged = submission(&spec, counts.clone(), robots.clone(), &moves);
+        forged.move_counts[easy] = claimed;
+        forged.robots_moved[easy] = claimed_robots;
+        let forged = with_digest(&spec, forged);
+        assert!(
+            matches!(
+                check(&spec, &forged, DEFAULT_MAX_MOVES),
+                Err(Rejection::Impossible { seed: s, .. }) if s == seed
+            ),
+            "{claimed} moves, {claimed_robots} robots accepted"
+        );
+    }
+    // An honest count beyond the search limit is not a count the solver could give.
+    let honest = submission(&spec, counts.clone(), robots, &moves);
+    let limit = counts.iter().max().unwrap() - 1;
+    assert!(matches!(
+        check(&spec, &honest, limit),
+        Err(Rejection::Impossible { .. })
+    ));
+}
+
+#[test]
+fn spot_checks_catch_a_seed_claimed_easier_than_it_is() {
+    let (counts, robots, moves) = solved();
+    let spec = spec(255);
+    let honest = submission(&spec, counts.clone(), robots.clone(), &moves);
+    let every_seed = (SEEDS.end - SEEDS.start) as u32;
+    assert!(checked_with(&spec, &honest, DEFAULT_MAX_MOVES, every_seed).is_ok());
+    let easy = (0..counts.len())
+        .filter(|&i| counts[i] >= 2 && robots[i] == 1)
+        .min_by_key(|&i| counts[i])
+        .unwrap();
+    let mut forged = honest.clone();
+    forged.move_counts[easy] -= 1;
+    let forged = with_digest(&spec, forged);
+    // Without spot checks the forgery passes: nothing else looks at that seed.
+    assert!(check(&spec, &forged, DEFAULT_MAX_MOVES).is_ok());
+    assert_eq!(
+        checked_with(&spec, &forged, DEFAULT_MAX_MOVES, every_seed).unwrap_err(),
+        Rejection::SpotCheck {
+            seed: SEEDS.start + easy as u64,
+            claimed: counts[easy] - 1,
+            claimed_robots: 1,
+            found: usize::from(counts[easy]),
+            found_robots: 1,
+        }
+    );
+}
+
+#[test]
+fn spot_checks_cost_at_most_their_share_of_small_units() {
+    assert_eq!(spot_count(10_000, 4, SPOT_SHARE), 4);
+    assert_eq!(spot_count(100, 4, SPOT_SHARE), 1);
+    let draws = 20_000;
+    let checked: u32 = (0..draws).map(|_| spot_count(1, 4, SPOT_SHARE)).sum();
+    // One unit of one seed in a hundred, on average.
+    assert!((120..280).contains(&checked), "{checked} of {draws}");
+    let drawn = secret_sample(1..1001, 4);
+    assert_eq!(drawn.len(), 4);
+    assert!(drawn.iter().all(|seed| (1..1001).contains(seed)));
+    assert_ne!(
+        secret_sample(1..1_000_001, 4),
+        secret_sample(1..1_000_001, 4)
+    );
 }

@@ -18,7 +18,7 @@ use crate::unix_ms;
 use ricochet::Layout;
 use rrm_store::{
     Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Group, Mismatch,
-    PlacementCells, UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
+    PlacementCells, Resolution, UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
 };
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -35,8 +35,8 @@ pub const DEFAULT_MAX_HARDEST: u32 = 32;
 /// The largest sample, top list and hardest list a campaign may ask for.
 pub const LIST_BOUND: u32 = 1024;
 
-/// The worker id an imported result is recorded under.
-pub const IMPORTED: u64 = 0;
+/// The identity an imported result is recorded under.
+pub const IMPORTED: &str = "(imported)";
 
 /// An exhaustive campaign to create: boards (any rotation) and tokens, all when empty.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -238,25 +238,19 @@ impl Coordinator {
         // Units are leased in order: the ones before this unit get records, so that
         // none of them looks leased already.
         for earlier in campaign.next_unit..unit {
-            let pending = UnitRecord {
-                state: UnitState::Pending { expired: None },
-                leases_issued: 0,
-                failures: 0,
-                last_error: None,
-            };
+            let pending = UnitRecord::fresh();
             self.store
                 .put_unit(campaign.campaign.id, earlier, &pending)?;
             campaign.track(earlier, pending, 0);
         }
-        let mut record = campaign.records.get(&unit).cloned().unwrap_or(UnitRecord {
-            state: UnitState::Pending { expired: None },
-            leases_issued: 0,
-            failures: 0,
-            last_error: None,
-        });
+        let mut record = campaign
+            .records
+            .get(&unit)
+            .cloned()
+            .unwrap_or_else(UnitRecord::fresh);
         record.state = UnitState::Done {
             digest,
-            worker: IMPORTED,
+            producer: IMPORTED.to_string(),
             commit,
             verification: Verification::NotChosen,
         };
@@ -287,12 +281,16 @@ impl Coordinator {
     }
 
     /// An import for a unit already done: the same digest is a duplicate, another one a
-    /// mismatch (recorded under worker [`IMPORTED`]); `None` while the unit is not done.
+    /// mismatch (recorded under [`IMPORTED`], for an operator to look at); `None` while
+    /// the unit is not done.
     fn compare_import(&self, name: &str, unit: u64, digest: [u8; 32]) -> Result<Option<Outcome>> {
         let state = self.lock();
         let campaign = state.campaign(name)?;
-        let Some(UnitState::Done { digest: stored, .. }) =
-            campaign.records.get(&unit).map(|r| &r.state)
+        let Some(UnitState::Done {
+            digest: stored,
+            producer,
+            ..
+        }) = campaign.records.get(&unit).map(|r| &r.state)
         else {
             return Ok(None);
         };
@@ -301,10 +299,14 @@ impl Coordinator {
         }
         let mismatch = Mismatch {
             unit,
-            worker: IMPORTED,
+            lease: 0,
+            producer: producer.clone(),
+            verifier: IMPORTED.to_string(),
+            digest,
             detail: "an imported result differs from the stored one".into(),
+            resolution: Resolution::Pending,
         };
-        self.store.add_mismatch(campaign.campaign.id, &mismatch)?;
+        self.store.put_mismatch(campaign.campaign.id, &mismatch)?;
         self.metrics.mismatched(name);
         Ok(Some(Outcome::Mismatch))
     }

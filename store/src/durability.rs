@@ -1,0 +1,114 @@
+//! What the store knows of its disk beyond sled: the high-water mark of acknowledged
+//! commits, kept in a small file outside sled so that a store that comes back shorter
+//! than what was acknowledged (damaged files, a copy taken mid-write, a rolled-back
+//! volume) is refused instead of silently serving less; and the free space of the
+//! store's volume.
+
+use super::{Result, Store, StoreError};
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+/// The high-water mark's file in the store's directory.
+pub const MARK_FILE: &str = "acknowledged";
+const MARK_HEADER: &str = "rrm acknowledged commits v1";
+
+/// Space on the store's volume, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Space {
+    /// What an unprivileged writer may still use.
+    pub available: u64,
+    pub total: u64,
+}
+
+/// Reads the mark in `dir`: the last commit acknowledged, 0 without a mark (a new
+/// store, or one from before marks).
+pub(crate) fn read_mark(dir: &Path) -> Result<u64> {
+    let path = dir.join(MARK_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(error) => {
+            return Err(StoreError::Open {
+                path: path.clone(),
+                detail: format!("reading the acknowledged-commits mark: {error}"),
+            })
+        }
+    };
+    let mut lines = text.lines();
+    let commit = match (lines.next(), lines.next()) {
+        (Some(MARK_HEADER), Some(line)) => line
+            .strip_prefix("commit ")
+            .and_then(|n| n.parse::<u64>().ok()),
+        _ => None,
+    };
+    commit.ok_or_else(|| StoreError::CorruptFiles {
+        path,
+        detail: "the acknowledged-commits mark is unreadable".into(),
+    })
+}
+
+/// Writes the mark atomically: a new file, synced, renamed over the old one, and the
+/// directory synced so that the rename itself survives a crash.
+fn write_mark(dir: &Path, commit: u64) -> std::io::Result<()> {
+    let temporary = dir.join(format!("{MARK_FILE}.new"));
+    let mut file = std::fs::File::create(&temporary)?;
+    writeln!(file, "{MARK_HEADER}\ncommit {commit}")?;
+    file.sync_all()?;
+    std::fs::rename(&temporary, dir.join(MARK_FILE))?;
+    std::fs::File::open(dir)?.sync_all()
+}
+
+impl Store {
+    /// Refuses a store whose commit log ends before the acknowledged mark.
+    pub(crate) fn check_mark(&self) -> Result<()> {
+        let acknowledged = read_mark(&self.dir)?;
+        let last = self.last_commit()?;
+        if last < acknowledged {
+            return Err(StoreError::BehindMark {
+                path: self.dir.clone(),
+                acknowledged,
+                last,
+            });
+        }
+        self.marked.store(acknowledged, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Raises the mark to `commit` (a commit known to be on disk) if it is below.
+    pub(crate) fn acknowledge(&self, commit: u64) -> Result<()> {
+        if commit <= self.marked.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        write_mark(&self.dir, commit).map_err(|error| super::io_error(&self.dir, error))?;
+        self.marked.fetch_max(commit, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Free and total space on the store's volume.
+    pub fn space(&self) -> std::io::Result<Space> {
+        space_of(&self.dir)
+    }
+
+    /// The store's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// Free and total space on the volume holding `dir`.
+pub fn space_of(dir: &Path) -> std::io::Result<Space> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `path` is a NUL-terminated string and `stats` a writable statvfs.
+    if unsafe { libc::statvfs(path.as_ptr(), &mut stats) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let block = stats.f_frsize as u64;
+    Ok(Space {
+        available: stats.f_bavail as u64 * block,
+        total: stats.f_blocks as u64 * block,
+    })
+}
