@@ -146,6 +146,11 @@ impl Coordinator {
     ) -> Result<CoordinatorError> {
         let lease = &submission.lease;
         let mut state = self.lock();
+        // A sender distrusted meanwhile (by a refusal checked beside this one) is charged
+        // nothing more: its leases went back when it was distrusted.
+        if state.distrusted.contains_key(&submission.identity) {
+            return Ok(CoordinatorError::Distrusted(submission.identity.clone()));
+        }
         let (campaign, mut record) = state.looked_up(lease);
         // Only the current lease is charged (an expired one was charged when it expired).
         if matches!(&record.state, UnitState::Leased(held) if held.number == lease.lease) {

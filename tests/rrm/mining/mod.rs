@@ -6,6 +6,7 @@
 //! This module holds the harness (an in-process server, worker processes, raw clients);
 //! the tests live in its children by topic.
 
+mod attacks;
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
 mod metrics;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use tonic::Status;
 
 /// Writes a tokens file of (name, role, token).
-fn write_tokens(path: &Path, entries: &[(&str, &str, &str)]) {
+pub(super) fn write_tokens(path: &Path, entries: &[(&str, &str, &str)]) {
     let text: String = entries
         .iter()
         .map(|(name, role, token)| format!("{name} {role} {}\n", token_hash(token)))
@@ -25,22 +25,29 @@ fn write_tokens(path: &Path, entries: &[(&str, &str, &str)]) {
     std::fs::rename(temp, path).unwrap();
 }
 
-fn with_token(token: &str) -> ClientAccess {
+pub(super) fn with_token(token: &str) -> ClientAccess {
     ClientAccess {
         token: Some(token.into()),
         ..ClientAccess::default()
     }
 }
 
-fn channel(url: &str, access: &ClientAccess) -> AuthChannel {
+pub(super) fn channel(url: &str, access: &ClientAccess) -> AuthChannel {
     access.channel(url, Duration::from_secs(30)).unwrap()
 }
 
-fn mining(url: &str, access: &ClientAccess) -> pb::mining_client::MiningClient<AuthChannel> {
+pub(super) fn mining(
+    url: &str,
+    access: &ClientAccess,
+) -> pb::mining_client::MiningClient<AuthChannel> {
     pb::mining_client::MiningClient::new(channel(url, access))
 }
 
-async fn register(url: &str, access: &ClientAccess, name: &str) -> Result<Registered, Status> {
+pub(super) async fn register(
+    url: &str,
+    access: &ClientAccess,
+    name: &str,
+) -> Result<Registered, Status> {
     mining(url, access)
         .register(pb::RegisterRequest {
             name: name.into(),
@@ -72,7 +79,7 @@ async fn list(url: &str, access: &ClientAccess) -> Result<usize, Status> {
 }
 
 /// Leases a unit for `worker` and solves it honestly.
-async fn leased_and_solved(
+pub(super) async fn leased_and_solved(
     url: &str,
     access: &ClientAccess,
     worker: &Registered,
@@ -91,25 +98,25 @@ async fn leased_and_solved(
     (unit, solved)
 }
 
-fn code<T: std::fmt::Debug>(result: Result<T, Status>) -> Code {
+pub(super) fn code<T: std::fmt::Debug>(result: Result<T, Status>) -> Code {
     result.expect_err("refused").code()
 }
 
 /// A tokens file with a token of each role, two worker tokens among them.
-struct Tokens {
+pub(super) struct Tokens {
     dir: tempfile::TempDir,
     path: PathBuf,
 }
 
 impl Tokens {
-    fn new(entries: &[(&str, &str, &str)]) -> Tokens {
+    pub(super) fn new(entries: &[(&str, &str, &str)]) -> Tokens {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tokens");
         write_tokens(&path, entries);
         Tokens { dir, path }
     }
 
-    fn security(&self) -> Security {
+    pub(super) fn security(&self) -> Security {
         Security {
             keyring: Keyring::load(std::slice::from_ref(&self.path), &[]).unwrap(),
             tls: None,
@@ -117,7 +124,7 @@ impl Tokens {
     }
 
     /// Writes `token` to a file of its own, for `--token-file`.
-    fn token_file(&self, token: &str) -> String {
+    pub(super) fn token_file(&self, token: &str) -> String {
         let path = self.dir.path().join(format!("{token}.token"));
         std::fs::write(&path, format!("{token}\n")).unwrap();
         path.to_str().unwrap().to_string()

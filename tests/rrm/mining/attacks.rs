@@ -1,0 +1,425 @@
+//! Attacks on the coordinator's trust, one test each, all with worker tokens (the
+//! identity a coordinator on a shared network knows workers by): a forger, a predictor
+//! of the verified units, a self-verifier with two registrations, an impersonator and a
+//! quarantiner. In each the forged statistics never appear: the attacker ends
+//! distrusted, an honest worker finishes the campaign, and its histogram equals a
+//! direct solve of every seed. Also: quarantined units released by `campaign retry`.
+
+use super::security::{code, leased_and_solved, mining, register, with_token, Tokens};
+use super::*;
+use rrm_store::{Resolution, Verification};
+
+const TOKENS: [(&str, &str, &str); 4] = [
+    ("mallory", "worker", "tok-mallory"),
+    ("mallory-2", "worker", "tok-mallory-2"),
+    ("honest", "worker", "tok-honest"),
+    ("ops", "admin", "tok-admin"),
+];
+
+/// A coordinator with [`TOKENS`] holding `campaign`.
+fn secured(config: Config, campaign: CampaignSpec) -> (Server, Tokens) {
+    let tokens = Tokens::new(&TOKENS);
+    let server = Server::with_campaign_secured(config, tokens.security(), campaign);
+    (server, tokens)
+}
+
+/// `solved` as `worker` submits it for `unit`, with `counts` in place of its move counts
+/// and a digest that matches them: only the contents can give a forgery away.
+fn forged(
+    unit: &pb::WorkUnit,
+    solved: &rrm_worker::UnitResult,
+    worker: &Registered,
+    counts: Vec<u8>,
+) -> pb::SubmitRequest {
+    let seeds = unit.seed_start..unit.seed_end;
+    submission(unit.lease.clone().unwrap(), seeds, solved, worker, counts)
+}
+
+/// The honest counts with one seed's count raised by one: a seed far from the unit's
+/// hardest, so that no kept solution gives it away (only solving it again does).
+fn one_seed_off(solved: &rrm_worker::UnitResult) -> Vec<u8> {
+    let mut counts = solved.move_counts.clone();
+    let mut sorted = counts.clone();
+    sorted.sort_unstable();
+    let easy = counts
+        .iter()
+        .position(|&c| c + 1 < sorted[sorted.len() - 6])
+        .expect("a unit with an easy seed");
+    counts[easy] += 1;
+    counts
+}
+
+/// Runs an honest worker (token `tok-honest`) until every campaign is done, second
+/// opinions included, then checks that `campaign` holds exactly the direct solve of
+/// `seeds`, with nothing quarantined or waiting.
+fn honest_worker_finishes(server: &Server, tokens: &Tokens, campaign: &str, seeds: Range<u64>) {
+    let mut honest = rrm_process(&[
+        "worker",
+        "--coordinator",
+        &server.url,
+        "--threads",
+        "2",
+        "--token-file",
+        &tokens.token_file("tok-honest"),
+        "--exit-when-done",
+    ]);
+    wait_until(
+        Duration::from_secs(240),
+        "the honest worker is done",
+        || honest.0.try_wait().unwrap().is_some(),
+    );
+    assert!(
+        honest.0.wait().unwrap().success(),
+        "the honest worker failed"
+    );
+    let status = server.coordinator.status(campaign).unwrap();
+    assert_eq!(status.units_done, status.units_total);
+    assert!(status.quarantined.is_empty(), "{:?}", status.quarantined);
+    assert!(
+        status.mismatches.iter().all(|m| !m.resolution.is_pending()),
+        "{:?}",
+        status.mismatches
+    );
+    let aggregates = server.coordinator.aggregates(campaign).unwrap();
+    assert_eq!(aggregates.histogram, direct_histogram(seeds));
+    let id = status.campaign.id;
+    for (unit, record) in server.coordinator.store().units(id).unwrap() {
+        let UnitState::Done {
+            producer,
+            verification,
+            ..
+        } = &record.state
+        else {
+            panic!("unit {unit} is not done: {record:?}");
+        };
+        assert!(
+            !producer.starts_with("mallory")
+                || matches!(verification, Verification::Agreed { by } if by == "honest"),
+            "unit {unit} rests on mallory's word alone: {record:?}"
+        );
+    }
+}
+
+async fn leased_unit_with(
+    url: &str,
+    access: &rrm_proto::access::ClientAccess,
+    worker: &Registered,
+) {
+    let reply = mining(url, access).lease(worker.lease()).await.unwrap();
+    assert!(reply.into_inner().unit.is_some(), "a unit to lease");
+}
+
+fn distrusted(server: &Server) -> Vec<String> {
+    let mut names: Vec<String> = server
+        .coordinator
+        .distrusted()
+        .into_iter()
+        .map(|d| d.identity)
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_forger_is_refused_distrusted_and_never_counted() {
+    let seeds = 1..1001;
+    let config = Config {
+        verify_share: 0.0,
+        ..Config::default()
+    };
+    let (server, tokens) = secured(config, spec("forged", seeds.clone(), 100));
+    let mallory = with_token("tok-mallory");
+    block_on(async {
+        let worker = register(&server.url, &mallory, "forger").await.unwrap();
+        // Every seed "solved" in one move, by one robot, with a matching digest.
+        let (unit, solved) = leased_and_solved(&server.url, &mallory, &worker).await;
+        let ones = forged(&unit, &solved, &worker, vec![1; solved.move_counts.len()]);
+        let refused = mining(&server.url, &mallory).submit(ones).await;
+        assert_eq!(code(refused), Code::InvalidArgument);
+        assert_eq!(
+            server.coordinator.aggregates("forged").unwrap().puzzles(),
+            0
+        );
+        // Proven wrong once, it gets no more work.
+        let again = mining(&server.url, &mallory).lease(worker.lease()).await;
+        assert_eq!(code(again), Code::PermissionDenied);
+    });
+    assert_eq!(distrusted(&server), ["mallory"]);
+    honest_worker_finishes(&server, &tokens, "forged", seeds);
+}
+
+/// The units the coordinator used to verify were a public hash of (campaign, unit); a
+/// predictor submits true results there and forgeries elsewhere. Verification is now
+/// drawn in secret, so forgeries are verified too, found, and every result of the
+/// predictor is checked again.
+#[test]
+fn a_predictor_of_verified_units_is_found_and_its_results_replaced() {
+    let seeds = 1..1001;
+    let config = Config {
+        verify_share: 0.3,
+        // Spot checks off: only the secret verification can find one-seed forgeries.
+        spot_checks: 0,
+        ..Config::default()
+    };
+    let (server, tokens) = secured(config, spec("predicted", seeds.clone(), 25));
+    let old_public_choice = |unit: u64| {
+        let mixed = (1u64 << 48 ^ unit)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29)
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        ((mixed >> 11) as f64 / (1u64 << 53) as f64) < 0.3
+    };
+    let mallory = with_token("tok-mallory");
+    let mut forged_units = 0;
+    block_on(async {
+        let worker = register(&server.url, &mallory, "predictor").await.unwrap();
+        for _ in 0..40 {
+            let (unit, solved) = leased_and_solved(&server.url, &mallory, &worker).await;
+            let lease = unit.lease.clone().unwrap();
+            let counts = if old_public_choice(lease.unit) {
+                solved.move_counts.clone()
+            } else {
+                forged_units += 1;
+                one_seed_off(&solved)
+            };
+            let reply = mining(&server.url, &mallory)
+                .submit(forged(&unit, &solved, &worker, counts))
+                .await
+                .unwrap();
+            assert_eq!(reply.into_inner().outcome(), pb::SubmitOutcome::Accepted);
+        }
+    });
+    assert!(forged_units > 20);
+    honest_worker_finishes(&server, &tokens, "predicted", seeds);
+    assert_eq!(distrusted(&server), ["mallory"]);
+    let status = server.coordinator.status("predicted").unwrap();
+    let replaced = status
+        .mismatches
+        .iter()
+        .filter(|m| m.resolution == Resolution::VerifierWon && m.producer == "mallory")
+        .count();
+    assert_eq!(replaced, forged_units, "{:?}", status.mismatches);
+}
+
+/// Two registrations under one token are one identity: neither may verify the other.
+#[test]
+fn a_second_registration_never_verifies_its_own_forgery() {
+    let seeds = 1..101;
+    let config = Config {
+        verify_share: 1.0,
+        spot_checks: 0,
+        ..Config::default()
+    };
+    let (server, tokens) = secured(config, spec("self", seeds.clone(), 25));
+    let mallory = with_token("tok-mallory");
+    block_on(async {
+        let first = register(&server.url, &mallory, "first").await.unwrap();
+        let second = register(&server.url, &mallory, "second").await.unwrap();
+        let (unit, solved) = leased_and_solved(&server.url, &mallory, &first).await;
+        let reply = mining(&server.url, &mallory)
+            .submit(forged(&unit, &solved, &first, one_seed_off(&solved)))
+            .await
+            .unwrap();
+        assert_eq!(reply.into_inner().outcome(), pb::SubmitOutcome::Accepted);
+        // The second registration gets the three fresh units, then nothing: the
+        // forgery's verification waits for someone else.
+        for _ in 0..3 {
+            let (unit, solved) = leased_and_solved(&server.url, &mallory, &second).await;
+            let counts = solved.move_counts.clone();
+            mining(&server.url, &mallory)
+                .submit(forged(&unit, &solved, &second, counts))
+                .await
+                .unwrap();
+        }
+        let nothing = mining(&server.url, &mallory)
+            .lease(second.lease())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            nothing.unit.is_none(),
+            "mallory was given its own unit to verify"
+        );
+    });
+    honest_worker_finishes(&server, &tokens, "self", seeds);
+    assert_eq!(distrusted(&server), ["mallory"]);
+}
+
+/// Worker ids are public; a session secret and the registering token are not.
+#[test]
+fn an_impersonator_cannot_act_for_another_worker() {
+    let seeds = 1..51;
+    let (server, tokens) = secured(Config::default(), spec("impersonated", seeds.clone(), 50));
+    let honest = with_token("tok-honest");
+    let mallory = with_token("tok-mallory");
+    block_on(async {
+        let victim = register(&server.url, &honest, "victim").await.unwrap();
+        let (unit, solved) = leased_and_solved(&server.url, &honest, &victim).await;
+        let ones = vec![1; solved.move_counts.len()];
+        // The victim's id with a guessed session, then with its real (stolen) session
+        // but mallory's token: both refused, whatever the call.
+        let guessed = Registered {
+            id: victim.id,
+            session: vec![7; 16],
+        };
+        for (who, access, code_expected) in [
+            (&guessed, &mallory, Code::Unauthenticated),
+            (&guessed, &honest, Code::Unauthenticated),
+            (&victim, &mallory, Code::PermissionDenied),
+        ] {
+            let submit = mining(&server.url, access)
+                .submit(forged(&unit, &solved, who, ones.clone()))
+                .await;
+            assert_eq!(code(submit), code_expected);
+            let heartbeat = mining(&server.url, access)
+                .heartbeat(pb::HeartbeatRequest {
+                    worker_id: who.id,
+                    session: who.session.clone(),
+                    leases: vec![unit.lease.clone().unwrap()],
+                    seeds_solved: Vec::new(),
+                })
+                .await;
+            assert_eq!(code(heartbeat), code_expected);
+            assert_eq!(
+                code(mining(&server.url, access).lease(who.lease()).await),
+                code_expected
+            );
+        }
+        assert_eq!(
+            server
+                .coordinator
+                .aggregates("impersonated")
+                .unwrap()
+                .puzzles(),
+            0
+        );
+        // Nothing was charged to the victim, whose honest result is taken.
+        let reply = mining(&server.url, &honest)
+            .submit(forged(&unit, &solved, &victim, solved.move_counts.clone()))
+            .await
+            .unwrap();
+        assert_eq!(reply.into_inner().outcome(), pb::SubmitOutcome::Accepted);
+    });
+    assert!(distrusted(&server).is_empty());
+    honest_worker_finishes(&server, &tokens, "impersonated", seeds);
+}
+
+/// A thousand bad submissions at once cannot quarantine the campaign: a failure counts
+/// once per identity and unit, and a distrusted identity's refusals count not at all.
+#[test]
+fn a_burst_of_bad_submissions_quarantines_nothing() {
+    let seeds = 1..201;
+    let config = Config {
+        max_failures: 2,
+        verify_share: 0.0,
+        ..Config::default()
+    };
+    let (server, tokens) = secured(config, spec("burst", seeds.clone(), 10));
+    let mallory = with_token("tok-mallory");
+    block_on(async {
+        let worker = register(&server.url, &mallory, "burst").await.unwrap();
+        let mut held = Vec::new();
+        for _ in 0..20 {
+            held.push(leased_and_solved(&server.url, &mallory, &worker).await);
+        }
+        let client = mining(&server.url, &mallory);
+        let started = Instant::now();
+        let mut calls = tokio::task::JoinSet::new();
+        for round in 0..50u8 {
+            for (unit, solved) in &held {
+                let counts = vec![1 + round % 3; solved.move_counts.len()];
+                let request = forged(unit, solved, &worker, counts);
+                let mut client = client.clone();
+                calls.spawn(async move { client.submit(request).await });
+            }
+        }
+        let mut refused = 0;
+        while let Some(result) = calls.join_next().await {
+            assert!(result.unwrap().is_err(), "a forgery was accepted");
+            refused += 1;
+        }
+        assert_eq!(refused, 1000);
+        eprintln!("1000 bad submissions in {:?}", started.elapsed());
+    });
+    let status = server.coordinator.status("burst").unwrap();
+    assert_eq!(status.units_quarantined, 0);
+    assert_eq!(status.units_done, 0);
+    let id = status.campaign.id;
+    let charged: u32 = server
+        .coordinator
+        .store()
+        .units(id)
+        .unwrap()
+        .iter()
+        .map(|(_, record)| record.failures())
+        .sum();
+    assert_eq!(
+        charged, 1,
+        "one refusal proved mallory wrong; the rest count nothing"
+    );
+    assert_eq!(distrusted(&server), ["mallory"]);
+    honest_worker_finishes(&server, &tokens, "burst", seeds);
+}
+
+/// `rrm campaign retry` releases a quarantined unit, which is then mined.
+#[test]
+fn campaign_retry_releases_quarantined_units() {
+    let seeds = 1..41;
+    let config = Config {
+        max_failures: 1,
+        lease_duration: Duration::from_secs(1),
+        ..Config::default()
+    };
+    let (server, tokens) = secured(config, spec("retried", seeds.clone(), 20));
+    let admin = tokens.token_file("tok-admin");
+    block_on(async {
+        // A worker that leases both units and vanishes: its expired leases quarantine
+        // them (expiry is noticed when someone next asks for work).
+        let silent = register(&server.url, &with_token("tok-mallory"), "silent")
+            .await
+            .unwrap();
+        for _ in 0..2 {
+            leased_unit_with(&server.url, &with_token("tok-mallory"), &silent).await;
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let asker = register(&server.url, &with_token("tok-mallory-2"), "asker")
+            .await
+            .unwrap();
+        let nothing = mining(&server.url, &with_token("tok-mallory-2"))
+            .lease(asker.lease())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(nothing.unit.is_none());
+    });
+    let status = server.coordinator.status("retried").unwrap();
+    assert_eq!(status.units_quarantined, 2);
+    let retry = |args: &[&str]| {
+        let mut all = vec!["campaign", "retry", "retried", "--coordinator", &server.url];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--token-file", &admin]);
+        crate::rrm_ok(&all)
+    };
+    let unit = status.quarantined[0].unit;
+    let out = retry(&["--unit", &unit.to_string()]);
+    assert!(out.contains("released 1 quarantined unit"), "{out}");
+    assert_eq!(
+        server
+            .coordinator
+            .status("retried")
+            .unwrap()
+            .units_quarantined,
+        1
+    );
+    let out = retry(&["--quarantined"]);
+    assert!(out.contains("released 1 quarantined unit"), "{out}");
+    assert_eq!(
+        server
+            .coordinator
+            .status("retried")
+            .unwrap()
+            .units_quarantined,
+        0
+    );
+    honest_worker_finishes(&server, &tokens, "retried", seeds);
+}
