@@ -22,6 +22,7 @@ mod show;
 mod solve;
 mod stats;
 mod stdout;
+mod store;
 mod summary;
 mod token;
 mod top;
@@ -82,6 +83,8 @@ enum Command {
     Token(token::TokenArgs),
     /// Ask a coordinator whether it is serving (exit status 0 if so).
     Health(health::HealthArgs),
+    /// Check a store, or export and import it (backups, migrations).
+    Store(store::StoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -123,6 +126,7 @@ fn main() -> ExitCode {
         Command::LoadTest(args) => loadtest::run(args),
         Command::Token(args) => token::run(args),
         Command::Health(args) => health::run(args),
+        Command::Store(args) => store::run(args),
     };
     match result {
         Ok(code) => code,

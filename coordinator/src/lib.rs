@@ -21,12 +21,12 @@ pub mod tls;
 pub mod wire;
 
 pub use crate::core::{
-    canonical_board, exhaustive_digest, Assignment, CampaignStats, CampaignStatus, Coordinator,
-    CoordinatorError, Counts, DiskReserve, Distribution, ExactStats, ExhaustiveRequest,
-    ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome, PlacementList, QuarantinedUnit,
-    Rejection, Session, SpaceProbe, Submission, UnitBoard, Work, Worker, DEFAULT_MAX_HARDEST,
-    DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
-    SETTLE_BUDGET, SPOT_SHARE,
+    canonical_board, exhaustive_digest, verify_store, Assignment, CampaignStats, CampaignStatus,
+    Coordinator, CoordinatorError, Counts, DiskReserve, Distribution, ExactStats,
+    ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome,
+    PlacementList, QuarantinedUnit, Rejection, Session, SpaceProbe, Submission, UnitBoard,
+    VerifyReport, Work, Worker, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM,
+    DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND, SETTLE_BUDGET, SPOT_SHARE,
 };
 
 pub use connections::ConnectionLimits;

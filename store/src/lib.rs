@@ -31,9 +31,11 @@
 //! version (a new kind or version byte), never an edit of the old one.
 
 mod durability;
+mod portable;
 mod schema;
 
 pub use durability::{space_of, Space, MARK_FILE};
+pub use portable::Moved;
 pub use schema::*;
 
 use sled::transaction::{ConflictableTransactionError, TransactionError};

@@ -11,7 +11,8 @@
 //!   settles the mismatch for the stored result.
 
 use super::campaign_state::Kind;
-use super::checks::{add_counts, secret_sample};
+use super::checks::secret_sample;
+use super::recovery::add_unit;
 use super::submission::{Checked, Found};
 use super::{Coordinator, LeaseRef, Outcome, Result, State, Submission};
 use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
@@ -78,7 +79,11 @@ impl Coordinator {
                     what: "unit",
                     detail: format!("done unit {} has no result", lease.unit),
                 })?;
-        let stored: Vec<(u8, u8)> = old_counts.iter().copied().zip(old_robots).collect();
+        let stored: Vec<(u8, u8)> = old_counts
+            .iter()
+            .copied()
+            .zip(old_robots.iter().copied())
+            .collect();
         let sent: Vec<(u8, u8)> = submission
             .move_counts
             .iter()
@@ -103,11 +108,13 @@ impl Coordinator {
         }
         // The stored result leaves the statistics as it entered them.
         let mut taken_out = Aggregates::default();
-        for (seed, &(count, robots)) in seeds.clone().zip(&stored) {
-            if let Ok(generated) = generator.generate(seed) {
-                add_counts(&mut taken_out, &generated, count, robots);
-            }
-        }
+        add_unit(
+            &mut taken_out,
+            generator,
+            seeds.clone(),
+            &old_counts,
+            &old_robots,
+        );
         let mut state = self.lock();
         if !unchanged(&state, lease, &found.record) {
             drop(state);

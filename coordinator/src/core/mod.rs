@@ -28,6 +28,7 @@ mod queries;
 mod recovery;
 mod submission;
 mod types;
+mod verify;
 
 pub use checks::SPOT_SHARE;
 pub use disk::{DiskReserve, SpaceProbe};
@@ -42,6 +43,7 @@ pub use types::{
     Assignment, CampaignStats, CampaignStatus, Distribution, ExactStats, ExhaustiveUnit, LeaseRef,
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
 };
+pub use verify::{verify_store, VerifyReport};
 
 use crate::metrics::Metrics;
 use crate::{unix_ms, Config};

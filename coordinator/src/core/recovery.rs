@@ -111,12 +111,7 @@ fn replay_commits(store: &Store, campaigns: &mut BTreeMap<String, CampaignState>
             })
         })?;
         let seeds = state.campaign.spec.unit_seeds(unit);
-        for (seed, (&count, &robots)) in seeds.zip(counts.iter().zip(&robots)) {
-            // Stored results were generated when accepted; a seed failing now adds nothing.
-            if let Ok(generated) = generator.generate(seed) {
-                add_counts(&mut state.aggregates, &generated, count, robots);
-            }
-        }
+        add_unit(&mut state.aggregates, generator, seeds, &counts, &robots);
     }
     // Saved statistics never name a commit the log lacks; if they did, numbering goes on
     // after them rather than reuse a number they claim to include.
@@ -137,4 +132,20 @@ fn counts_unsolved(aggregates: &Aggregates) -> bool {
         .histogram
         .get(usize::from(UNSOLVED))
         .is_some_and(|&count| count > 0)
+}
+
+/// Adds a stored unit result (its seeds' counts and robots moved) to `aggregates`.
+pub(super) fn add_unit(
+    aggregates: &mut Aggregates,
+    generator: Generator,
+    seeds: std::ops::Range<u64>,
+    counts: &[u8],
+    robots: &[u8],
+) {
+    for (seed, (&count, &robots)) in seeds.zip(counts.iter().zip(robots)) {
+        // Stored results were generated when accepted; a seed failing now adds nothing.
+        if let Ok(generated) = generator.generate(seed) {
+            add_counts(aggregates, &generated, count, robots);
+        }
+    }
 }

@@ -260,7 +260,7 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
     // Reopened without a checkpoint, the unit counts exactly once; an import of the same
     // result is a duplicate.
     drop(coordinator);
-    let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap();
+    let coordinator = Coordinator::open(reopened(data.path()), config).unwrap();
     assert_stored_once(&coordinator, "ex", honest);
     assert_eq!(
         coordinator
@@ -269,6 +269,22 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
         Outcome::Duplicate
     );
     assert_stored_once(&coordinator, "ex", honest);
+}
+
+/// The store in `dir` opened again once the previous handle's background flush has let
+/// go of it (sled releases its lock when its last thread ends, a moment after a drop).
+fn reopened(dir: &std::path::Path) -> Store {
+    let started = Instant::now();
+    loop {
+        match Store::open(dir) {
+            Err(rrm_store::StoreError::Locked { .. })
+                if started.elapsed() < Duration::from_secs(10) =>
+            {
+                std::thread::sleep(Duration::from_millis(50))
+            }
+            opened => return opened.unwrap(),
+        }
+    }
 }
 
 /// The campaign holds `result` as its one done unit, counted once, and its record table

@@ -393,7 +393,7 @@ fn a_token_rotated_while_workers_run_loses_and_doubles_nothing() {
 
 /// Reads the process's stdout up to the line starting with `prefix`; returns the rest of
 /// that line. Later lines are drained so the process never meets a closed pipe.
-fn announced(process: &mut Process, prefix: &str) -> String {
+pub(super) fn announced(process: &mut Process, prefix: &str) -> String {
     let mut lines = BufReader::new(process.0.stdout.take().unwrap());
     let mut line = String::new();
     loop {

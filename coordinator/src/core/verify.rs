@@ -1,0 +1,129 @@
+//! `rrm store verify`: a store checked against itself, without serving it. Every result
+//! block against its unit's digest, every done unit against the commit log and back,
+//! every kept solution against its unit's counts, and the saved statistics (with the
+//! commits after them, as opening replays them) against a count of every result.
+
+use super::campaign_state::Kind;
+use super::recovery::add_unit;
+use super::Result;
+use ricochet::Generator;
+use rrm_store::{Aggregates, Store, UnitState};
+use std::collections::HashMap;
+
+/// What verifying a store found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub campaigns: u64,
+    pub units_done: u64,
+    pub seeds_counted: u64,
+    pub commits: u64,
+    /// One line per problem; none for a sound store.
+    pub problems: Vec<String>,
+}
+
+/// Checks every campaign of `store` (see the module doc); `on_unit` is called once per
+/// unit record, for progress.
+pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyReport> {
+    let mut report = VerifyReport::default();
+    let commits = store.commits_after(0)?;
+    report.commits = commits.len() as u64;
+    let mut logged: HashMap<(u32, u64), u64> = HashMap::new();
+    for &(commit, campaign, unit) in &commits {
+        if let Some(earlier) = logged.insert((campaign, unit), commit) {
+            report.problems.push(format!(
+                "campaign {campaign} unit {unit} is in the commit log twice ({earlier}, {commit})"
+            ));
+        }
+    }
+    for campaign in store.campaigns()? {
+        report.campaigns += 1;
+        let id = campaign.id;
+        let name = &campaign.spec.name;
+        let generator = match store.exhaustive_spec(id)? {
+            Some(spec) => Kind::Exhaustive(std::sync::Arc::new(spec)),
+            None => Kind::Seeds(campaign.spec.generator.parse::<Generator>()?),
+        };
+        let mut counted = Aggregates::default();
+        let exhaustive: HashMap<u64, _> = match generator {
+            Kind::Exhaustive(_) => store.exhaustive_results(id)?.into_iter().collect(),
+            Kind::Seeds(_) => HashMap::new(),
+        };
+        let mut done = std::collections::HashSet::new();
+        for (unit, record) in store.units(id)? {
+            on_unit();
+            let UnitState::Done { digest, commit, .. } = &record.state else {
+                continue;
+            };
+            report.units_done += 1;
+            done.insert(unit);
+            let mut problem = |what: String| {
+                report
+                    .problems
+                    .push(format!("campaign {name} unit {unit}: {what}"))
+            };
+            match logged.get(&(id, unit)) {
+                Some(logged) if logged == commit => {}
+                Some(logged) => problem(format!("done at commit {commit}, logged at {logged}")),
+                None => problem(format!(
+                    "done at commit {commit}, missing from the commit log"
+                )),
+            }
+            match &generator {
+                Kind::Seeds(generator) => {
+                    let Some((counts, robots)) = store.unit_results(id, unit)? else {
+                        problem("done, but its result block is missing".into());
+                        continue;
+                    };
+                    let seeds = campaign.spec.unit_seeds(unit);
+                    let found = rrm_proto::unit_digest(name, seeds.clone(), &counts, &robots);
+                    if found != *digest {
+                        problem("its result block does not match its digest".into());
+                    }
+                    for (seed, &moves) in seeds.clone().zip(&counts) {
+                        if let Some(entry) = store.hard_entry(id, moves, seed)? {
+                            if entry.solution.len() != usize::from(moves) {
+                                problem(format!(
+                                    "seed {seed}'s kept solution is not {moves} moves"
+                                ));
+                            }
+                        }
+                    }
+                    report.seeds_counted += counts.len() as u64;
+                    add_unit(&mut counted, *generator, seeds, &counts, &robots);
+                }
+                Kind::Exhaustive(_) => {
+                    if !exhaustive.contains_key(&unit) {
+                        problem("done, but its analysis is missing".into());
+                    }
+                }
+            }
+        }
+        for (&(campaign_id, unit), commit) in &logged {
+            if campaign_id == id && !done.contains(&unit) {
+                report.problems.push(format!(
+                    "campaign {name}: commit {commit} names unit {unit}, which is not done"
+                ));
+            }
+        }
+        if let Kind::Seeds(generator) = generator {
+            let mut saved = store.aggregates(id)?.unwrap_or_default();
+            for &(commit, campaign_id, unit) in &commits {
+                if campaign_id == id && commit > saved.through_commit {
+                    if let Some((counts, robots)) = store.unit_results(id, unit)? {
+                        let seeds = campaign.spec.unit_seeds(unit);
+                        add_unit(&mut saved, generator, seeds, &counts, &robots);
+                    }
+                }
+            }
+            saved.through_commit = 0;
+            if saved != counted {
+                report.problems.push(format!(
+                    "campaign {name}: the saved statistics count {} puzzles, the results {}",
+                    saved.puzzles(),
+                    counted.puzzles()
+                ));
+            }
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,233 @@
+//! Backups and migrations: a whole store as one JSON Lines file, independent of sled's
+//! files. A header names the schema version; then one line per entry of every tree
+//! (tree, key and value in hex, exactly as stored); an end line counts the entries and
+//! carries the SHA-256 of every byte before it. Import checks the whole file before it
+//! writes anything, and only into an empty store.
+
+use super::{Result, Store, StoreError, FORMAT};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// One line of an export.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "line", rename_all = "snake_case")]
+enum Line {
+    Header {
+        rrm_store_export: u32,
+        format: u32,
+    },
+    Entry {
+        tree: String,
+        key: String,
+        value: String,
+    },
+    End {
+        entries: u64,
+        sha256: String,
+    },
+}
+
+/// Version of the export layout itself.
+const EXPORT_VERSION: u32 = 1;
+
+/// What an export or import moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moved {
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// A malformed export.
+fn bad(line: u64, detail: impl Into<String>) -> StoreError {
+    StoreError::Corrupt {
+        what: "export",
+        detail: format!("line {line}: {}", detail.into()),
+    }
+}
+
+impl Store {
+    /// Every tree, by its name.
+    fn named_trees(&self) -> [(&'static str, &sled::Tree); 10] {
+        [
+            ("meta", &self.meta),
+            ("campaigns", &self.campaigns),
+            ("exhaustive", &self.exhaustive),
+            ("units", &self.units),
+            ("results", &self.results),
+            ("hardest", &self.hardest),
+            ("commits", &self.commits),
+            ("aggregates", &self.aggregates),
+            ("mismatches", &self.mismatches),
+            ("distrusted", &self.distrusted),
+        ]
+    }
+
+    /// Writes the whole store to `out` (see the module doc). `on_entry` is called after
+    /// each entry, for progress.
+    pub fn export(&self, out: &mut impl Write, on_entry: &mut dyn FnMut()) -> Result<Moved> {
+        let mut hash = Sha256::new();
+        let mut moved = Moved {
+            entries: 0,
+            bytes: 0,
+        };
+        let mut emit = |line: &Line, hash: &mut Sha256| -> Result<()> {
+            let mut text = serde_json::to_string(line).expect("lines serialise");
+            text.push('\n');
+            hash.update(text.as_bytes());
+            moved.bytes += text.len() as u64;
+            out.write_all(text.as_bytes())
+                .map_err(|e| self.write_error(e))
+        };
+        emit(
+            &Line::Header {
+                rrm_store_export: EXPORT_VERSION,
+                format: FORMAT,
+            },
+            &mut hash,
+        )?;
+        for (name, tree) in self.named_trees() {
+            for entry in tree.iter() {
+                let (key, value) = entry?;
+                let line = Line::Entry {
+                    tree: name.to_string(),
+                    key: hex(&key),
+                    value: hex(&value),
+                };
+                emit(&line, &mut hash)?;
+                moved.entries += 1;
+                on_entry();
+            }
+        }
+        let end = Line::End {
+            entries: moved.entries,
+            sha256: hex(&hash.finalize()),
+        };
+        let mut text = serde_json::to_string(&end).expect("lines serialise");
+        text.push('\n');
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| self.write_error(e))?;
+        moved.bytes += text.len() as u64;
+        Ok(moved)
+    }
+
+    fn write_error(&self, error: std::io::Error) -> StoreError {
+        StoreError::Open {
+            path: self.dir.clone(),
+            detail: format!("writing the export: {error}"),
+        }
+    }
+
+    /// Restores an export at `path` into this store, which must be empty. The file is
+    /// read twice: once to check it whole (layout, schema version, count, checksum),
+    /// then to write it; the acknowledged mark then covers every imported commit.
+    pub fn import(&self, path: &Path, on_entry: &mut dyn FnMut()) -> Result<Moved> {
+        if !self.campaigns.is_empty() || !self.commits.is_empty() {
+            return Err(StoreError::Open {
+                path: self.dir.clone(),
+                detail: "import needs an empty store: give a new --data directory".into(),
+            });
+        }
+        let moved = self.read_export(path, &mut |_, _, _| Ok(()))?;
+        let trees = self.named_trees();
+        self.read_export(path, &mut |line, tree, (key, value)| {
+            let (_, tree) = trees
+                .iter()
+                .find(|(name, _)| *name == tree)
+                .ok_or_else(|| bad(line, format!("unknown tree {tree:?}")))?;
+            tree.insert(key, value)?;
+            on_entry();
+            Ok(())
+        })?;
+        self.flush_blocking()?;
+        Ok(moved)
+    }
+
+    /// Reads an export, checking it, and hands each entry to `entry`.
+    fn read_export(
+        &self,
+        path: &Path,
+        entry: &mut dyn FnMut(u64, &str, (Vec<u8>, Vec<u8>)) -> Result<()>,
+    ) -> Result<Moved> {
+        let file = std::fs::File::open(path).map_err(|e| StoreError::Open {
+            path: path.to_path_buf(),
+            detail: format!("reading the export: {e}"),
+        })?;
+        let mut reader = std::io::BufReader::new(file);
+        let mut hash = Sha256::new();
+        let mut moved = Moved {
+            entries: 0,
+            bytes: 0,
+        };
+        let mut text = String::new();
+        for number in 1.. {
+            text.clear();
+            let read = reader
+                .read_line(&mut text)
+                .map_err(|e| bad(number, e.to_string()))?;
+            if read == 0 {
+                return Err(bad(
+                    number,
+                    "the file ends without its end line (cut short?)",
+                ));
+            }
+            moved.bytes += read as u64;
+            if !text.ends_with('\n') {
+                return Err(bad(number, "the file ends mid-line (cut short?)"));
+            }
+            let line: Line =
+                serde_json::from_str(text.trim_end()).map_err(|e| bad(number, e.to_string()))?;
+            match line {
+                Line::Header {
+                    rrm_store_export,
+                    format,
+                } if number == 1 => {
+                    if rrm_store_export != EXPORT_VERSION || format != FORMAT {
+                        return Err(bad(
+                            number,
+                            format!(
+                                "export version {rrm_store_export} of schema {format}; this rrm \
+                                 reads version {EXPORT_VERSION} of schema {FORMAT}"
+                            ),
+                        ));
+                    }
+                }
+                Line::Entry { tree, key, value } if number > 1 => {
+                    let key = unhex(&key).ok_or_else(|| bad(number, "a key that is not hex"))?;
+                    let value =
+                        unhex(&value).ok_or_else(|| bad(number, "a value that is not hex"))?;
+                    entry(number, &tree, (key, value))?;
+                    moved.entries += 1;
+                }
+                Line::End { entries, sha256 } if number > 1 => {
+                    if entries != moved.entries || sha256 != hex(&hash.finalize()) {
+                        return Err(bad(
+                            number,
+                            "the entry count or checksum does not match: the file is damaged",
+                        ));
+                    }
+                    return Ok(moved);
+                }
+                _ => return Err(bad(number, "a line out of place")),
+            }
+            hash.update(text.as_bytes());
+        }
+        unreachable!("the loop returns")
+    }
+}

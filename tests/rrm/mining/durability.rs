@@ -1,0 +1,383 @@
+//! Stores under damage and full disks: exports that round-trip exactly and refuse to
+//! import when damaged; damaged or rolled-back copies that refuse to open (never
+//! serving fewer results than were acknowledged); a coordinator whose disk runs low
+//! stops leasing with RESOURCE_EXHAUSTED, keeps answering reads and resumes by itself;
+//! on a real small filesystem filled up, SIGTERM still ends it and nothing acknowledged
+//! is lost.
+
+use super::*;
+use rrm_store::Space;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Mines `seeds` into a fresh store with `rrm mine`.
+fn mined(seeds: &str) -> tempfile::TempDir {
+    let data = tempfile::tempdir().unwrap();
+    rrm_ok(&[
+        "mine",
+        "--seeds",
+        seeds,
+        "--data",
+        data.path().to_str().unwrap(),
+        "--unit-size",
+        "20",
+    ]);
+    data
+}
+
+fn stats_json(data: &Path) -> String {
+    rrm_ok(&["stats", "--data", data.to_str().unwrap(), "--json"])
+}
+
+#[test]
+fn exports_round_trip_exactly_and_damaged_ones_are_refused() {
+    let data = mined("1..301");
+    let dir = data.path().to_str().unwrap();
+    let verified = rrm_ok(&["store", "verify", "--data", dir]);
+    assert!(
+        verified.contains("300 seeds counted") && verified.contains("sound"),
+        "{verified}"
+    );
+    let files = tempfile::tempdir().unwrap();
+    let export = files.path().join("store.jsonl");
+    rrm_ok(&[
+        "store",
+        "export",
+        "--data",
+        dir,
+        "-o",
+        export.to_str().unwrap(),
+    ]);
+    let copy = tempfile::tempdir().unwrap();
+    let copy_dir = copy.path().to_str().unwrap();
+    rrm_ok(&[
+        "store",
+        "import",
+        "--data",
+        copy_dir,
+        export.to_str().unwrap(),
+    ]);
+    assert_eq!(stats_json(copy.path()), stats_json(data.path()));
+    assert!(rrm_ok(&["store", "verify", "--data", copy_dir]).contains("sound"));
+    // Exported again, the copy gives the same file, byte for byte.
+    let again = files.path().join("again.jsonl");
+    rrm_ok(&[
+        "store",
+        "export",
+        "--data",
+        copy_dir,
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        std::fs::read(&export).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    // One changed character, or a cut, and nothing is imported.
+    let text = std::fs::read_to_string(&export).unwrap();
+    let at = text.find("\"value\":\"").unwrap() + 9;
+    let flipped = if &text[at..at + 1] == "0" { "1" } else { "0" };
+    let damaged = [
+        format!("{}{flipped}{}", &text[..at], &text[at + 1..]),
+        text[..text.len() / 2].to_string(),
+    ];
+    for (i, damaged) in damaged.iter().enumerate() {
+        let path = files.path().join(format!("damaged-{i}.jsonl"));
+        std::fs::write(&path, damaged).unwrap();
+        let target = tempfile::tempdir().unwrap();
+        let target_dir = target.path().to_str().unwrap();
+        let output = crate::rrm(&[
+            "store",
+            "import",
+            "--data",
+            target_dir,
+            path.to_str().unwrap(),
+        ]);
+        assert!(!output.status.success(), "damaged export {i} imported");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("damaged") || stderr.contains("cut short"),
+            "{stderr}"
+        );
+        let listed = rrm_ok(&["campaign", "list", "--data", target_dir]);
+        assert!(
+            listed.contains("no campaigns yet"),
+            "a refused import left {listed}"
+        );
+    }
+    // Import only into an empty store.
+    let output = crate::rrm(&["store", "import", "--data", dir, export.to_str().unwrap()]);
+    assert!(!output.status.success());
+}
+
+/// The seeds a store reports mined, or its refusal.
+fn seeds_reported(data: &Path) -> Result<u64, String> {
+    let output = crate::rrm(&["stats", "--data", data.to_str().unwrap(), "--json"]);
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    Ok(stats["puzzles"]
+        .as_u64()
+        .expect("puzzles in the statistics"))
+}
+
+/// `rrm store verify` on `data`: whether it found the store sound, and what it said.
+fn verified(data: &Path) -> (bool, String) {
+    let output = crate::rrm(&["store", "verify", "--data", data.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), said)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Copies of a store cut short or with bytes overwritten, and an older copy under a
+/// newer mark: each refuses to open with a message saying what is wrong, or opens with
+/// every acknowledged seed. None opens silently short.
+#[test]
+fn damaged_and_rolled_back_stores_never_open_short() {
+    let data = mined("1..2001");
+    let full = seeds_reported(data.path()).unwrap();
+    assert_eq!(full, 2000);
+    let db = data.path().join("db");
+    let size = std::fs::metadata(&db).unwrap().len();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut refused = 0;
+    for (i, cut) in [0.2, 0.5, 0.8, 0.95, 0.99].into_iter().enumerate() {
+        for overwrite in [false, true] {
+            let copy = scratch.path().join(format!("copy-{i}-{overwrite}"));
+            copy_dir(data.path(), &copy);
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(copy.join("db"))
+                .unwrap();
+            let at = (size as f64 * cut) as u64;
+            if overwrite {
+                use std::os::unix::fs::FileExt;
+                file.write_all_at(&[0x5a; 4096], at).unwrap();
+            } else {
+                file.set_len(at).unwrap();
+            }
+            drop(file);
+            match seeds_reported(&copy) {
+                Ok(seeds) => {
+                    assert_eq!(seeds, full, "copy {i} {overwrite} opened short");
+                    // What opens whole is sound, or verify says what is not.
+                    let (sound, said) = verified(&copy);
+                    assert!(
+                        sound || said.contains("PROBLEM") || said.contains("corrupt"),
+                        "{said}"
+                    );
+                    refused += usize::from(!sound);
+                }
+                Err(message) => {
+                    assert!(
+                        message.contains("corrupt") || message.contains("missing acknowledged"),
+                        "unclear refusal: {message}"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert!(refused > 0, "no damage was noticed at all");
+    // A rolled-back store: an older copy with the newer store's mark.
+    let old = scratch.path().join("old");
+    copy_dir(data.path(), &old);
+    rrm_ok(&[
+        "mine",
+        "--seeds",
+        "2001..2201",
+        "--data",
+        data.path().to_str().unwrap(),
+        "--unit-size",
+        "20",
+    ]);
+    std::fs::copy(
+        data.path().join(rrm_store::MARK_FILE),
+        old.join(rrm_store::MARK_FILE),
+    )
+    .unwrap();
+    let message = seeds_reported(&old).unwrap_err();
+    assert!(
+        message.contains("missing acknowledged results"),
+        "{message}"
+    );
+    assert!(message.contains("missing)"), "{message}");
+}
+
+/// Below the reserve nothing is leased, reads still answer, and leasing resumes by
+/// itself once space returns (a stand-in for the volume's free space).
+#[test]
+fn a_low_disk_stops_leasing_and_resumes_by_itself() {
+    let config = Config {
+        min_free_disk: rrm_coordinator::DiskReserve::Bytes(100 << 20),
+        ..Config::default()
+    };
+    let server = Server::with_campaign(config, spec("low", 1..41, 20));
+    let free = Arc::new(AtomicU64::new(10 << 20));
+    let probe = free.clone();
+    server.coordinator.set_space_probe(Box::new(move || {
+        Ok(Space {
+            available: probe.load(Ordering::SeqCst),
+            total: 1 << 30,
+        })
+    }));
+    block_on(async {
+        let (mut client, worker) = raw_worker(&server.url, "low").await;
+        let refused = client.lease(worker.lease()).await.unwrap_err();
+        assert_eq!(refused.code(), Code::ResourceExhausted);
+        let message = refused.message();
+        assert!(message.contains("disk is nearly full"), "{message}");
+    });
+    assert!(status(&server.url, "low").is_some(), "reads still answer");
+    free.store(1 << 29, Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(600));
+    block_on(async {
+        let (mut client, worker) = raw_worker(&server.url, "low").await;
+        leased_unit(&mut client, &worker).await;
+    });
+}
+
+/// Mounts a small tmpfs at `dir`, if this process may (root in CI); `None` otherwise.
+fn small_filesystem(dir: &Path, megabytes: u64) -> Option<Mounted> {
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+        .arg(dir)
+        .status()
+        .is_ok_and(|status| status.success());
+    mounted.then(|| Mounted(dir.to_path_buf()))
+}
+
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// On a real 48 MiB filesystem: filled past the reserve, the coordinator refuses work
+/// and its workers wait; filled to the last byte, SIGTERM still ends it within its
+/// drain time; with space back, the store opens with every acknowledged result and
+/// the campaign finishes exactly.
+#[test]
+fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
+    let mount = tempfile::tempdir().unwrap();
+    let Some(_mounted) = small_filesystem(mount.path(), 48) else {
+        assert!(
+            std::env::var_os("RRM_REQUIRE_MOUNT").is_none(),
+            "mounting a tmpfs failed and RRM_REQUIRE_MOUNT is set"
+        );
+        eprintln!("skipped: this process may not mount a tmpfs");
+        return;
+    };
+    let data = mount.path().join("store");
+    let filler = mount.path().join("filler");
+    let fill_to = |free_bytes: u64| {
+        let space = rrm_store::space_of(mount.path()).unwrap();
+        let current = std::fs::metadata(&filler).map_or(0, |m| m.len());
+        let size = (current + space.available).saturating_sub(free_bytes);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .open(&filler)
+            .unwrap();
+        // Written, not sparse: tmpfs counts pages written.
+        use std::io::Write;
+        let mut file = std::io::BufWriter::new(file);
+        let chunk = vec![1u8; 1 << 20];
+        let mut written = 0;
+        while written + (1 << 20) <= size {
+            if file.write_all(&chunk).is_err() {
+                break;
+            }
+            written += 1 << 20;
+        }
+        let _ = file.write_all(&chunk[..(size - written) as usize]);
+        let _ = file.flush();
+    };
+    let start = |data: &Path| {
+        let mut process = rrm_process(&[
+            "coordinator",
+            "--listen",
+            "127.0.0.1:0",
+            "--data",
+            data.to_str().unwrap(),
+            "--no-dashboard",
+            "--min-free-disk",
+            "16MiB",
+        ]);
+        let url = super::security::announced(&mut process, "listening on ");
+        (process, format!("http://{url}"))
+    };
+    let (mut coordinator, url) = start(&data);
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "full",
+        "--coordinator",
+        &url,
+        "--seeds",
+        "1..3001",
+        "--unit-size",
+        "50",
+    ]);
+    // Past the reserve: no lease for anyone, reads still answer.
+    fill_to(8 << 20);
+    block_on(async {
+        let (mut client, worker) = raw_worker(&url, "waiting").await;
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let refused = client.lease(worker.lease()).await.unwrap_err();
+        assert_eq!(
+            refused.code(),
+            Code::ResourceExhausted,
+            "{}",
+            refused.message()
+        );
+    });
+    assert!(status(&url, "full").is_some());
+    // Space back: a worker mines part of the campaign.
+    std::fs::remove_file(&filler).unwrap();
+    let _worker = worker(&url, 1);
+    wait_until(Duration::from_secs(60), "some units are mined", || {
+        status(&url, "full").is_some_and(|s| s.units_done >= 10)
+    });
+    // To the last byte while the worker mines; then SIGTERM must end the coordinator.
+    fill_to(0);
+    std::thread::sleep(Duration::from_secs(2));
+    let stopped = Instant::now();
+    unsafe { libc::kill(coordinator.0.id() as i32, libc::SIGTERM) };
+    wait_until(
+        Duration::from_secs(30),
+        "the coordinator ends on SIGTERM",
+        || coordinator.0.try_wait().unwrap().is_some(),
+    );
+    eprintln!(
+        "stopped {:?} after SIGTERM on a full disk",
+        stopped.elapsed()
+    );
+    drop(_worker);
+    std::fs::remove_file(&filler).unwrap();
+    // The store opens, which it does only with every acknowledged commit (the mark);
+    // the campaign then finishes exactly.
+    let (_coordinator, url) = start(&data);
+    assert!(status(&url, "full").is_some(), "the store opens");
+    let _worker = worker(&url, 2);
+    wait_until(Duration::from_secs(120), "the campaign is done", || {
+        status(&url, "full").is_some_and(|s| is_done(&s))
+    });
+    assert_eq!(stats(&url, "full").histogram, direct_histogram(1..3001));
+}
