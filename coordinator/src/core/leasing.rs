@@ -30,7 +30,7 @@ impl Coordinator {
             .is_none_or(|scanned| scanned.elapsed() >= EXPIRY_SCAN)
         {
             for campaign in state.campaigns.values_mut() {
-                self.expire(campaign, now)?;
+                self.expire(campaign, now, &state.workers)?;
             }
             state.expiry_scanned = Some(Instant::now());
         }
@@ -98,7 +98,15 @@ impl Coordinator {
     }
 
     /// Returns expired leases to the pending set, or quarantines units that keep failing.
-    fn expire(&self, campaign: &mut CampaignState, now: i64) -> Result<()> {
+    /// A lease held by a registration this coordinator does not know was granted before
+    /// a restart: its holder registered again and cannot hand it in, which is no fault
+    /// of the unit's, so it goes back without a failure.
+    fn expire(
+        &self,
+        campaign: &mut CampaignState,
+        now: i64,
+        registered: &std::collections::HashMap<u64, super::identity::Registration>,
+    ) -> Result<()> {
         let expired: Vec<u64> = campaign
             .leased
             .iter()
@@ -117,10 +125,15 @@ impl Coordinator {
                         UnitState::Leased(lease) => Some(lease.clone()),
                         _ => None,
                     };
-                    let holder = expired.as_ref().map(|l| l.identity.clone());
+                    let holder = expired
+                        .as_ref()
+                        .filter(|lease| registered.contains_key(&lease.worker))
+                        .map(|lease| lease.identity.clone());
                     *state = UnitState::Pending { expired };
-                    let why = format!("lease {} expired", record.leases_issued);
-                    self.charge_failure(&mut record, &holder.unwrap_or_default(), why);
+                    if let Some(holder) = holder {
+                        let why = format!("lease {} expired", record.leases_issued);
+                        self.charge_failure(&mut record, &holder, why);
+                    }
                 }
             }
             self.store.put_unit(campaign.campaign.id, unit, &record)?;

@@ -381,3 +381,60 @@ fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
     });
     assert_eq!(stats(&url, "full").histogram, direct_histogram(1..3001));
 }
+
+/// A soak bounded in time (`RRM_SOAK_SECONDS`, default 45): workers mine while the
+/// coordinator is killed with SIGKILL every few seconds and restarted on the same port
+/// and store; at the end the totals are exact and the store verifies sound.
+#[test]
+fn a_soak_with_periodic_sigkill_ends_with_exact_totals() {
+    let seconds: u64 = std::env::var("RRM_SOAK_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(45);
+    let seeds = 1..60001;
+    let data = tempfile::tempdir().unwrap();
+    let (mut coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let url = format!("http://{address}");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "soak",
+        "--coordinator",
+        &url,
+        "--seeds",
+        "1..60001",
+        "--unit-size",
+        "40",
+    ]);
+    let _workers = [worker(&url, 1), worker(&url, 1)];
+    let started = Instant::now();
+    let mut kills = 0;
+    while started.elapsed() < Duration::from_secs(seconds)
+        && !status(&url, "soak").is_some_and(|s| is_done(&s))
+    {
+        std::thread::sleep(Duration::from_millis(2500 + 700 * (kills % 3)));
+        coordinator.0.kill().unwrap();
+        coordinator.0.wait().unwrap();
+        kills += 1;
+        coordinator = coordinator_process(data.path(), &address).0;
+    }
+    let mut shown = Instant::now();
+    wait_until(
+        Duration::from_secs(180),
+        "the soaked campaign is done",
+        || {
+            let now = status(&url, "soak");
+            if shown.elapsed() > Duration::from_secs(10) {
+                shown = Instant::now();
+                eprintln!("soak: {now:?}");
+            }
+            now.is_some_and(|s| is_done(&s))
+        },
+    );
+    eprintln!("{kills} SIGKILLs in {:?}", started.elapsed());
+    assert!(kills >= 5, "only {kills} kills: the soak proved little");
+    assert_eq!(stats(&url, "soak").histogram, direct_histogram(seeds));
+    drop(coordinator);
+    let (sound, said) = verified(data.path());
+    assert!(sound, "{said}");
+}
