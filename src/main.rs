@@ -7,6 +7,7 @@ mod access;
 mod backend;
 mod bench;
 mod campaign;
+mod checkbench;
 mod exhaust;
 mod health;
 mod import;
@@ -79,6 +80,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Measure the coordinator alone under simulated workers over loopback.
     LoadTest(loadtest::LoadTestArgs),
+    /// Measure what the coordinator's checks of a result cost and catch (honest units,
+    /// and forgeries of 1 %, 10 % and 100 % of a unit).
+    CheckBench(checkbench::CheckBenchArgs),
     /// Make bearer tokens and their lines for a coordinator's tokens file.
     Token(token::TokenArgs),
     /// Ask a coordinator whether it is serving (exit status 0 if so).
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
         Command::Exhaust(args) => exhaust::run(args),
         Command::Bench(args) => bench::run(args),
         Command::LoadTest(args) => loadtest::run(args),
+        Command::CheckBench(args) => checkbench::run(args),
         Command::Token(args) => token::run(args),
         Command::Health(args) => health::run(args),
         Command::Store(args) => store::run(args),
