@@ -99,6 +99,8 @@ fn main() -> ExitCode {
     // the process; a closed stdout ends commands through `stdout::is_closed` instead.
     let level = match cli.command {
         Command::Coordinator(_) | Command::Worker(_) => "info",
+        // Every forger it plays is distrusted, which the coordinator warns of.
+        Command::CheckBench(_) => "error",
         _ => "warn",
     };
     let logs = tracing_subscriber::fmt()

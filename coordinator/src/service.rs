@@ -178,6 +178,14 @@ impl Service {
     }
 }
 
+/// Who made an admin call, for the log: the token's name, or "anyone" without tokens.
+fn caller_name<T>(request: &Request<T>) -> String {
+    request
+        .extensions()
+        .get::<Caller>()
+        .map_or_else(|| "anyone".to_string(), |caller| caller.name.clone())
+}
+
 /// The span of one call, carrying what it is about; fields unknown at the start are
 /// filled in once known.
 fn rpc_span(method: &'static str) -> Span {
@@ -328,7 +336,7 @@ impl pb::campaigns_server::Campaigns for Service {
         &self,
         request: Request<pb::CreateCampaignRequest>,
     ) -> Result<Response<pb::CampaignStatus>, Status> {
-        let caller = request.extensions().get::<Caller>().map(|c| c.name.clone());
+        let caller = caller_name(&request);
         let request = request.into_inner();
         check_name("campaign name", &request.name)?;
         let span = rpc_span("CreateCampaign");
@@ -340,12 +348,7 @@ impl pb::campaigns_server::Campaigns for Service {
                 .create_campaign(spec_from_request(request)?)?,
         };
         self.flusher.flushed().await?;
-        span.in_scope(|| {
-            tracing::info!(
-                by = caller.as_deref().unwrap_or("anyone"),
-                "campaign created"
-            )
-        });
+        span.in_scope(|| tracing::info!(by = caller.as_str(), "campaign created"));
         Ok(Response::new(status.into()))
     }
 
@@ -353,7 +356,7 @@ impl pb::campaigns_server::Campaigns for Service {
         &self,
         request: Request<pb::RetryUnitsRequest>,
     ) -> Result<Response<pb::RetryUnitsReply>, Status> {
-        let caller = request.extensions().get::<Caller>().map(|c| c.name.clone());
+        let caller = caller_name(&request);
         let request = request.into_inner();
         check_name("campaign name", &request.campaign)?;
         let span = rpc_span("RetryUnits");
@@ -362,7 +365,7 @@ impl pb::campaigns_server::Campaigns for Service {
         self.flusher.flushed().await?;
         span.in_scope(|| {
             tracing::info!(
-                by = caller.as_deref().unwrap_or("anyone"),
+                by = caller.as_str(),
                 units = released.len(),
                 "quarantined units released"
             )
@@ -374,13 +377,13 @@ impl pb::campaigns_server::Campaigns for Service {
         &self,
         request: Request<pb::TrustWorkerRequest>,
     ) -> Result<Response<pb::TrustWorkerReply>, Status> {
-        let caller = request.extensions().get::<Caller>().map(|c| c.name.clone());
+        let caller = caller_name(&request);
         let identity = request.into_inner().identity;
         check_name("identity", &identity)?;
         let cleared = self.coordinator.trust(&identity)?;
         self.flusher.flushed().await?;
         tracing::info!(
-            by = caller.as_deref().unwrap_or("anyone"),
+            by = caller.as_str(),
             identity,
             cleared,
             "identity trusted again"
