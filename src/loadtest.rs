@@ -217,10 +217,19 @@ fn load_test(
     scratch: &std::path::Path,
 ) -> Result<Load> {
     // The campaign is as large as the load needs, beyond any sensible limit.
+    // Every simulated worker connects from 127.0.0.1 (one peer, as many connections)
+    // and has one call in progress at most.
+    let defaults = Config::default();
     let config = Config {
         max_campaign_units: u64::MAX,
         max_campaign_seeds: u64::MAX,
-        ..Config::default()
+        max_requests: defaults.max_requests.max(args.workers + 16),
+        connections: rrm_coordinator::ConnectionLimits {
+            per_peer: defaults.connections.per_peer.max(args.workers + 16),
+            total: defaults.connections.total.max(args.workers + 16),
+            ..defaults.connections
+        },
+        ..defaults
     };
     let coordinator = Arc::new(Coordinator::open(Store::open(scratch)?, config)?);
     coordinator.create_campaign(CampaignSpec {
