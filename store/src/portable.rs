@@ -29,6 +29,9 @@ enum Line {
     },
 }
 
+/// Receives each entry of an export: its line number, tree name, and key and value.
+type EntrySink<'a> = dyn FnMut(u64, &str, (Vec<u8>, Vec<u8>)) -> Result<()> + 'a;
+
 /// Version of the export layout itself.
 const EXPORT_VERSION: u32 = 1;
 
@@ -160,11 +163,7 @@ impl Store {
     }
 
     /// Reads an export, checking it, and hands each entry to `entry`.
-    fn read_export(
-        &self,
-        path: &Path,
-        entry: &mut dyn FnMut(u64, &str, (Vec<u8>, Vec<u8>)) -> Result<()>,
-    ) -> Result<Moved> {
+    fn read_export(&self, path: &Path, entry: &mut EntrySink<'_>) -> Result<Moved> {
         let file = std::fs::File::open(path).map_err(|e| StoreError::Open {
             path: path.to_path_buf(),
             detail: format!("reading the export: {e}"),

@@ -292,6 +292,7 @@ fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
         let size = (current + space.available).saturating_sub(free_bytes);
         let file = std::fs::OpenOptions::new()
             .create(true)
+            .truncate(false)
             .write(true)
             .open(&filler)
             .unwrap();
