@@ -189,7 +189,7 @@ pub struct Correction<'a> {
     /// The campaign's statistics without the result, through `commit`.
     pub aggregates: &'a Aggregates,
     pub mismatch: &'a Mismatch,
-    pub distrust: Option<&'a Distrust>,
+    pub distrust: &'a Distrust,
 }
 
 /// The schema version this code writes and reads (see the crate doc's table).
@@ -787,9 +787,8 @@ impl Store {
         let aggregates = encode(correction.aggregates);
         let mismatch_key = mismatch_key(correction.campaign, correction.mismatch);
         let mismatch = encode(correction.mismatch);
-        let distrust = correction
-            .distrust
-            .map(|d| (d.identity.as_bytes().to_vec(), encode(d)));
+        let distrust = encode(correction.distrust);
+        let distrusted_key = correction.distrust.identity.as_bytes();
         let trees = (
             &self.units,
             &self.results,
@@ -812,9 +811,7 @@ impl Store {
                     aggregates_tree
                         .insert(&correction.campaign.to_be_bytes(), aggregates.as_slice())?;
                     mismatches.insert(mismatch_key.as_slice(), mismatch.as_slice())?;
-                    if let Some((identity, value)) = &distrust {
-                        distrusted.insert(identity.as_slice(), value.as_slice())?;
-                    }
+                    distrusted.insert(distrusted_key, distrust.as_slice())?;
                     Ok::<_, ConflictableTransactionError<StoreError>>(())
                 },
             )

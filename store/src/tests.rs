@@ -360,7 +360,7 @@ fn a_correction_takes_a_result_out_whole_and_the_log_skips_it() {
             commit: 3,
             aggregates: &aggregates,
             mismatch: &mismatch,
-            distrust: Some(&distrust),
+            distrust: &distrust,
         })
         .unwrap();
     drop(store);

@@ -12,6 +12,7 @@
 
 use super::campaign_state::Kind;
 use super::checks::secret_sample;
+use super::identity::distrust_record;
 use super::recovery::add_unit;
 use super::submission::{Checked, Found};
 use super::{Coordinator, LeaseRef, Outcome, Result, State, Submission};
@@ -19,8 +20,7 @@ use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
 use ricochet::Generator;
 use rrm_proto::UNSOLVED;
 use rrm_store::{
-    Aggregates, Correction, Distrust, Mismatch, Resolution, StoreError, UnitRecord, UnitState,
-    Verification,
+    Aggregates, Correction, Mismatch, Resolution, StoreError, UnitRecord, UnitState, Verification,
 };
 
 /// Differing seeds the coordinator solves at most to settle one mismatch.
@@ -102,7 +102,7 @@ impl Coordinator {
             if let Some(wrong) = verdict.sender_wrong {
                 let mut state = self.lock();
                 let reason = format!("campaign {} unit {}: {wrong}", lease.campaign, lease.unit);
-                self.distrust(&mut state, &submission.identity, reason, false)?;
+                self.distrust(&mut state, &submission.identity, reason)?;
             }
             return Ok(Outcome::Mismatch);
         }
@@ -127,20 +127,12 @@ impl Coordinator {
             lease,
             &taken_out,
             &old_counts,
-            Mismatch {
-                unit: lease.unit,
-                lease: lease.lease,
-                producer: producer.clone(),
-                verifier: submission.identity.clone(),
-                digest,
-                detail,
-                resolution,
-            },
+            mismatch_of(&producer, submission, digest, detail, resolution),
             format!("campaign {} unit {}: {wrong}", lease.campaign, lease.unit),
         )?;
         if let Some(wrong) = &verdict.sender_wrong {
             let reason = format!("campaign {} unit {}: {wrong}", lease.campaign, lease.unit);
-            self.distrust(&mut state, &submission.identity, reason, false)?;
+            self.distrust(&mut state, &submission.identity, reason)?;
             return Ok(Outcome::Mismatch);
         }
         if resolution == Resolution::VerifierWon {
@@ -200,15 +192,13 @@ impl Coordinator {
             lease,
             &Aggregates::default(),
             &[],
-            Mismatch {
-                unit: lease.unit,
-                lease: lease.lease,
-                producer: producer.clone(),
-                verifier: submission.identity.clone(),
+            mismatch_of(
+                &producer,
+                submission,
                 digest,
-                detail: format!("{} and {agreed_by} agree against it", submission.identity),
-                resolution: Resolution::VerifierWon,
-            },
+                format!("{} and {agreed_by} agree against it", submission.identity),
+                Resolution::VerifierWon,
+            ),
             format!(
                 "campaign {} unit {}: two others agree against its analysis",
                 lease.campaign, lease.unit
@@ -250,11 +240,7 @@ impl Coordinator {
         let mut aggregates = campaign.aggregates.clone();
         aggregates.subtract(taken_out);
         aggregates.through_commit = commit;
-        let distrust = Distrust {
-            identity: producer.clone(),
-            since_unix_ms: crate::unix_ms(),
-            reason: reason.clone(),
-        };
+        let distrust = distrust_record(&producer, reason);
         let seeds = match campaign.kind {
             Kind::Seeds(_) => campaign.campaign.spec.unit_seeds(lease.unit),
             Kind::Exhaustive(_) => 0..0,
@@ -269,14 +255,14 @@ impl Coordinator {
             commit,
             aggregates: &aggregates,
             mismatch: &mismatch,
-            distrust: Some(&distrust),
+            distrust: &distrust,
         })?;
         campaign.aggregates = aggregates;
         campaign.exhaustive.remove(&lease.unit);
         campaign.track(lease.unit, record, 0);
         state.next_commit += 1;
         self.metrics.mismatched(&lease.campaign);
-        self.distrust(state, &producer, reason, true)
+        self.remember_distrust(state, distrust)
     }
 
     /// Stores the result that won a dispute as the unit's.
@@ -312,15 +298,13 @@ impl Coordinator {
         let lease = &submission.lease;
         let mut state = self.lock();
         let (campaign, mut record) = state.looked_up(lease);
-        let mismatch = Mismatch {
-            unit: lease.unit,
-            lease: lease.lease,
-            producer: producer_of(&found.record),
-            verifier: submission.identity.clone(),
+        let mismatch = mismatch_of(
+            &producer_of(&found.record),
+            submission,
             digest,
             detail,
             resolution,
-        };
+        );
         self.store.put_mismatch(campaign.campaign.id, &mismatch)?;
         self.metrics.mismatched(&lease.campaign);
         if let UnitState::Done { verification, .. } = &mut record.state {
@@ -357,7 +341,7 @@ impl Coordinator {
                 "campaign {} unit {}: others agree against its result",
                 lease.campaign, lease.unit
             );
-            self.distrust(state, &mismatch.verifier, reason, false)?;
+            self.distrust(state, &mismatch.verifier, reason)?;
         }
         Ok(())
     }
@@ -450,6 +434,25 @@ fn unchanged(state: &State, lease: &LeaseRef, record: &UnitRecord) -> bool {
             },
         ) => a == b && x == y,
         _ => false,
+    }
+}
+
+/// The mismatch between the stored result of `producer` and `submission`'s.
+fn mismatch_of(
+    producer: &str,
+    submission: &Submission,
+    digest: [u8; 32],
+    detail: String,
+    resolution: Resolution,
+) -> Mismatch {
+    Mismatch {
+        unit: submission.lease.unit,
+        lease: submission.lease.lease,
+        producer: producer.to_string(),
+        verifier: submission.identity.clone(),
+        digest,
+        detail,
+        resolution,
     }
 }
 

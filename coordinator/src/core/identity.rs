@@ -83,25 +83,18 @@ impl Coordinator {
         }
     }
 
-    /// Distrusts `identity` for `reason` (stored unless `stored` says the caller's
-    /// transaction wrote it) and queues its work to be checked again.
-    pub(super) fn distrust(
-        &self,
-        state: &mut State,
-        identity: &str,
-        reason: String,
-        stored: bool,
-    ) -> Result<()> {
-        let distrust = Distrust {
-            identity: identity.to_string(),
-            since_unix_ms: unix_ms(),
-            reason,
-        };
-        if !stored {
-            self.store.distrust(&distrust)?;
-        }
-        tracing::warn!(identity, reason = %distrust.reason, "identity distrusted");
-        state.distrusted.insert(identity.to_string(), distrust);
+    /// Distrusts `identity` for `reason`, stored, and queues its work to be checked again.
+    pub(super) fn distrust(&self, state: &mut State, identity: &str, reason: String) -> Result<()> {
+        let distrust = distrust_record(identity, reason);
+        self.store.distrust(&distrust)?;
+        self.remember_distrust(state, distrust)
+    }
+
+    /// Takes a distrust already stored into memory and queues the identity's work to be
+    /// checked again.
+    pub(super) fn remember_distrust(&self, state: &mut State, distrust: Distrust) -> Result<()> {
+        tracing::warn!(identity = %distrust.identity, reason = %distrust.reason, "identity distrusted");
+        state.distrusted.insert(distrust.identity.clone(), distrust);
         self.metrics.distrusted();
         for campaign in state.campaigns.values_mut() {
             self.recheck_distrusted(campaign, &state.distrusted)?;
@@ -166,6 +159,15 @@ impl Coordinator {
             campaign.track(unit, record, 0);
         }
         Ok(())
+    }
+}
+
+/// The record of distrusting `identity` now for `reason`.
+pub(super) fn distrust_record(identity: &str, reason: String) -> Distrust {
+    Distrust {
+        identity: identity.to_string(),
+        since_unix_ms: unix_ms(),
+        reason,
     }
 }
 

@@ -168,7 +168,7 @@ impl Coordinator {
                 "campaign {} unit {}: {rejection}",
                 lease.campaign, lease.unit
             );
-            self.distrust(&mut state, &submission.identity, reason, false)?;
+            self.distrust(&mut state, &submission.identity, reason)?;
         }
         Ok(rejection.into())
     }

@@ -3,7 +3,6 @@
 //! every kept solution against its unit's counts, and the saved statistics (with the
 //! commits after them, as opening replays them) against a count of every result.
 
-use super::campaign_state::Kind;
 use super::recovery::add_unit;
 use super::Result;
 use ricochet::Generator;
@@ -39,15 +38,15 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
         report.campaigns += 1;
         let id = campaign.id;
         let name = &campaign.spec.name;
-        let generator = match store.exhaustive_spec(id)? {
-            Some(spec) => Kind::Exhaustive(std::sync::Arc::new(spec)),
-            None => Kind::Seeds(campaign.spec.generator.parse::<Generator>()?),
+        // Seed campaigns have a generator; exhaustive ones their analyses by unit.
+        let (generator, analysed) = match store.exhaustive_spec(id)? {
+            Some(_) => (None, store.exhaustive_results(id)?.into_iter().collect()),
+            None => (
+                Some(campaign.spec.generator.parse::<Generator>()?),
+                HashMap::new(),
+            ),
         };
         let mut counted = Aggregates::default();
-        let exhaustive: HashMap<u64, _> = match generator {
-            Kind::Exhaustive(_) => store.exhaustive_results(id)?.into_iter().collect(),
-            Kind::Seeds(_) => HashMap::new(),
-        };
         let mut done = std::collections::HashSet::new();
         for (unit, record) in store.units(id)? {
             on_unit();
@@ -68,8 +67,8 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                     "done at commit {commit}, missing from the commit log"
                 )),
             }
-            match &generator {
-                Kind::Seeds(generator) => {
+            match generator {
+                Some(generator) => {
                     let Some((counts, robots)) = store.unit_results(id, unit)? else {
                         problem("done, but its result block is missing".into());
                         continue;
@@ -89,10 +88,10 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                         }
                     }
                     report.seeds_counted += counts.len() as u64;
-                    add_unit(&mut counted, *generator, seeds, &counts, &robots);
+                    add_unit(&mut counted, generator, seeds, &counts, &robots);
                 }
-                Kind::Exhaustive(_) => {
-                    if !exhaustive.contains_key(&unit) {
+                None => {
+                    if !analysed.contains_key(&unit) {
                         problem("done, but its analysis is missing".into());
                     }
                 }
@@ -105,7 +104,7 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                 ));
             }
         }
-        if let Kind::Seeds(generator) = generator {
+        if let Some(generator) = generator {
             let mut saved = store.aggregates(id)?.unwrap_or_default();
             for &(commit, campaign_id, unit) in &commits {
                 if campaign_id == id && commit > saved.through_commit {
