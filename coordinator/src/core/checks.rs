@@ -114,6 +114,9 @@ pub(super) fn check_contents(
     );
     let mut aggregates = Aggregates::default();
     let mut hardest = Vec::new();
+    // Solved last: a unit the deterministic checks refuse costs no spot check, and its
+    // refusal does not depend on the draw.
+    let mut spotted = Vec::new();
     let results = submission.move_counts.iter().zip(&submission.robots_moved);
     for (seed, (&count, &robots)) in seeds.zip(results) {
         let generated = generator
@@ -121,7 +124,7 @@ pub(super) fn check_contents(
             .map_err(|error| Rejection::Ungenerable { seed, error })?;
         check_possible(&generated, seed, count, robots, max_moves)?;
         if spot.contains(&seed) && count != UNSOLVED {
-            spot_check(&generated, seed, count, robots, max_moves)?;
+            spotted.push((generated.clone(), seed, count, robots));
         }
         if count == UNSOLVED {
             // Not solved within the worker's limit: the coordinator must agree. Such a
@@ -165,6 +168,9 @@ pub(super) fn check_contents(
             solution: notation.to_vec(),
             re_solved: record,
         });
+    }
+    for (generated, seed, count, robots) in &spotted {
+        spot_check(generated, *seed, *count, *robots, max_moves)?;
     }
     Ok(CheckedResult {
         hardest,
