@@ -80,6 +80,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Measure the coordinator alone under simulated workers over loopback.
     LoadTest(loadtest::LoadTestArgs),
+    /// The simulated workers of `rrm load-test --clients separate`, in their own process.
+    #[command(hide = true)]
+    LoadTestClients(loadtest::ClientsArgs),
     /// Measure what the coordinator's checks of a result cost and catch (honest units,
     /// and forgeries of 1 %, 10 % and 100 % of a unit).
     CheckBench(checkbench::CheckBenchArgs),
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
         Command::Exhaust(args) => exhaust::run(args),
         Command::Bench(args) => bench::run(args),
         Command::LoadTest(args) => loadtest::run(args),
+        Command::LoadTestClients(args) => loadtest::run_clients(args),
         Command::CheckBench(args) => checkbench::run(args),
         Command::Token(args) => token::run(args),
         Command::Health(args) => health::run(args),

@@ -17,6 +17,7 @@ mod limits;
 mod metrics;
 pub mod names;
 mod service;
+pub mod stages;
 pub mod tls;
 pub mod wire;
 

@@ -10,6 +10,7 @@
 
 use crate::core::Coordinator;
 use crate::limits::BoxedCall;
+use crate::stages::StageClock;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -71,12 +72,15 @@ pub(crate) struct Metrics {
     rpc_duration: Latencies<RpcLabels>,
     flush_duration: Histogram,
     store_size: Gauge,
+    stages: StageClock,
 }
 
 impl Metrics {
     pub(crate) fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("rrm");
         let mut metrics = Metrics {
-            registry: Registry::with_prefix("rrm"),
+            stages: StageClock::registered(&mut registry),
+            registry,
             units_leased: Family::default(),
             units_completed: Family::default(),
             units_expired: Family::default(),
@@ -222,6 +226,11 @@ impl Metrics {
     /// A group commit's flush took `took`.
     pub(crate) fn flushed(&self, took: Duration) {
         self.flush_duration.observe(took.as_secs_f64());
+    }
+
+    /// Where calls spend their time.
+    pub(crate) fn stages(&self) -> &StageClock {
+        &self.stages
     }
 
     /// The layer that times the gRPC calls of a server into these metrics.

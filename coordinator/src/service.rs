@@ -9,11 +9,13 @@ use crate::core::{
 use crate::flush::{FlushError, GroupFlush};
 use crate::limits::CallLimitLayer;
 use crate::names::check_name;
+use crate::stages::Stage;
 use crate::wire::{exhaustive_from_request, moves_u8, spec_from_request};
 use crate::Security;
 use rrm_proto::v1 as pb;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
 use tokio::net::TcpListener;
 use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
@@ -238,6 +240,7 @@ impl pb::mining_server::Mining for Service {
         &self,
         request: Request<pb::LeaseRequest>,
     ) -> Result<Response<pb::LeaseReply>, Status> {
+        let started = Instant::now();
         let span = rpc_span("Lease");
         let worker = self.worker(
             request.extensions().get(),
@@ -254,6 +257,8 @@ impl pb::mining_server::Mining for Service {
             span.record("unit", assignment.lease.unit);
             span.in_scope(|| tracing::debug!(lease = assignment.lease.lease, "leased"));
         }
+        let stages = self.coordinator.metrics().stages();
+        stages.since(Stage::LeaseCall, started);
         Ok(Response::new(pb::LeaseReply {
             retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
             campaigns_done: assignment.is_none() && self.coordinator.campaigns_done(),
@@ -293,6 +298,7 @@ impl pb::mining_server::Mining for Service {
         &self,
         request: Request<pb::SubmitRequest>,
     ) -> Result<Response<pb::SubmitReply>, Status> {
+        let started = Instant::now();
         let span = rpc_span("Submit");
         let worker = self.worker(
             request.extensions().get(),
@@ -307,22 +313,32 @@ impl pb::mining_server::Mining for Service {
         span.record("unit", submission.lease.unit);
         // Every submission has seeds solved again (spot checks, record candidates):
         // off the async threads.
+        let stages = self.coordinator.metrics().stages();
+        let asked = Instant::now();
         let permit = self
             .checking
             .clone()
             .acquire_owned()
             .await
             .map_err(|_| Status::unavailable("the coordinator is stopping"))?;
+        let permitted = Instant::now();
+        stages.record(Stage::CheckPermit, permitted - asked);
         let coordinator = self.coordinator.clone();
         let checking = span.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            checking.in_scope(|| coordinator.submit(submission))
+            let started = Instant::now();
+            let stages = coordinator.metrics().stages();
+            stages.record(Stage::BlockingQueue, started - permitted);
+            let outcome = checking.in_scope(|| coordinator.submit(submission));
+            stages.since(Stage::Checking, started);
+            outcome
         })
         .await
         .map_err(|e| Status::internal(format!("checking the submission failed: {e}")))??;
         // Acknowledged only once on disk.
         self.flusher.flushed().await?;
+        stages.since(Stage::SubmitCall, started);
         span.in_scope(|| tracing::debug!(?outcome, "submitted"));
         Ok(Response::new(pb::SubmitReply {
             outcome: pb::SubmitOutcome::from(outcome).into(),

@@ -159,6 +159,8 @@ pub struct Store {
     dir: PathBuf,
     /// The acknowledged-commits mark as last written (see `durability`).
     marked: std::sync::atomic::AtomicU64,
+    /// The mark's file once this store wrote it, rewritten in place from then on.
+    mark_file: std::sync::Mutex<Option<std::fs::File>>,
 }
 
 /// Everything one accepted unit result writes.
@@ -420,6 +422,7 @@ impl Store {
             db,
             dir: dir.to_path_buf(),
             marked: Default::default(),
+            mark_file: Default::default(),
         }
         .with_format(dir)
         .and_then(|store| {

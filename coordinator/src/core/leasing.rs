@@ -5,6 +5,7 @@
 use super::campaign_state::{current_lease, current_lease_mut, CampaignState, Kind};
 use super::exhaustive::unit_work;
 use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Work, Worker};
+use crate::stages::Stage;
 use crate::unix_ms;
 use rrm_store::{Lease, UnitRecord, UnitState, Verification};
 use std::sync::atomic::Ordering;
@@ -238,7 +239,9 @@ impl Coordinator {
             UnitState::Done { verification, .. } => *verification = Verification::Leased(lease),
             state => *state = UnitState::Leased(lease),
         }
+        let writing = Instant::now();
         self.store.put_unit(campaign.campaign.id, unit, &record)?;
+        self.metrics.stages().since(Stage::StoreWrite, writing);
         self.metrics.leased(&spec.name);
         campaign.track(unit, record, deadline_unix_ms);
         Ok(Some(Assignment {

@@ -46,6 +46,7 @@ pub use types::{
 pub use verify::{verify_store, VerifyReport};
 
 use crate::metrics::Metrics;
+use crate::stages::{Stage, StageClock, StageTimes};
 use crate::{unix_ms, Config};
 use campaign_state::{CampaignState, Kind};
 use ricochet::Generator;
@@ -77,6 +78,32 @@ impl State {
         self.campaigns
             .get(name)
             .ok_or_else(|| CoordinatorError::UnknownCampaign(name.to_string()))
+    }
+}
+
+/// The locked state; the time it was held is recorded when it is let go.
+struct StateGuard<'a> {
+    guard: MutexGuard<'a, State>,
+    taken: Instant,
+    stages: &'a StageClock,
+}
+
+impl std::ops::Deref for StateGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.guard
+    }
+}
+
+impl Drop for StateGuard<'_> {
+    fn drop(&mut self) {
+        self.stages.since(Stage::LockHeld, self.taken);
     }
 }
 
@@ -112,12 +139,28 @@ impl Coordinator {
         &self.metrics
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    /// The state, timed: waiting for it and holding it count as their stages.
+    fn lock(&self) -> StateGuard<'_> {
+        let asked = Instant::now();
         // A panic under the lock cannot leave memory ahead of the store (the store is
         // written first), so the state stays usable.
-        self.state
+        let guard = self
+            .state
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let taken = Instant::now();
+        let stages = self.metrics.stages();
+        stages.record(Stage::LockWait, taken - asked);
+        StateGuard {
+            guard,
+            taken,
+            stages,
+        }
+    }
+
+    /// Where calls spent their time so far.
+    pub fn stage_times(&self) -> StageTimes {
+        self.metrics.stages().snapshot()
     }
 
     /// Stops handing out units; submissions are still taken.

@@ -12,6 +12,7 @@ use super::{
     Coordinator, CoordinatorError, ExhaustiveUnit, LeaseRef, Outcome, Rejection, Result, State,
     Submission,
 };
+use crate::stages::Stage;
 use ricochet::solver::DEFAULT_MAX_MOVES;
 use rrm_store::{
     CampaignSpec, ExhaustiveRecord, ExhaustiveSpec, UnitRecord, UnitResult, UnitState, Verification,
@@ -292,6 +293,7 @@ impl Coordinator {
             .get_mut(name)
             .expect("campaigns are never removed");
         let id = campaign.campaign.id;
+        let writing = std::time::Instant::now();
         match checked {
             Checked::Seeds {
                 checked,
@@ -315,6 +317,7 @@ impl Coordinator {
                 campaign.exhaustive.insert(unit, result);
             }
         }
+        self.metrics.stages().since(Stage::StoreWrite, writing);
         let seeds = campaign.campaign.spec.unit_seeds(unit);
         self.metrics.completed(name, seeds.end - seeds.start);
         campaign.aggregates.through_commit = commit;
