@@ -1,7 +1,8 @@
 //! The coordinator's Prometheus metrics on the dashboard's `/metrics`: scraped over HTTP
 //! from a real `rrm coordinator` process while a worker mines a small campaign, read with
-//! a strict parser of the OpenMetrics text format and checked against the campaign; and
-//! two coordinators in one process, whose metrics must stay apart.
+//! a strict parser of the OpenMetrics text format and checked against the campaign; two
+//! coordinators in one process, whose metrics must stay apart; and the stage counters as
+//! `rrm load-test` reports them, with its clients in its process and in their own.
 
 use super::*;
 use crate::dashboard::{get, serve};
@@ -77,6 +78,54 @@ fn a_mined_campaign_is_counted_in_the_metrics() {
     assert_eq!(calls("/rrm.v1.Query/GetCampaignStatus", "NOT_FOUND"), 2.0);
     assert!(after.value("rrm_store_flush_duration_seconds_count", &[]) >= 1.0);
     assert!(after.value("rrm_store_size_bytes", &[]) > 0.0);
+    // Where the calls spent their time: every accepted result waited for a flush, and
+    // each stage passed through took some time.
+    let passes = |stage: &str| after.value("rrm_stage_passes_total", &[("stage", stage)]);
+    let seconds = |stage: &str| after.value("rrm_stage_seconds_total", &[("stage", stage)]);
+    assert!(passes("submit_call") >= 8.0);
+    assert!(passes("lease_call") >= 9.0);
+    assert!(passes("flush_queue") >= passes("submit_call"));
+    assert!((1.0..=passes("flush_queue")).contains(&passes("flush")));
+    assert!(passes("checking") >= passes("submit_call"));
+    assert!(passes("store_write") >= 8.0 + 9.0);
+    assert!(passes("lock_wait") >= passes("lock_held") && passes("lock_held") > 0.0);
+    for stage in ["submit_call", "checking", "flush", "store_write", "lock_held"] {
+        assert!(seconds(stage) > 0.0, "no time in {stage}");
+    }
+    assert!(seconds("submit_call") > seconds("checking"));
+}
+
+#[test]
+fn load_test_says_where_the_time_went_with_clients_in_either_process() {
+    let out = rrm_ok(&[
+        "load-test", "--seconds", "1", "--workers", "4", "--scrapes", "0", "--clients", "both",
+    ]);
+    let loads: Vec<&str> = out.split("plaintext, ").skip(1).collect();
+    assert_eq!(loads.len(), 2, "{out}");
+    assert!(loads[0].starts_with("clients in the coordinator's process"));
+    assert!(loads[1].starts_with("clients in a process of their own"));
+    assert!(loads[1].contains("coordinator's process CPU") && loads[1].contains("clients'"));
+    let number_after = |text: &str, label: &str| -> f64 {
+        let rest = &text[text.find(label).unwrap_or_else(|| panic!("{label}: {text}")) + label.len()..];
+        rest.trim_start()
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no number after {label}: {text}"))
+    };
+    for load in loads {
+        let round_trips = number_after(load, "units of 1 seeds:");
+        assert!(round_trips > 0.0, "{load}");
+        assert!(number_after(load, "group flushes:") >= 1.0, "{load}");
+        // The top-level rows share out the mean round trip.
+        let share = |row: &str| {
+            let line = load.lines().find(|l| l.trim_start().starts_with(row)).unwrap();
+            number_after(line.split(" ms ").nth(1).unwrap(), "")
+        };
+        let total = share("Lease call") + share("Submit call") + share("outside the handlers");
+        assert!((99.0..=101.0).contains(&total), "{total} % in {load}");
+        assert!(share("Submit call") > 0.0);
+    }
 }
 
 #[test]
