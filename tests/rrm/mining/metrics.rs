@@ -89,7 +89,13 @@ fn a_mined_campaign_is_counted_in_the_metrics() {
     assert!(passes("checking") >= passes("submit_call"));
     assert!(passes("store_write") >= 8.0 + 9.0);
     assert!(passes("lock_wait") >= passes("lock_held") && passes("lock_held") > 0.0);
-    for stage in ["submit_call", "checking", "flush", "store_write", "lock_held"] {
+    for stage in [
+        "submit_call",
+        "checking",
+        "flush",
+        "store_write",
+        "lock_held",
+    ] {
         assert!(seconds(stage) > 0.0, "no time in {stage}");
     }
     assert!(seconds("submit_call") > seconds("checking"));
@@ -98,7 +104,15 @@ fn a_mined_campaign_is_counted_in_the_metrics() {
 #[test]
 fn load_test_says_where_the_time_went_with_clients_in_either_process() {
     let out = rrm_ok(&[
-        "load-test", "--seconds", "1", "--workers", "4", "--scrapes", "0", "--clients", "both",
+        "load-test",
+        "--seconds",
+        "1",
+        "--workers",
+        "4",
+        "--scrapes",
+        "0",
+        "--clients",
+        "both",
     ]);
     let loads: Vec<&str> = out.split("plaintext, ").skip(1).collect();
     assert_eq!(loads.len(), 2, "{out}");
@@ -106,7 +120,10 @@ fn load_test_says_where_the_time_went_with_clients_in_either_process() {
     assert!(loads[1].starts_with("clients in a process of their own"));
     assert!(loads[1].contains("coordinator's process CPU") && loads[1].contains("clients'"));
     let number_after = |text: &str, label: &str| -> f64 {
-        let rest = &text[text.find(label).unwrap_or_else(|| panic!("{label}: {text}")) + label.len()..];
+        let rest = &text[text
+            .find(label)
+            .unwrap_or_else(|| panic!("{label}: {text}"))
+            + label.len()..];
         rest.trim_start()
             .split(|c: char| !(c.is_ascii_digit() || c == '.'))
             .next()
@@ -119,7 +136,10 @@ fn load_test_says_where_the_time_went_with_clients_in_either_process() {
         assert!(number_after(load, "group flushes:") >= 1.0, "{load}");
         // The top-level rows share out the mean round trip.
         let share = |row: &str| {
-            let line = load.lines().find(|l| l.trim_start().starts_with(row)).unwrap();
+            let line = load
+                .lines()
+                .find(|l| l.trim_start().starts_with(row))
+                .unwrap();
             number_after(line.split(" ms ").nth(1).unwrap(), "")
         };
         let total = share("Lease call") + share("Submit call") + share("outside the handlers");
