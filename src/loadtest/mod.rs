@@ -56,6 +56,13 @@ pub struct LoadTestArgs {
     compare_secure: bool,
 }
 
+impl LoadTestArgs {
+    /// Seeds solved ahead for the load (1..=this).
+    fn prepared_seeds(&self) -> u64 {
+        self.seconds * PREPARED_PER_SECOND * self.unit_size
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum ClientsIn {
     InProcess,
@@ -85,8 +92,7 @@ enum Placement {
 const PREPARED_PER_SECOND: u64 = 12_000;
 
 pub fn run(args: LoadTestArgs) -> Result<ExitCode> {
-    let prepared = args.seconds * PREPARED_PER_SECOND * args.unit_size;
-    let truth = Arc::new(TrueResults::prepared(prepared));
+    let truth = Arc::new(TrueResults::prepared(args.prepared_seeds()));
     for &placement in args.clients.placements() {
         let plain = measured(&args, &truth, placement, None, args.scrapes)?;
         if args.compare_secure {
@@ -247,7 +253,7 @@ fn load_test(
                     &access,
                     args.workers,
                     args.seconds,
-                    args.seconds * PREPARED_PER_SECOND * args.unit_size,
+                    args.prepared_seeds(),
                     scratch,
                 )
                 .await?
