@@ -148,6 +148,7 @@ pub async fn run_with(
 ) -> Result<(), tonic::transport::Error> {
     let flusher = flush::GroupFlush::start(coordinator.clone());
     let checkpoints = tokio::spawn(checkpoint_now_and_then(coordinator.clone()));
+    let journal_checkpoints = tokio::spawn(checkpoint_journal_when_due(coordinator.clone()));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let drain_timeout = coordinator.config().drain_timeout;
     let server = service::serve(
@@ -179,10 +180,13 @@ pub async fn run_with(
         }
     };
     checkpoints.abort();
+    journal_checkpoints.abort();
     let coordinator_for_close = coordinator.clone();
     let closed = tokio::task::spawn_blocking(move || {
         coordinator_for_close.checkpoint()?;
-        coordinator_for_close.store().flush_blocking()?;
+        let store = coordinator_for_close.store();
+        store.flush_blocking()?;
+        store.checkpoint_journal()?;
         Ok::<_, CoordinatorError>(())
     });
     // A store that cannot write (a failing disk) must not hold the process: everything
@@ -194,6 +198,28 @@ pub async fn run_with(
         Err(_) => tracing::error!("the final flush did not finish in time; stopping without it"),
     }
     result
+}
+
+/// How often the store's journal is looked at for a checkpoint (see
+/// [`rrm_store::Store::checkpoint_journal`]).
+const JOURNAL_LOOK: Duration = Duration::from_secs(1);
+
+/// Checkpoints the store's journal whenever it has grown or aged enough, on a blocking
+/// thread: sled's flush can take a while, and group flushes go on meanwhile.
+async fn checkpoint_journal_when_due(coordinator: Arc<Coordinator>) {
+    let mut interval = tokio::time::interval(JOURNAL_LOOK);
+    loop {
+        interval.tick().await;
+        if !coordinator.store().journal_checkpoint_due() {
+            continue;
+        }
+        let coordinator = coordinator.clone();
+        let done =
+            tokio::task::spawn_blocking(move || coordinator.store().checkpoint_journal()).await;
+        if let Ok(Err(error)) = done {
+            tracing::error!("checkpointing the store's journal failed: {error}");
+        }
+    }
 }
 
 /// The final checkpoint and flush get at least this long, however short the drain.

@@ -17,12 +17,14 @@
 //! | `meta` | `format` | `u32`: the schema version ([`FORMAT`]); older stores are refused |
 //! | `exhaustive` | campaign id | version byte 1, then [`ExhaustiveSpec`]: only exhaustive campaigns have one |
 //!
-//! A unit is done exactly when it has a `results` entry; the unit record, its result,
-//! its hardest entries and its commit log entry are written in one transaction, so a
-//! crash leaves either all of them or none. Aggregates are saved now and then with the
+//! Every write is one group of changes, appended to the write-ahead journal
+//! (`journal`) before sled sees it, so a group survives a crash whole or not at all
+//! and a flush is one sync of one file. A unit is done exactly when it has a `results`
+//! entry; the unit record, its result, its hardest entries and its commit log entry
+//! are one group, so a crash leaves either all of them or none. Aggregates are saved now and then with the
 //! commit number they include; [`Store::commits_after`] gives what to add back on start.
 //!
-//! A result proven wrong is taken out in one transaction too ([`Store::correct`]): its
+//! A result proven wrong is taken out in one group too ([`Store::correct`]): its
 //! block, hardest entries and commit entry go, a correction entry takes a new commit
 //! number, and the campaign's statistics are saved through that commit, so the log never
 //! needs replaying across a correction.
@@ -31,6 +33,7 @@
 //! version (a new kind or version byte), never an edit of the old one.
 
 mod durability;
+mod journal;
 mod portable;
 mod schema;
 
@@ -38,8 +41,7 @@ pub use durability::{space_of, Space, MARK_FILE};
 pub use portable::Moved;
 pub use schema::*;
 
-use sled::transaction::{ConflictableTransactionError, TransactionError};
-use sled::Transactional;
+use journal::{Change, Table};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -161,6 +163,8 @@ pub struct Store {
     marked: std::sync::atomic::AtomicU64,
     /// The mark's file once this store wrote it, rewritten in place from then on.
     mark_file: std::sync::Mutex<Option<std::fs::File>>,
+    /// Where every write goes first.
+    journal: journal::Journal,
 }
 
 /// Everything one accepted unit result writes.
@@ -307,16 +311,6 @@ fn unpack_block(block: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
     }
 }
 
-fn abort<T>(error: TransactionError<T>) -> StoreError
-where
-    StoreError: From<T>,
-{
-    match error {
-        TransactionError::Abort(e) => e.into(),
-        TransactionError::Storage(e) => e.into(),
-    }
-}
-
 /// The files sled keeps in a store directory: a directory without them holds no store.
 const SLED_FILES: [&str; 2] = ["conf", "db"];
 
@@ -407,22 +401,29 @@ impl Store {
             .segment_size(SEGMENT)
             .open()
             .map_err(|error| open_error(dir, error))?;
-        let tree = |name: &str| db.open_tree(name);
+        let trees = Table::ALL
+            .iter()
+            .map(|table| db.open_tree(table.name()))
+            .collect::<sled::Result<Vec<_>>>()?;
+        let journal = Store::recover_journal(dir, &db, &trees)?;
+        let [meta, campaigns, exhaustive, units, results, hardest, commits, aggregates, mismatches, distrusted]: [sled::Tree; 10] =
+            trees.try_into().expect("one tree per table");
         Store {
-            campaigns: tree("campaigns")?,
-            units: tree("units")?,
-            results: tree("results")?,
-            hardest: tree("hardest")?,
-            commits: tree("commits")?,
-            aggregates: tree("aggregates")?,
-            mismatches: tree("mismatches")?,
-            meta: tree("meta")?,
-            exhaustive: tree("exhaustive")?,
-            distrusted: tree("distrusted")?,
+            campaigns,
+            units,
+            results,
+            hardest,
+            commits,
+            aggregates,
+            mismatches,
+            meta,
+            exhaustive,
+            distrusted,
             db,
             dir: dir.to_path_buf(),
             marked: Default::default(),
             mark_file: Default::default(),
+            journal,
         }
         .with_format(dir)
         .and_then(|store| {
@@ -442,7 +443,11 @@ impl Store {
             }
             // Version 1 stores did not say so; an empty store is new.
             None if self.campaigns.is_empty() => {
-                self.meta.insert(FORMAT_KEY, &FORMAT.to_be_bytes())?;
+                self.write(vec![Change::put(
+                    Table::Meta,
+                    FORMAT_KEY,
+                    FORMAT.to_be_bytes().to_vec(),
+                )])?;
                 FORMAT
             }
             None => 1,
@@ -505,41 +510,40 @@ impl Store {
     ) -> Result<Campaign> {
         spec.validate().map_err(StoreError::InvalidCampaign)?;
         let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
-        let trees = (&self.campaigns, &self.meta, &self.exhaustive);
-        let result = trees.transaction(|(campaigns, meta, exhaustive_tree)| {
-            if campaigns.get(spec.name.as_bytes())?.is_some() {
-                return Err(ConflictableTransactionError::Abort(
-                    StoreError::CampaignExists(spec.name.clone()),
-                ));
+        self.write_checked(|| {
+            if self.campaigns.get(spec.name.as_bytes())?.is_some() {
+                return Err(StoreError::CampaignExists(spec.name.clone()));
             }
-            let id = match meta.get(NEXT_CAMPAIGN_ID)? {
-                Some(bytes) => u32::from_be_bytes(bytes.as_ref().try_into().map_err(|_| {
-                    ConflictableTransactionError::Abort(StoreError::Corrupt {
-                        what: "campaign counter",
-                        detail: format!("{} bytes", bytes.len()),
-                    })
-                })?),
+            let counter = |detail| StoreError::Corrupt {
+                what: "campaign counter",
+                detail,
+            };
+            let id = match self.meta.get(NEXT_CAMPAIGN_ID)? {
+                Some(bytes) => u32::from_be_bytes(
+                    bytes
+                        .as_ref()
+                        .try_into()
+                        .map_err(|_| counter(format!("{} bytes", bytes.len())))?,
+                ),
                 None => 1,
             };
-            let next = id.checked_add(1).ok_or_else(|| {
-                ConflictableTransactionError::Abort(StoreError::Corrupt {
-                    what: "campaign counter",
-                    detail: "no campaign ids left".into(),
-                })
-            })?;
-            meta.insert(NEXT_CAMPAIGN_ID, &next.to_be_bytes())?;
+            let next = id
+                .checked_add(1)
+                .ok_or_else(|| counter("no campaign ids left".into()))?;
             let campaign = Campaign {
                 id,
                 spec: spec.clone(),
                 created_unix_ms,
             };
-            campaigns.insert(spec.name.as_bytes(), encode(&campaign))?;
-            if let Some(bytes) = &exhaustive {
-                exhaustive_tree.insert(&id.to_be_bytes(), bytes.as_slice())?;
+            let mut changes = vec![
+                Change::put(Table::Meta, NEXT_CAMPAIGN_ID, next.to_be_bytes().to_vec()),
+                Change::put(Table::Campaigns, spec.name.as_bytes(), encode(&campaign)),
+            ];
+            if let Some(bytes) = exhaustive {
+                changes.push(Change::put(Table::Exhaustive, &id.to_be_bytes(), bytes));
             }
-            Ok(campaign)
-        });
-        result.map_err(abort)
+            Ok((changes, campaign))
+        })
     }
 
     /// Every campaign, by name.
@@ -587,9 +591,11 @@ impl Store {
     /// Writes a unit record. Units are leased in order, so the units after the last one
     /// with a record were never leased.
     pub fn put_unit(&self, campaign: u32, unit: u64, record: &UnitRecord) -> Result<()> {
-        self.units
-            .insert(unit_key(campaign, unit), encode(record))?;
-        Ok(())
+        self.write(vec![Change::put(
+            Table::Units,
+            &unit_key(campaign, unit),
+            encode(record),
+        )])
     }
 
     /// Stores an accepted result: unit record, move counts, hardest entries and the commit
@@ -628,7 +634,7 @@ impl Store {
         self.commit((campaign, unit), record, &block, &[], commit)
     }
 
-    /// The one transaction of an accepted result.
+    /// The one group of an accepted result.
     fn commit(
         &self,
         (campaign, unit): (u32, u64),
@@ -638,19 +644,21 @@ impl Store {
         commit: u64,
     ) -> Result<()> {
         let key = unit_key(campaign, unit);
-        let record = encode(record);
-        let outcome = (&self.units, &self.results, &self.hardest, &self.commits).transaction(
-            |(units, results, hardest_tree, commits)| {
-                units.insert(&key, record.as_slice())?;
-                results.insert(&key, block)?;
-                for (hard_key, entry) in hardest {
-                    hardest_tree.insert(hard_key, entry.as_slice())?;
-                }
-                commits.insert(&commit.to_be_bytes(), &key)?;
-                Ok::<_, ConflictableTransactionError<StoreError>>(())
-            },
+        let mut changes = vec![
+            Change::put(Table::Units, &key, encode(record)),
+            Change::put(Table::Results, &key, block.to_vec()),
+        ];
+        changes.extend(
+            hardest
+                .iter()
+                .map(|(hard_key, entry)| Change::put(Table::Hardest, hard_key, entry.clone())),
         );
-        outcome.map_err(abort)
+        changes.push(Change::put(
+            Table::Commits,
+            &commit.to_be_bytes(),
+            key.to_vec(),
+        ));
+        self.write(changes)
     }
 
     /// The move counts and robots moved stored for a unit, if it is done.
@@ -739,28 +747,42 @@ impl Store {
     }
 
     pub fn save_aggregates(&self, campaign: u32, aggregates: &Aggregates) -> Result<()> {
-        self.aggregates
-            .insert(campaign.to_be_bytes(), encode(aggregates))?;
-        Ok(())
+        self.write(vec![Change::put(
+            Table::Aggregates,
+            &campaign.to_be_bytes(),
+            encode(aggregates),
+        )])
     }
 
     /// Writes a mismatch (again, when it is settled).
     pub fn put_mismatch(&self, campaign: u32, mismatch: &Mismatch) -> Result<()> {
-        self.mismatches
-            .insert(mismatch_key(campaign, mismatch), encode(mismatch))?;
-        Ok(())
+        self.write(vec![Change::put(
+            Table::Mismatches,
+            &mismatch_key(campaign, mismatch),
+            encode(mismatch),
+        )])
     }
 
     /// Marks an identity distrusted.
     pub fn distrust(&self, distrust: &Distrust) -> Result<()> {
-        self.distrusted
-            .insert(distrust.identity.as_bytes(), encode(distrust))?;
-        Ok(())
+        self.write(vec![Change::put(
+            Table::Distrusted,
+            distrust.identity.as_bytes(),
+            encode(distrust),
+        )])
     }
 
     /// Clears an identity; whether it was distrusted.
     pub fn trust(&self, identity: &str) -> Result<bool> {
-        Ok(self.distrusted.remove(identity.as_bytes())?.is_some())
+        self.write_checked(|| {
+            let known = self.distrusted.contains_key(identity.as_bytes())?;
+            let changes = if known {
+                vec![Change::remove(Table::Distrusted, identity.as_bytes())]
+            } else {
+                Vec::new()
+            };
+            Ok((changes, known))
+        })
     }
 
     /// Every distrusted identity.
@@ -779,46 +801,45 @@ impl Store {
     /// committed as any accepted result.
     pub fn correct(&self, correction: &Correction<'_>) -> Result<()> {
         let key = unit_key(correction.campaign, correction.unit);
-        let record = encode(correction.record);
         let stale_hardest: Vec<[u8; 13]> = correction
             .seeds
             .clone()
             .zip(correction.old_counts)
             .map(|(seed, &moves)| hardest_key(correction.campaign, moves, seed))
             .collect();
-        let log_entry = [&key[..], &[CORRECTION]].concat();
-        let aggregates = encode(correction.aggregates);
-        let mismatch_key = mismatch_key(correction.campaign, correction.mismatch);
-        let mismatch = encode(correction.mismatch);
-        let distrust = encode(correction.distrust);
-        let distrusted_key = correction.distrust.identity.as_bytes();
-        let trees = (
-            &self.units,
-            &self.results,
-            &self.hardest,
-            &self.commits,
-            &self.aggregates,
-            &self.mismatches,
-            &self.distrusted,
+        let mut changes = vec![
+            Change::put(Table::Units, &key, encode(correction.record)),
+            Change::remove(Table::Results, &key),
+        ];
+        changes.extend(
+            stale_hardest
+                .iter()
+                .map(|stale| Change::remove(Table::Hardest, stale)),
         );
-        trees
-            .transaction(
-                |(units, results, hardest, commits, aggregates_tree, mismatches, distrusted)| {
-                    units.insert(&key, record.as_slice())?;
-                    results.remove(&key)?;
-                    for stale in &stale_hardest {
-                        hardest.remove(stale)?;
-                    }
-                    commits.remove(&correction.old_commit.to_be_bytes())?;
-                    commits.insert(&correction.commit.to_be_bytes(), log_entry.as_slice())?;
-                    aggregates_tree
-                        .insert(&correction.campaign.to_be_bytes(), aggregates.as_slice())?;
-                    mismatches.insert(mismatch_key.as_slice(), mismatch.as_slice())?;
-                    distrusted.insert(distrusted_key, distrust.as_slice())?;
-                    Ok::<_, ConflictableTransactionError<StoreError>>(())
-                },
-            )
-            .map_err(abort)
+        changes.extend([
+            Change::remove(Table::Commits, &correction.old_commit.to_be_bytes()),
+            Change::put(
+                Table::Commits,
+                &correction.commit.to_be_bytes(),
+                [&key[..], &[CORRECTION]].concat(),
+            ),
+            Change::put(
+                Table::Aggregates,
+                &correction.campaign.to_be_bytes(),
+                encode(correction.aggregates),
+            ),
+            Change::put(
+                Table::Mismatches,
+                &mismatch_key(correction.campaign, correction.mismatch),
+                encode(correction.mismatch),
+            ),
+            Change::put(
+                Table::Distrusted,
+                correction.distrust.identity.as_bytes(),
+                encode(correction.distrust),
+            ),
+        ]);
+        self.write(changes)
     }
 
     pub fn mismatches(&self, campaign: u32) -> Result<Vec<Mismatch>> {
@@ -827,21 +848,6 @@ impl Store {
             .values()
             .map(|value| decode("mismatch", &value?))
             .collect()
-    }
-
-    /// Makes everything written so far durable, and raises the acknowledged-commits
-    /// mark to the last commit written before the flush began.
-    pub async fn flush(&self) -> Result<()> {
-        let last = self.last_commit()?;
-        self.db.flush_async().await.map_err(|e| self.located(e))?;
-        self.acknowledge(last)
-    }
-
-    /// [`Store::flush`], blocking.
-    pub fn flush_blocking(&self) -> Result<()> {
-        let last = self.last_commit()?;
-        self.db.flush().map_err(|e| self.located(e))?;
-        self.acknowledge(last)
     }
 
     /// A sled error of this store, with its directory where that helps.

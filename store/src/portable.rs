@@ -4,6 +4,7 @@
 //! carries the SHA-256 of every byte before it. Import checks the whole file before it
 //! writes anything, and only into an empty store.
 
+use super::journal::{Change, Table, APPLIED_KEY};
 use super::{Result, Store, StoreError, FORMAT};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -31,6 +32,9 @@ enum Line {
 
 /// Receives each entry of an export: its line number, tree name, and key and value.
 type EntrySink<'a> = dyn FnMut(u64, &str, (Vec<u8>, Vec<u8>)) -> Result<()> + 'a;
+
+/// Entries imported per journal group.
+const IMPORT_GROUP: usize = 1024;
 
 /// Version of the export layout itself.
 const EXPORT_VERSION: u32 = 1;
@@ -67,18 +71,7 @@ fn bad(line: u64, detail: impl Into<String>) -> StoreError {
 impl Store {
     /// Every tree, by its name.
     fn named_trees(&self) -> [(&'static str, &sled::Tree); 10] {
-        [
-            ("meta", &self.meta),
-            ("campaigns", &self.campaigns),
-            ("exhaustive", &self.exhaustive),
-            ("units", &self.units),
-            ("results", &self.results),
-            ("hardest", &self.hardest),
-            ("commits", &self.commits),
-            ("aggregates", &self.aggregates),
-            ("mismatches", &self.mismatches),
-            ("distrusted", &self.distrusted),
-        ]
+        Table::ALL.map(|table| (table.name(), self.tree(table)))
     }
 
     /// Writes the whole store to `out` (see the module doc). `on_entry` is called after
@@ -107,6 +100,10 @@ impl Store {
         for (name, tree) in self.named_trees() {
             for entry in tree.iter() {
                 let (key, value) = entry?;
+                // Where this store's journal stands says nothing of its contents.
+                if name == Table::Meta.name() && *key == *APPLIED_KEY {
+                    continue;
+                }
                 let line = Line::Entry {
                     tree: name.to_string(),
                     key: hex(&key),
@@ -148,17 +145,22 @@ impl Store {
             });
         }
         let moved = self.read_export(path, &mut |_, _, _| Ok(()))?;
-        let trees = self.named_trees();
+        let mut group = Vec::new();
         self.read_export(path, &mut |line, tree, (key, value)| {
-            let (_, tree) = trees
-                .iter()
-                .find(|(name, _)| *name == tree)
+            let table = Table::ALL
+                .into_iter()
+                .find(|table| table.name() == tree)
                 .ok_or_else(|| bad(line, format!("unknown tree {tree:?}")))?;
-            tree.insert(key, value)?;
+            group.push(Change::put(table, &key, value));
+            if group.len() == IMPORT_GROUP {
+                self.write(std::mem::take(&mut group))?;
+            }
             on_entry();
             Ok(())
         })?;
+        self.write(group)?;
         self.flush_blocking()?;
+        self.checkpoint_journal()?;
         Ok(moved)
     }
 

@@ -1,11 +1,13 @@
 //! Store round trips: campaigns, results, hardest order, block layouts, aggregates,
 //! corrections of wrong results and distrust, the schema version;
-//! exhaustive campaigns (in `exhaustive`);
+//! exhaustive campaigns (in `exhaustive`); crash images replayed from the journal
+//! (in `journal`);
 //! opening errors and corrupt keys.
 
 use super::*;
 
 mod exhaustive;
+mod journal;
 
 fn spec(name: &str) -> CampaignSpec {
     CampaignSpec {

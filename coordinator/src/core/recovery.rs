@@ -19,6 +19,12 @@ impl Coordinator {
     /// workers that outlived a coordinator restart can still submit. An exhaustive
     /// campaign's results come back by unit, each counted once.
     pub fn open(store: Store, config: Config) -> Result<Coordinator> {
+        if store.replayed_groups() > 0 {
+            tracing::info!(
+                groups = store.replayed_groups(),
+                "writes the store had not made durable came back from its journal"
+            );
+        }
         let now = unix_ms();
         let mut campaigns = BTreeMap::new();
         for campaign in store.campaigns()? {

@@ -1,0 +1,117 @@
+//! Crash images: a store directory whose sled files are older than its journal, as a
+//! crash leaves it when sled had not written what the journal holds. Opening it must
+//! replay exactly the groups sled lacks, whole, and no torn one.
+
+use super::*;
+use std::path::Path;
+
+/// Copies every file of store directory `from` into `to` whose name passes `wanted`.
+fn copy_files(from: &Path, to: &Path, wanted: impl Fn(&str) -> bool) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        if entry.file_type().unwrap().is_file() && wanted(&name) {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+fn is_journal(name: &str) -> bool {
+    name.starts_with("journal-")
+}
+
+fn export(store: &Store) -> String {
+    let mut out = Vec::new();
+    store.export(&mut out, &mut || {}).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// A store with a campaign and a checkpoint, then `units` results, a correction and a
+/// trust written after it and flushed: the copy taken at the checkpoint with the
+/// journal's files copied over it is what a crash before sled wrote anything leaves.
+fn crash_image(units: u64) -> (tempfile::TempDir, Store, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let image = dir.path().join("image");
+    let store = Store::open(&live).unwrap();
+    let campaign = store.create_campaign(spec("a"), 0).unwrap();
+    store
+        .distrust(&Distrust {
+            identity: "mallory".into(),
+            reason: "forged".into(),
+            since_unix_ms: 1,
+        })
+        .unwrap();
+    store.checkpoint_journal().unwrap();
+    copy_files(&live, &image, |name| !is_journal(name));
+    let counts: Vec<u8> = (0..100).map(|i| (i % 11) as u8 + 1).collect();
+    let robots = vec![1; 100];
+    for unit in 0..units {
+        let hardest = [HardEntry {
+            seed: unit * 100 + 1,
+            moves: counts[1],
+            solution: vec!["RN".into()],
+            re_solved: false,
+        }];
+        store
+            .commit_result(&UnitResult {
+                campaign: campaign.id,
+                unit,
+                record: &done(unit + 1),
+                move_counts: &counts,
+                robots_moved: &robots,
+                hardest: &hardest,
+                commit: unit + 1,
+            })
+            .unwrap();
+    }
+    assert!(store.trust("mallory").unwrap());
+    store.flush_blocking().unwrap();
+    copy_files(&live, &image, is_journal);
+    (dir, store, image)
+}
+
+#[test]
+fn a_crash_image_replays_every_flushed_group_and_matches_the_live_store() {
+    let (_dir, live, image) = crash_image(5);
+    let recovered = Store::open(&image).unwrap();
+    // Five results and the trust, each one group.
+    assert_eq!(recovered.replayed_groups(), 6);
+    assert_eq!(recovered.last_commit().unwrap(), 5);
+    assert_eq!(recovered.commits_after(0).unwrap().len(), 5);
+    assert!(recovered.distrusted().unwrap().is_empty());
+    assert_eq!(export(&recovered), export(&live));
+    // Replayed groups are in sled now: the next opening has none to replay.
+    drop(recovered);
+    let reopened = Store::open(&image).unwrap();
+    assert_eq!(reopened.replayed_groups(), 0);
+    assert_eq!(export(&reopened), export(&live));
+}
+
+#[test]
+fn a_torn_group_is_left_out_whole() {
+    let (_dir, _live, image) = crash_image(3);
+    let journal = std::fs::read_dir(&image)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| is_journal(path.file_name().unwrap().to_str().unwrap()))
+        .unwrap();
+    // The last group is the trust; tear the one before it, a result, in its middle, so
+    // that neither comes back, nor any part of the result.
+    let bytes = std::fs::read(&journal).unwrap();
+    let trust_group = 8 + 8 + 1 + 4 + "mallory".len() + 1;
+    let torn = bytes.len() - trust_group - 40;
+    std::fs::write(&journal, &bytes[..torn]).unwrap();
+    let recovered = Store::open(&image).unwrap();
+    assert_eq!(recovered.replayed_groups(), 2);
+    assert_eq!(recovered.last_commit().unwrap(), 2);
+    assert_eq!(recovered.unit_results(1, 2).unwrap(), None);
+    assert!(recovered
+        .hardest(1, 10, 0)
+        .unwrap()
+        .iter()
+        .all(|e| e.seed != 201));
+    assert_eq!(recovered.units(1).unwrap().len(), 2);
+    assert_eq!(recovered.distrusted().unwrap().len(), 1);
+}
