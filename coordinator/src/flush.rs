@@ -37,7 +37,7 @@ pub(crate) struct GroupFlush {
 }
 
 impl GroupFlush {
-    /// Starts the flusher: a thread of its own, so that flushes (sled's and the mark's
+    /// Starts the flusher: a thread of its own, so that flushes (the journal's and the mark's
     /// fsyncs) block no async thread and need no hand-off to another pool. It ends when
     /// the last handle is dropped.
     pub(crate) fn start(coordinator: Arc<Coordinator>) -> GroupFlush {
@@ -47,8 +47,7 @@ impl GroupFlush {
             .spawn(move || {
                 while let Ok(first) = incoming.recv() {
                     // A moment's wait lets the calls arriving meanwhile share this flush
-                    // (each flush writes whole sled buffers and syncs twice, whatever it
-                    // carries).
+                    // (each flush syncs the journal and the mark, whatever it carries).
                     std::thread::sleep(GATHER);
                     let mut waiting = vec![first];
                     waiting.extend(incoming.try_iter());

@@ -36,7 +36,7 @@ pub enum Stage {
     /// A call whose writes are done, waiting for the flush that will carry them to
     /// start (the flush before it finishing, then the gathering window).
     FlushQueue,
-    /// One group flush (sled and the acknowledged-commits mark); counted per flush.
+    /// One group flush (the journal and the acknowledged-commits mark); counted per flush.
     Flush,
 }
 

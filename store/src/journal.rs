@@ -316,10 +316,9 @@ impl Journal {
         size >= CHECKPOINT_BYTES || (size > 0 && active.started.elapsed() >= CHECKPOINT_AGE)
     }
 
-    /// Closes the active file (written, not synced) and starts another; returns the
-    /// last group in the files closed, and those files, for [`Journal::retire`] once
-    /// sled holds that group durably.
-    pub(crate) fn rotate(&self) -> io::Result<(u64, Vec<PathBuf>)> {
+    /// Closes the active file (written and synced) and starts another; returns the
+    /// files closed, for [`Journal::retire`] once sled holds their groups durably.
+    pub(crate) fn rotate(&self) -> io::Result<Vec<PathBuf>> {
         let mut active = self.lock();
         active.write_out()?;
         // Groups already in the closed file may be waiting for a sync of the file being
@@ -332,7 +331,7 @@ impl Journal {
         active.started = Instant::now();
         let mut closed = std::mem::take(&mut active.retired);
         closed.push(old);
-        Ok((active.last_group, closed))
+        Ok(closed)
     }
 
     /// Deletes journal files sled now covers; on failure they are kept for the next
@@ -343,10 +342,16 @@ impl Journal {
         error.map_or(Ok(()), Err)
     }
 
-    /// Bytes in the journal's active file, written or waiting.
+    /// Bytes in the journal's files, written or waiting.
     pub(crate) fn size(&self) -> u64 {
         let active = self.lock();
-        active.written + active.pending.len() as u64
+        let retired: u64 = active
+            .retired
+            .iter()
+            .filter_map(|path| std::fs::metadata(path).ok())
+            .map(|metadata| metadata.len())
+            .sum();
+        retired + active.written + active.pending.len() as u64
     }
 }
 
@@ -505,14 +510,27 @@ impl Store {
     /// journal stays small and opening replays little.
     pub fn checkpoint_journal(&self) -> Result<()> {
         let failed = |error: io::Error| io_error(&self.dir, error);
-        let (_, closed) = self.journal.rotate().map_err(failed)?;
+        let closed = self.journal.rotate().map_err(failed)?;
         self.db.flush().map_err(|e| self.located(e))?;
         self.journal.retire(closed).map_err(failed)
     }
+}
 
-    /// Bytes in the journal's active file.
-    pub fn journal_size(&self) -> u64 {
-        self.journal.size()
+/// A store closed cleanly leaves no journal: sled is flushed and the journal's files
+/// go (a failed flush keeps them for the next opening to replay).
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.db.flush().is_ok() {
+            let active = self.journal.lock();
+            let files = active
+                .retired
+                .iter()
+                .chain([&active.path])
+                .cloned()
+                .collect();
+            drop(active);
+            let _ = remove(files);
+        }
     }
 }
 
@@ -573,8 +591,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let journal = Journal::start(dir.path(), 0).unwrap();
         journal.lock().append(&changes());
-        let (through, closed) = journal.rotate().unwrap();
-        assert_eq!((through, closed.len()), (1, 1));
+        let closed = journal.rotate().unwrap();
+        assert_eq!(closed.len(), 1);
         journal.lock().append(&changes());
         journal.sync().unwrap();
         let (groups, files) = read(dir.path(), 0).unwrap();

@@ -202,6 +202,9 @@ pub struct Correction<'a> {
 pub const FORMAT: u32 = 2;
 
 const SEGMENT: usize = 1 << 17;
+/// How long opening waits for a store's lock: a store just closed in this process
+/// holds it a moment longer, until sled's I/O threads let go of its file.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
 const NEXT_CAMPAIGN_ID: &[u8] = b"next_campaign_id";
 const FORMAT_KEY: &[u8] = b"format";
 /// The 13th byte of a commit log value that marks a correction.
@@ -396,11 +399,20 @@ impl Store {
     /// Opens (creating if needed) the store in `dir`. Fails if another process has it.
     pub fn open(dir: &Path) -> Result<Store> {
         refuse_non_directory(dir)?;
-        let db = sled::Config::new()
-            .path(dir)
-            .segment_size(SEGMENT)
-            .open()
-            .map_err(|error| open_error(dir, error))?;
+        let asked = std::time::Instant::now();
+        let db = loop {
+            let opened = sled::Config::new()
+                .path(dir)
+                .segment_size(SEGMENT)
+                .open()
+                .map_err(|error| open_error(dir, error));
+            match opened {
+                Err(StoreError::Locked { .. }) if asked.elapsed() < LOCK_PATIENCE => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                opened => break opened?,
+            }
+        };
         let trees = Table::ALL
             .iter()
             .map(|table| db.open_tree(table.name()))
@@ -479,7 +491,7 @@ impl Store {
     }
 
     /// Creates an exhaustive campaign: its spec (generator [`EXHAUSTIVE_FOGLEMAN`], one
-    /// unit per seed) and what it analyses, in one transaction.
+    /// unit per seed) and what it analyses, in one write.
     pub fn create_exhaustive_campaign(
         &self,
         spec: CampaignSpec,
@@ -860,9 +872,9 @@ impl Store {
         }
     }
 
-    /// Bytes the store takes on disk.
+    /// Bytes the store takes on disk: sled's files and the journal's.
     pub fn size_on_disk(&self) -> Result<u64> {
-        Ok(self.db.size_on_disk()?)
+        Ok(self.db.size_on_disk()? + self.journal.size())
     }
 }
 

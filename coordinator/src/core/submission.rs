@@ -1,5 +1,5 @@
 //! Submissions: judging a worker's result against its unit's state, then accepting it
-//! (one store transaction), comparing it with the stored result (a differing one goes
+//! (one atomic store write), comparing it with the stored result (a differing one goes
 //! to `disputes`), or charging the unit a failure, once per identity. A result proven
 //! wrong also distrusts its sender. Seed and exhaustive units differ only in their
 //! checks and what is stored.
@@ -278,7 +278,7 @@ impl Coordinator {
     }
 
     /// Stores a checked result with the unit's record (already `Done` with commit
-    /// `state.next_commit`) in one transaction, then updates memory.
+    /// `state.next_commit`) in one atomic write, then updates memory.
     pub(super) fn write_done(
         &self,
         state: &mut State,

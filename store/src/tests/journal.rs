@@ -115,3 +115,22 @@ fn a_torn_group_is_left_out_whole() {
     assert_eq!(recovered.units(1).unwrap().len(), 2);
     assert_eq!(recovered.distrusted().unwrap().len(), 1);
 }
+
+#[test]
+fn a_store_closed_cleanly_leaves_no_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let journals = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|entry| is_journal(entry.as_ref().unwrap().file_name().to_str().unwrap()))
+            .count()
+    };
+    let store = Store::open(dir.path()).unwrap();
+    store.create_campaign(spec("a"), 0).unwrap();
+    assert_eq!(journals(), 1);
+    drop(store);
+    assert_eq!(journals(), 0);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(store.replayed_groups(), 0);
+    assert_eq!(store.campaigns().unwrap().len(), 1);
+}
