@@ -112,7 +112,10 @@ impl Change {
     }
 }
 
-/// Appends `group`'s record to `out`.
+/// A group read back: its number and changes.
+pub(crate) type Group = (u64, Vec<Change>);
+
+/// Appends a group's record to `out`.
 fn encode_group(number: u64, changes: &[Change], out: &mut Vec<u8>) {
     let start = out.len();
     out.extend_from_slice(&[0; 8]);
@@ -178,10 +181,7 @@ impl<'a> Cursor<'a> {
 
 /// The groups of the journal files in `dir` numbered above `applied`, in order, up to
 /// the first torn or missing one; and the files read.
-pub(crate) fn read(
-    dir: &Path,
-    applied: u64,
-) -> io::Result<(Vec<(u64, Vec<Change>)>, Vec<PathBuf>)> {
+pub(crate) fn read(dir: &Path, applied: u64) -> io::Result<(Vec<Group>, Vec<PathBuf>)> {
     let files = files(dir)?;
     let mut groups = Vec::new();
     let mut next = applied + 1;

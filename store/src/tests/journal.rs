@@ -27,9 +27,10 @@ fn export(store: &Store) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// A store with a campaign and a checkpoint, then `units` results, a correction and a
-/// trust written after it and flushed: the copy taken at the checkpoint with the
-/// journal's files copied over it is what a crash before sled wrote anything leaves.
+/// A store with a campaign and a checkpoint, then `units` results and a trust written
+/// after it and flushed: the copy taken at the checkpoint with the journal's files and
+/// the acknowledged mark copied over it is what a crash before sled wrote anything
+/// leaves.
 fn crash_image(units: u64) -> (tempfile::TempDir, Store, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let live = dir.path().join("live");
@@ -68,7 +69,7 @@ fn crash_image(units: u64) -> (tempfile::TempDir, Store, std::path::PathBuf) {
     }
     assert!(store.trust("mallory").unwrap());
     store.flush_blocking().unwrap();
-    copy_files(&live, &image, is_journal);
+    copy_files(&live, &image, |name| is_journal(name) || name == MARK_FILE);
     (dir, store, image)
 }
 
@@ -103,8 +104,21 @@ fn a_torn_group_is_left_out_whole() {
     let trust_group = 8 + 8 + 1 + 4 + "mallory".len() + 1;
     let torn = bytes.len() - trust_group - 40;
     std::fs::write(&journal, &bytes[..torn]).unwrap();
+    // The torn result was acknowledged: the store is damaged and says so.
+    match Store::open(&image) {
+        Err(StoreError::BehindMark {
+            acknowledged: 3,
+            last: 2,
+            ..
+        }) => {}
+        other => panic!(
+            "expected the store to be behind its mark: {:?}",
+            other.err()
+        ),
+    }
+    // Had the crash come before its flush, the store opens with the whole groups.
+    std::fs::remove_file(image.join(MARK_FILE)).unwrap();
     let recovered = Store::open(&image).unwrap();
-    assert_eq!(recovered.replayed_groups(), 2);
     assert_eq!(recovered.last_commit().unwrap(), 2);
     assert_eq!(recovered.unit_results(1, 2).unwrap(), None);
     assert!(recovered
@@ -133,4 +147,27 @@ fn a_store_closed_cleanly_leaves_no_journal() {
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(store.replayed_groups(), 0);
     assert_eq!(store.campaigns().unwrap().len(), 1);
+}
+
+#[test]
+fn acknowledged_results_live_in_the_journal_until_sled_has_them() {
+    let (_dir, _live, image) = crash_image(4);
+    for entry in std::fs::read_dir(&image).unwrap() {
+        let path = entry.unwrap().path();
+        if is_journal(path.file_name().unwrap().to_str().unwrap()) {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    // The mark says four commits were acknowledged; sled alone has none of them.
+    match Store::open(&image) {
+        Err(StoreError::BehindMark {
+            acknowledged: 4,
+            last: 0,
+            ..
+        }) => {}
+        other => panic!(
+            "expected the store to be behind its mark: {:?}",
+            other.err()
+        ),
+    }
 }
