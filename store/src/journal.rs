@@ -17,7 +17,6 @@
 //! its inserts, so every group up to that number is whole in it and replay starts
 //! after it.
 
-use super::{io_error, Result, Store, StoreError};
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
@@ -234,28 +233,12 @@ fn files(dir: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
     Ok(files)
 }
 
-/// Applies one group to sled (its trees by table), then records it applied.
-fn apply<'a>(
-    tree: impl Fn(Table) -> &'a sled::Tree,
-    group: u64,
-    changes: &[Change],
-) -> sled::Result<()> {
-    for change in changes {
-        match &change.value {
-            Some(value) => tree(change.table).insert(&change.key, value.as_slice())?,
-            None => tree(change.table).remove(&change.key)?,
-        };
-    }
-    tree(Table::Meta).insert(APPLIED_KEY, &group.to_be_bytes())?;
-    Ok(())
-}
-
 /// The journal being appended to.
 pub(crate) struct Journal {
     dir: PathBuf,
     active: Mutex<Active>,
     /// Groups replayed when the store was opened.
-    replayed: u64,
+    pub(crate) replayed: u64,
 }
 
 /// The active file and the groups appended since it was last written.
@@ -342,6 +325,17 @@ impl Journal {
         error.map_or(Ok(()), Err)
     }
 
+    /// Every journal file not yet deleted, the active one included.
+    pub(crate) fn open_files(&self) -> Vec<PathBuf> {
+        let active = self.lock();
+        active
+            .retired
+            .iter()
+            .chain([&active.path])
+            .cloned()
+            .collect()
+    }
+
     /// Bytes in the journal's files, written or waiting.
     pub(crate) fn size(&self) -> u64 {
         let active = self.lock();
@@ -380,7 +374,7 @@ impl Active {
 }
 
 /// Deletes `files`; returns those left and the last error.
-fn remove(files: Vec<PathBuf>) -> (Vec<PathBuf>, Option<io::Error>) {
+pub(crate) fn remove(files: Vec<PathBuf>) -> (Vec<PathBuf>, Option<io::Error>) {
     let mut left = Vec::new();
     let mut failed = None;
     for path in files {
@@ -406,201 +400,4 @@ fn new_file(dir: &Path, first: u64) -> io::Result<(Arc<File>, PathBuf)> {
         .open(&path)?;
     File::open(dir)?.sync_all()?;
     Ok((Arc::new(file), path))
-}
-
-impl Store {
-    /// Its sled tree for `table`.
-    pub(crate) fn tree(&self, table: Table) -> &sled::Tree {
-        match table {
-            Table::Meta => &self.meta,
-            Table::Campaigns => &self.campaigns,
-            Table::Exhaustive => &self.exhaustive,
-            Table::Units => &self.units,
-            Table::Results => &self.results,
-            Table::Hardest => &self.hardest,
-            Table::Commits => &self.commits,
-            Table::Aggregates => &self.aggregates,
-            Table::Mismatches => &self.mismatches,
-            Table::Distrusted => &self.distrusted,
-        }
-    }
-
-    /// Writes `changes` as one group: to the journal, then to sled.
-    pub(crate) fn write(&self, changes: Vec<Change>) -> Result<()> {
-        self.write_checked(|| Ok((changes, ())))
-    }
-
-    /// Writes the changes `build` returns as one group, with no other write between
-    /// what `build` reads and the group (for a write that depends on what is stored).
-    pub(crate) fn write_checked<T>(
-        &self,
-        build: impl FnOnce() -> Result<(Vec<Change>, T)>,
-    ) -> Result<T> {
-        let mut active = self.journal.lock();
-        let (changes, built) = build()?;
-        let group = active.append(&changes);
-        apply(|table| self.tree(table), group, &changes)?;
-        Ok(built)
-    }
-
-    /// The last group sled holds.
-    fn applied(trees: &[sled::Tree]) -> Result<u64> {
-        match trees[Table::Meta as usize].get(APPLIED_KEY)? {
-            None => Ok(0),
-            Some(bytes) => Ok(u64::from_be_bytes(bytes.as_ref().try_into().map_err(
-                |_| StoreError::Corrupt {
-                    what: "journal position",
-                    detail: format!("{} bytes", bytes.len()),
-                },
-            )?)),
-        }
-    }
-
-    /// Opens the journal of a store whose sled `db` and `trees` were just opened:
-    /// replays the groups sled lacks, makes sled durable, and starts a new file.
-    pub(crate) fn recover_journal(
-        dir: &Path,
-        db: &sled::Db,
-        trees: &[sled::Tree],
-    ) -> Result<Journal> {
-        let failed = |error: io::Error| io_error(dir, error);
-        let applied = Store::applied(trees)?;
-        let (groups, files) = read(dir, applied).map_err(failed)?;
-        let mut last = applied;
-        for (number, changes) in &groups {
-            apply(|table| &trees[table as usize], *number, changes)?;
-            last = *number;
-        }
-        if !files.is_empty() {
-            // What sled holds may be in the page cache only (its last process was
-            // killed): on disk before the journal goes.
-            db.flush()?;
-            File::open(dir.join("db"))
-                .and_then(|db| db.sync_all())
-                .map_err(failed)?;
-            let (_, error) = remove(files);
-            error.map_or(Ok(()), Err).map_err(failed)?;
-        }
-        let mut journal = Journal::start(dir, last).map_err(failed)?;
-        journal.replayed = groups.len() as u64;
-        Ok(journal)
-    }
-
-    /// How many journal groups opening the store replayed into sled.
-    pub fn replayed_groups(&self) -> u64 {
-        self.journal.replayed
-    }
-
-    /// Makes every write so far durable (in the journal), and raises the
-    /// acknowledged-commits mark to the last commit written before the flush began.
-    pub fn flush_blocking(&self) -> Result<()> {
-        let last = self.last_commit()?;
-        self.journal
-            .sync()
-            .map_err(|error| io_error(&self.dir, error))?;
-        self.acknowledge(last)
-    }
-
-    /// Whether the journal has grown or aged enough for a [`Store::checkpoint_journal`].
-    pub fn journal_checkpoint_due(&self) -> bool {
-        self.journal.checkpoint_due()
-    }
-
-    /// Makes sled durable up to now and deletes the journal files that covers, so the
-    /// journal stays small and opening replays little.
-    pub fn checkpoint_journal(&self) -> Result<()> {
-        let failed = |error: io::Error| io_error(&self.dir, error);
-        let closed = self.journal.rotate().map_err(failed)?;
-        self.db.flush().map_err(|e| self.located(e))?;
-        self.journal.retire(closed).map_err(failed)
-    }
-}
-
-/// A store closed cleanly leaves no journal: sled is flushed and the journal's files
-/// go (a failed flush keeps them for the next opening to replay).
-impl Drop for Store {
-    fn drop(&mut self) {
-        if self.db.flush().is_ok() {
-            let active = self.journal.lock();
-            let files = active
-                .retired
-                .iter()
-                .chain([&active.path])
-                .cloned()
-                .collect();
-            drop(active);
-            let _ = remove(files);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn changes() -> Vec<Change> {
-        vec![
-            Change::put(Table::Units, b"unit", vec![1, 2, 3]),
-            Change::remove(Table::Hardest, b"gone"),
-            Change::put(Table::Distrusted, b"", Vec::new()),
-        ]
-    }
-
-    #[test]
-    fn groups_read_back_in_order_up_to_a_torn_tail() {
-        let dir = tempfile::tempdir().unwrap();
-        let journal = Journal::start(dir.path(), 4).unwrap();
-        for _ in 0..3 {
-            journal.lock().append(&changes());
-        }
-        journal.sync().unwrap();
-        let (groups, files) = read(dir.path(), 0).unwrap();
-        assert_eq!(files.len(), 1);
-        let numbers: Vec<u64> = groups.iter().map(|(n, _)| *n).collect();
-        // Groups 1 to 4 are missing: nothing is applied past the gap.
-        assert!(numbers.is_empty());
-        let (groups, _) = read(dir.path(), 4).unwrap();
-        assert_eq!(
-            groups.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
-            [5, 6, 7]
-        );
-        assert!(groups.iter().all(|(_, c)| *c == changes()));
-        let (groups, _) = read(dir.path(), 6).unwrap();
-        assert_eq!(groups.len(), 1);
-
-        // Tear the last record: only the whole ones come back.
-        let path = &files[0];
-        let length = std::fs::metadata(path).unwrap().len();
-        File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_len(length - 3)
-            .unwrap();
-        let (groups, _) = read(dir.path(), 4).unwrap();
-        assert_eq!(groups.len(), 2);
-        // A flipped byte fails the CRC of its record, and nothing after it is read.
-        let mut bytes = std::fs::read(path).unwrap();
-        bytes[10] ^= 1;
-        std::fs::write(path, bytes).unwrap();
-        assert!(read(dir.path(), 4).unwrap().0.is_empty());
-    }
-
-    #[test]
-    fn rotation_continues_numbering_in_a_new_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let journal = Journal::start(dir.path(), 0).unwrap();
-        journal.lock().append(&changes());
-        let closed = journal.rotate().unwrap();
-        assert_eq!(closed.len(), 1);
-        journal.lock().append(&changes());
-        journal.sync().unwrap();
-        let (groups, files) = read(dir.path(), 0).unwrap();
-        assert_eq!(groups.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [1, 2]);
-        assert_eq!(files.len(), 2);
-        journal.retire(closed).unwrap();
-        let (groups, files) = read(dir.path(), 1).unwrap();
-        assert_eq!(groups.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [2]);
-        assert_eq!(files.len(), 1);
-    }
 }

@@ -32,118 +32,25 @@
 //! Postcard values are not self-describing: a field added to a stored record needs a new
 //! version (a new kind or version byte), never an edit of the old one.
 
+mod blocks;
 mod durability;
+mod error;
 mod journal;
+mod keys;
 mod portable;
 mod schema;
+mod writing;
 
 pub use durability::{space_of, Space, MARK_FILE};
+pub use error::{Result, StoreError};
 pub use portable::Moved;
 pub use schema::*;
 
+use blocks::*;
+use error::{io_error, open_error};
 use journal::{Change, Table};
-use std::io::{Read, Write};
+use keys::*;
 use std::path::{Path, PathBuf};
-
-/// What can go wrong with the store. Opening failures say what is wrong in one line, without
-/// repeating sled's own message.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error(
-        "the store in {} is in use by another process (a coordinator or `rrm mine`); \
-         reach a running coordinator with --coordinator URL",
-        path.display()
-    )]
-    Locked { path: PathBuf },
-    #[error("{} is not a directory", path.display())]
-    NotADirectory { path: PathBuf },
-    #[error(
-        "{} holds no store (is --data mistyped? `rrm mine`, `rrm coordinator` and \
-         `rrm campaign create` start one)",
-        path.display()
-    )]
-    Missing { path: PathBuf },
-    #[error("no permission to open the store in {}", path.display())]
-    PermissionDenied { path: PathBuf },
-    #[error("no space left on the device holding {}", path.display())]
-    NoSpace { path: PathBuf },
-    #[error("the store in {} is corrupt ({detail})", path.display())]
-    CorruptFiles { path: PathBuf, detail: String },
-    #[error("cannot open the store in {}: {detail}", path.display())]
-    Open { path: PathBuf, detail: String },
-    #[error("store: {0}")]
-    Sled(sled::Error),
-    #[error(
-        "the store in {} is missing acknowledged results: its commit log ends at {last} but \
-         {acknowledged} commits were acknowledged ({} missing); it was damaged or rolled \
-         back: restore a backup (`rrm store import`) or check it with `rrm store verify`",
-        path.display(),
-        acknowledged - last
-    )]
-    BehindMark {
-        path: PathBuf,
-        acknowledged: u64,
-        last: u64,
-    },
-    #[error("no space left on the device holding {}: free space, then retry", path.display())]
-    DiskFull { path: PathBuf },
-    #[error("store: corrupt {what}: {detail}")]
-    Corrupt { what: &'static str, detail: String },
-    #[error("campaign {0:?} already exists")]
-    CampaignExists(String),
-    #[error("invalid campaign: {0}")]
-    InvalidCampaign(String),
-    #[error(
-        "the store in {} has schema version {found}, this rrm reads version {FORMAT}; \
-         mine into a new --data directory",
-        path.display()
-    )]
-    OldFormat { path: PathBuf, found: u32 },
-}
-
-pub type Result<T, E = StoreError> = std::result::Result<T, E>;
-
-/// Sled's errors, sorted: damaged data and a full disk are told apart from the rest.
-impl From<sled::Error> for StoreError {
-    fn from(error: sled::Error) -> StoreError {
-        match error {
-            sled::Error::Corruption { at, .. } => StoreError::Corrupt {
-                what: "data",
-                detail: match at {
-                    Some(at) => format!("unreadable data at {at:?}; run `rrm store verify`"),
-                    None => "unreadable data; run `rrm store verify`".into(),
-                },
-            },
-            sled::Error::Io(e) if e.raw_os_error() == Some(libc::ENOSPC) => StoreError::DiskFull {
-                path: PathBuf::new(),
-            },
-            other => StoreError::Sled(other),
-        }
-    }
-}
-
-impl StoreError {
-    /// Whether the error is the disk being full (nothing is wrong with the data).
-    pub fn is_disk_full(&self) -> bool {
-        matches!(
-            self,
-            StoreError::NoSpace { .. } | StoreError::DiskFull { .. }
-        )
-    }
-}
-
-/// An I/O error on a file of the store in `dir`.
-fn io_error(dir: &Path, error: std::io::Error) -> StoreError {
-    match error.raw_os_error() {
-        Some(libc::ENOSPC) => StoreError::DiskFull {
-            path: dir.to_path_buf(),
-        },
-        _ => StoreError::Open {
-            path: dir.to_path_buf(),
-            detail: error.to_string(),
-        },
-    }
-}
 
 /// The opened store.
 pub struct Store {
@@ -207,31 +114,6 @@ const SEGMENT: usize = 1 << 17;
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
 const NEXT_CAMPAIGN_ID: &[u8] = b"next_campaign_id";
 const FORMAT_KEY: &[u8] = b"format";
-/// The 13th byte of a commit log value that marks a correction.
-const CORRECTION: u8 = 1;
-
-fn unit_key(campaign: u32, unit: u64) -> [u8; 12] {
-    let mut key = [0; 12];
-    key[..4].copy_from_slice(&campaign.to_be_bytes());
-    key[4..].copy_from_slice(&unit.to_be_bytes());
-    key
-}
-
-fn mismatch_key(campaign: u32, mismatch: &Mismatch) -> Vec<u8> {
-    [
-        &unit_key(campaign, mismatch.unit)[..],
-        &mismatch.lease.to_be_bytes(),
-    ]
-    .concat()
-}
-
-fn hardest_key(campaign: u32, moves: u8, seed: u64) -> [u8; 13] {
-    let mut key = [0; 13];
-    key[..4].copy_from_slice(&campaign.to_be_bytes());
-    key[4] = 255 - moves;
-    key[5..].copy_from_slice(&seed.to_be_bytes());
-    key
-}
 
 fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
     postcard::to_stdvec(value).expect("store types serialize")
@@ -242,76 +124,6 @@ fn decode<T: serde::de::DeserializeOwned>(what: &'static str, bytes: &[u8]) -> R
         what,
         detail: e.to_string(),
     })
-}
-
-/// First byte of a result block: how the move counts `m` and robots moved `r` follow.
-/// Raw: all `m` then all `r`. Deflate: the same, deflated. Joint: one byte `m << 3 | r`
-/// per seed, deflated, which compresses a fifth better (the two are correlated); used
-/// whenever every `m` < 32 and `r` < 8.
-const BLOCK_RAW: u8 = 0;
-const BLOCK_DEFLATE: u8 = 1;
-const BLOCK_JOINT: u8 = 2;
-/// A result block holding an exhaustive unit's [`ExhaustiveRecord`], version 1.
-const BLOCK_EXHAUSTIVE: u8 = 3;
-/// The version byte before an [`ExhaustiveSpec`] in the `exhaustive` tree.
-const EXHAUSTIVE_SPEC_V1: u8 = 1;
-/// Units up to this many seeds are stored raw: deflate would save little and its set-up
-/// (large match tables) would dominate tiny units.
-const RAW_UP_TO: usize = 128;
-
-fn deflate(kind: u8, bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = flate2::write::DeflateEncoder::new(vec![kind], flate2::Compression::best());
-    encoder.write_all(bytes).expect("writing to memory");
-    encoder.finish().expect("writing to memory")
-}
-
-fn pack_block(counts: &[u8], robots: &[u8]) -> Vec<u8> {
-    if counts.len() <= RAW_UP_TO {
-        return [&[BLOCK_RAW], counts, robots].concat();
-    }
-    if counts.iter().all(|&m| m < 32) && robots.iter().all(|&r| r < 8) {
-        let joint: Vec<u8> = counts.iter().zip(robots).map(|(m, r)| m << 3 | r).collect();
-        return deflate(BLOCK_JOINT, &joint);
-    }
-    deflate(BLOCK_DEFLATE, &[counts, robots].concat())
-}
-
-/// The move counts and robots moved of a block.
-fn unpack_block(block: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
-    let corrupt = |detail: String| StoreError::Corrupt {
-        what: "result block",
-        detail,
-    };
-    let inflate = |packed: &[u8]| {
-        let mut bytes = Vec::new();
-        flate2::read::DeflateDecoder::new(packed)
-            .read_to_end(&mut bytes)
-            .map_err(|e| corrupt(e.to_string()))?;
-        Ok::<_, StoreError>(bytes)
-    };
-    let halves = |mut both: Vec<u8>| {
-        if both.len() % 2 != 0 {
-            return Err(corrupt(format!("odd length {}", both.len())));
-        }
-        let robots = both.split_off(both.len() / 2);
-        Ok((both, robots))
-    };
-    match block.split_first() {
-        Some((&BLOCK_RAW, bytes)) => halves(bytes.to_vec()),
-        Some((&BLOCK_DEFLATE, packed)) => halves(inflate(packed)?),
-        Some((&BLOCK_JOINT, packed)) => {
-            let joint = inflate(packed)?;
-            Ok((
-                joint.iter().map(|j| j >> 3).collect(),
-                joint.iter().map(|j| j & 7).collect(),
-            ))
-        }
-        Some((&BLOCK_EXHAUSTIVE, _)) => Err(corrupt(
-            "an exhaustive unit's result where move counts were expected".into(),
-        )),
-        Some((kind, _)) => Err(corrupt(format!("unknown block kind {kind}"))),
-        None => Err(corrupt("empty block".into())),
-    }
 }
 
 /// The files sled keeps in a store directory: a directory without them holds no store.
@@ -325,74 +137,6 @@ fn refuse_non_directory(dir: &Path) -> Result<()> {
         }),
         _ => Ok(()),
     }
-}
-
-/// Says what is wrong when sled cannot open the store in `dir`.
-fn open_error(dir: &Path, error: sled::Error) -> StoreError {
-    let path = dir.to_path_buf();
-    match error {
-        // sled reports a lock held by another process as an `Other` error with this text.
-        sled::Error::Io(e) if e.to_string().contains("could not acquire lock") => {
-            StoreError::Locked { path }
-        }
-        sled::Error::Io(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            StoreError::PermissionDenied { path }
-        }
-        sled::Error::Io(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
-            StoreError::NoSpace { path }
-        }
-        sled::Error::Io(e) => StoreError::Open {
-            path,
-            detail: e.to_string(),
-        },
-        sled::Error::Corruption { at, .. } => StoreError::CorruptFiles {
-            path,
-            detail: match at {
-                Some(at) => format!("unreadable data at {at:?}"),
-                None => "unreadable data".into(),
-            },
-        },
-        other => StoreError::Open {
-            path,
-            detail: other.to_string(),
-        },
-    }
-}
-
-/// Reads a `units`/`results` key (also a commit log value): campaign id and unit.
-fn parse_unit_key(what: &'static str, key: &[u8]) -> Result<(u32, u64)> {
-    key.split_first_chunk::<4>()
-        .and_then(|(campaign, unit)| {
-            Some((
-                u32::from_be_bytes(*campaign),
-                u64::from_be_bytes(unit.try_into().ok()?),
-            ))
-        })
-        .ok_or_else(|| StoreError::Corrupt {
-            what,
-            detail: format!("{}-byte unit key", key.len()),
-        })
-}
-
-/// Reads the move count of a `hardest` key.
-fn hardest_key_moves(key: &[u8]) -> Result<u8> {
-    match key {
-        [_, _, _, _, inverted, _, _, _, _, _, _, _, _] => Ok(255 - inverted),
-        _ => Err(StoreError::Corrupt {
-            what: "hardest key",
-            detail: format!("{}-byte key", key.len()),
-        }),
-    }
-}
-
-/// Reads a `commits` key: the commit number.
-fn parse_commit_key(key: &[u8]) -> Result<u64> {
-    Ok(u64::from_be_bytes(key.try_into().map_err(|_| {
-        StoreError::Corrupt {
-            what: "commit log",
-            detail: format!("{}-byte key", key.len()),
-        }
-    })?))
 }
 
 impl Store {

@@ -1,0 +1,144 @@
+//! How the store writes: every write is one group of changes, appended to the journal
+//! and then applied to sled under the journal's lock, so that sled sees the journal's
+//! order; flushes sync the journal and raise the acknowledged mark; checkpoints flush
+//! sled and delete the journal files it covers; opening replays what sled lacks.
+
+use super::journal::{read, remove, Change, Journal, Table, APPLIED_KEY};
+use super::{io_error, Result, Store, StoreError};
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+impl Store {
+    /// Its sled tree for `table`.
+    pub(crate) fn tree(&self, table: Table) -> &sled::Tree {
+        match table {
+            Table::Meta => &self.meta,
+            Table::Campaigns => &self.campaigns,
+            Table::Exhaustive => &self.exhaustive,
+            Table::Units => &self.units,
+            Table::Results => &self.results,
+            Table::Hardest => &self.hardest,
+            Table::Commits => &self.commits,
+            Table::Aggregates => &self.aggregates,
+            Table::Mismatches => &self.mismatches,
+            Table::Distrusted => &self.distrusted,
+        }
+    }
+
+    /// Writes `changes` as one group: to the journal, then to sled.
+    pub(crate) fn write(&self, changes: Vec<Change>) -> Result<()> {
+        self.write_checked(|| Ok((changes, ())))
+    }
+
+    /// Writes the changes `build` returns as one group, with no other write between
+    /// what `build` reads and the group (for a write that depends on what is stored).
+    pub(crate) fn write_checked<T>(
+        &self,
+        build: impl FnOnce() -> Result<(Vec<Change>, T)>,
+    ) -> Result<T> {
+        let mut active = self.journal.lock();
+        let (changes, built) = build()?;
+        let group = active.append(&changes);
+        apply(|table| self.tree(table), group, &changes)?;
+        Ok(built)
+    }
+
+    /// The last group sled holds.
+    fn applied(trees: &[sled::Tree]) -> Result<u64> {
+        match trees[Table::Meta as usize].get(APPLIED_KEY)? {
+            None => Ok(0),
+            Some(bytes) => Ok(u64::from_be_bytes(bytes.as_ref().try_into().map_err(
+                |_| StoreError::Corrupt {
+                    what: "journal position",
+                    detail: format!("{} bytes", bytes.len()),
+                },
+            )?)),
+        }
+    }
+
+    /// Opens the journal of a store whose sled `db` and `trees` were just opened:
+    /// replays the groups sled lacks, makes sled durable, and starts a new file.
+    pub(crate) fn recover_journal(
+        dir: &Path,
+        db: &sled::Db,
+        trees: &[sled::Tree],
+    ) -> Result<Journal> {
+        let failed = |error: io::Error| io_error(dir, error);
+        let applied = Store::applied(trees)?;
+        let (groups, files) = read(dir, applied).map_err(failed)?;
+        let mut last = applied;
+        for (number, changes) in &groups {
+            apply(|table| &trees[table as usize], *number, changes)?;
+            last = *number;
+        }
+        if !files.is_empty() {
+            // What sled holds may be in the page cache only (its last process was
+            // killed): on disk before the journal goes.
+            db.flush()?;
+            File::open(dir.join("db"))
+                .and_then(|db| db.sync_all())
+                .map_err(failed)?;
+            let (_, error) = remove(files);
+            error.map_or(Ok(()), Err).map_err(failed)?;
+        }
+        let mut journal = Journal::start(dir, last).map_err(failed)?;
+        journal.replayed = groups.len() as u64;
+        Ok(journal)
+    }
+
+    /// How many journal groups opening the store replayed into sled.
+    pub fn replayed_groups(&self) -> u64 {
+        self.journal.replayed
+    }
+
+    /// Makes every write so far durable (in the journal), and raises the
+    /// acknowledged-commits mark to the last commit written before the flush began.
+    pub fn flush_blocking(&self) -> Result<()> {
+        let last = self.last_commit()?;
+        self.journal
+            .sync()
+            .map_err(|error| io_error(&self.dir, error))?;
+        self.acknowledge(last)
+    }
+
+    /// Whether the journal has grown or aged enough for a [`Store::checkpoint_journal`].
+    pub fn journal_checkpoint_due(&self) -> bool {
+        self.journal.checkpoint_due()
+    }
+
+    /// Makes sled durable up to now and deletes the journal files that covers, so the
+    /// journal stays small and opening replays little.
+    pub fn checkpoint_journal(&self) -> Result<()> {
+        let failed = |error: io::Error| io_error(&self.dir, error);
+        let closed = self.journal.rotate().map_err(failed)?;
+        self.db.flush().map_err(|e| self.located(e))?;
+        self.journal.retire(closed).map_err(failed)
+    }
+}
+
+/// A store closed cleanly leaves no journal: sled is flushed and the journal's files
+/// go (a failed flush keeps them for the next opening to replay).
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.db.flush().is_ok() {
+            let _ = remove(self.journal.open_files());
+        }
+    }
+}
+
+/// Applies one group to sled (its trees by table), then records it applied.
+fn apply<'a>(
+    tree: impl Fn(Table) -> &'a sled::Tree,
+    group: u64,
+    changes: &[Change],
+) -> sled::Result<()> {
+    for change in changes {
+        match &change.value {
+            Some(value) => tree(change.table).insert(&change.key, value.as_slice())?,
+            None => tree(change.table).remove(&change.key)?,
+        };
+    }
+    tree(Table::Meta).insert(APPLIED_KEY, &group.to_be_bytes())?;
+    Ok(())
+}
