@@ -77,28 +77,31 @@ fn rewrite_mark(file: &File, commit: u64) -> std::io::Result<()> {
     file.sync_data()
 }
 
-impl Store {
-    /// Refuses a store whose commit log ends before the acknowledged mark.
-    pub(crate) fn check_mark(&self) -> Result<()> {
-        let acknowledged = read_mark(&self.dir)?;
-        let last = self.last_commit()?;
-        if last < acknowledged {
-            return Err(StoreError::BehindMark {
-                path: self.dir.clone(),
-                acknowledged,
-                last,
-            });
-        }
-        self.marked.store(acknowledged, Ordering::SeqCst);
-        Ok(())
+/// The mark of the store in `dir` whose commit log ends at `last`; refuses a store whose
+/// log ends before it.
+pub(crate) fn check_mark(dir: &Path, last: u64) -> Result<u64> {
+    let acknowledged = read_mark(dir)?;
+    if last < acknowledged {
+        return Err(StoreError::BehindMark {
+            path: dir.to_path_buf(),
+            acknowledged,
+            last,
+        });
     }
+    Ok(acknowledged)
+}
 
+impl Store {
     /// Raises the mark to `commit` (a commit known to be on disk) if it is below.
     pub(crate) fn acknowledge(&self, commit: u64) -> Result<()> {
         if commit <= self.marked.load(Ordering::SeqCst) {
             return Ok(());
         }
         let mut open = self.mark_file.lock().unwrap_or_else(|e| e.into_inner());
+        // Again under the lock: a flush that raced this one may have written a higher mark.
+        if commit <= self.marked.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         let written = match open.as_ref() {
             Some(file) => rewrite_mark(file, commit),
             None => create_mark(&self.dir, commit).map(|file| *open = Some(file)),

@@ -45,6 +45,8 @@ pub enum StoreError {
     },
     #[error("no space left on the device holding {}: free space, then retry", path.display())]
     DiskFull { path: PathBuf },
+    #[error("the store takes no more writes until it is reopened: {0}")]
+    WritesStopped(String),
     #[error("store: corrupt {what}: {detail}")]
     Corrupt { what: &'static str, detail: String },
     #[error("campaign {0:?} already exists")]

@@ -15,7 +15,13 @@
 //! replay stops there. sled holds the number of the last group applied (`meta` key
 //! `journal_group`), inserted after each group's changes; sled recovers a prefix of
 //! its inserts, so every group up to that number is whole in it and replay starts
-//! after it.
+//! after it. sled may also write a group before the journal is synced; a group of
+//! several changes therefore leaves its record in sled first (`journal_intent`), from
+//! which opening completes it if sled kept only part of it.
+//!
+//! A failed sync (the kernel may have dropped the pages it could not write) or a failed
+//! sled write stops the journal: no flush succeeds and no write is taken until the
+//! store is reopened, which replays.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -26,6 +32,9 @@ use std::time::Instant;
 
 /// The `meta` key of the last group applied to sled.
 pub(crate) const APPLIED_KEY: &[u8] = b"journal_group";
+/// The `meta` key of the record of the last group of several changes applied to sled,
+/// written before its changes (see `writing::apply`).
+pub(crate) const INTENT_KEY: &[u8] = b"journal_intent";
 const PREFIX: &str = "journal-";
 /// Appended groups are written out (not synced) once this many bytes wait, so that a
 /// bulk import does not hold them all in memory.
@@ -114,10 +123,9 @@ impl Change {
 /// A group read back: its number and changes.
 pub(crate) type Group = (u64, Vec<Change>);
 
-/// Appends a group's record to `out`.
-fn encode_group(number: u64, changes: &[Change], out: &mut Vec<u8>) {
-    let start = out.len();
-    out.extend_from_slice(&[0; 8]);
+/// A group's record: header and payload.
+fn encode_group(number: u64, changes: &[Change]) -> Vec<u8> {
+    let mut out = vec![0; 8];
     out.extend_from_slice(&number.to_le_bytes());
     let length = |bytes: &[u8]| u32::try_from(bytes.len()).expect("keys and values under 4 GiB");
     for change in changes {
@@ -133,13 +141,27 @@ fn encode_group(number: u64, changes: &[Change], out: &mut Vec<u8>) {
             }
         }
     }
-    let payload = &out[start + 8..];
+    let payload = &out[8..];
     let header = [
         length(payload).to_le_bytes(),
         crc32fast::hash(payload).to_le_bytes(),
     ]
     .concat();
-    out[start..start + 8].copy_from_slice(&header);
+    out[..8].copy_from_slice(&header);
+    out
+}
+
+/// The first record of `bytes` and what follows it; `None` if it is torn, fails its
+/// CRC or does not parse.
+pub(crate) fn parse_record(bytes: &[u8]) -> Option<(Group, &[u8])> {
+    let (header, tail) = bytes.split_first_chunk::<8>()?;
+    let length = u32::from_le_bytes(header[..4].try_into().ok()?) as usize;
+    let crc = u32::from_le_bytes(header[4..].try_into().ok()?);
+    let (payload, tail) = tail.split_at_checked(length)?;
+    if crc32fast::hash(payload) != crc {
+        return None;
+    }
+    Some((decode_group(payload)?, tail))
 }
 
 /// Reads a payload back; `None` if it does not parse (it passed its CRC, so it was
@@ -183,21 +205,15 @@ impl<'a> Cursor<'a> {
 pub(crate) fn read(dir: &Path, applied: u64) -> io::Result<(Vec<Group>, Vec<PathBuf>)> {
     let files = files(dir)?;
     let mut groups = Vec::new();
-    let mut next = applied + 1;
+    let Some(mut next) = applied.checked_add(1) else {
+        return Ok((groups, files.into_iter().map(|(_, path)| path).collect()));
+    };
     'files: for (_, path) in &files {
         let mut bytes = Vec::new();
         File::open(path)?.read_to_end(&mut bytes)?;
         let mut rest = bytes.as_slice();
-        while let Some((header, tail)) = rest.split_first_chunk::<8>() {
-            let length = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
-            let crc = u32::from_le_bytes(header[4..].try_into().expect("4 bytes"));
-            let Some((payload, tail)) = tail.split_at_checked(length) else {
-                break 'files;
-            };
-            if crc32fast::hash(payload) != crc {
-                break 'files;
-            }
-            let Some((number, changes)) = decode_group(payload) else {
+        while !rest.is_empty() {
+            let Some(((number, changes), tail)) = parse_record(rest) else {
                 break 'files;
             };
             rest = tail;
@@ -239,6 +255,10 @@ pub(crate) struct Journal {
     active: Mutex<Active>,
     /// Groups replayed when the store was opened.
     pub(crate) replayed: u64,
+    /// Why the journal stopped taking writes: a failed sync may have dropped written
+    /// pages, and a failed sled write left a group half applied; only reopening the
+    /// store (which replays) repairs either.
+    failure: Mutex<Option<String>>,
 }
 
 /// The active file and the groups appended since it was last written.
@@ -262,6 +282,7 @@ impl Journal {
         Ok(Journal {
             dir: dir.to_path_buf(),
             replayed: 0,
+            failure: Mutex::new(None),
             active: Mutex::new(Active {
                 last_group,
                 pending: Vec::new(),
@@ -284,12 +305,31 @@ impl Journal {
 
     /// Makes every group appended before the call durable.
     pub(crate) fn sync(&self) -> io::Result<()> {
+        if let Some(why) = self.failure() {
+            return Err(io::Error::other(why));
+        }
         let file = {
             let mut active = self.lock();
             active.write_out()?;
             active.file.clone()
         };
-        file.sync_data()
+        file.sync_data().inspect_err(|error| {
+            self.fail(format!("syncing the journal failed: {error}"));
+        })
+    }
+
+    /// Stops the journal taking writes, for `why`.
+    pub(crate) fn fail(&self, why: String) {
+        let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        failure.get_or_insert(why);
+    }
+
+    /// Why the journal stopped taking writes, if it did.
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Whether a checkpoint is due.
@@ -303,6 +343,10 @@ impl Journal {
     /// files closed, for [`Journal::retire`] once sled holds their groups durably.
     pub(crate) fn rotate(&self) -> io::Result<Vec<PathBuf>> {
         let mut active = self.lock();
+        if active.written == 0 && active.pending.is_empty() {
+            // Nothing to close: a new file would take this one's name.
+            return Ok(std::mem::take(&mut active.retired));
+        }
         active.write_out()?;
         // Groups already in the closed file may be waiting for a sync of the file being
         // appended to, which no longer covers them.
@@ -321,8 +365,13 @@ impl Journal {
     /// checkpoint (replay skips what sled holds).
     pub(crate) fn retire(&self, files: Vec<PathBuf>) -> io::Result<()> {
         let (left, error) = remove(files);
-        self.lock().retired.extend(left);
+        self.keep(left);
         error.map_or(Ok(()), Err)
+    }
+
+    /// Keeps closed files for a later checkpoint.
+    pub(crate) fn keep(&self, files: Vec<PathBuf>) {
+        self.lock().retired.extend(files);
     }
 
     /// Every journal file not yet deleted, the active one included.
@@ -350,16 +399,23 @@ impl Journal {
 }
 
 impl Active {
-    /// Appends a group of changes; returns its number. Written out (not synced) once
-    /// enough waits; a failed write is retried by the next.
-    pub(crate) fn append(&mut self, changes: &[Change]) -> u64 {
-        self.last_group += 1;
-        encode_group(self.last_group, changes, &mut self.pending);
+    #[cfg(test)]
+    pub(crate) fn last_group(&self) -> u64 {
+        self.last_group
+    }
+
+    /// Appends a group of changes; returns its number and record. Written out (not
+    /// synced) once enough waits; a failed write is retried by the next.
+    pub(crate) fn append(&mut self, changes: &[Change]) -> (u64, Vec<u8>) {
+        let number = self.last_group + 1;
+        let record = encode_group(number, changes);
+        self.last_group = number;
+        self.pending.extend_from_slice(&record);
         if self.pending.len() >= SPILL {
             // An error here resurfaces at the next sync, which retries the write.
             let _ = self.write_out();
         }
-        self.last_group
+        (number, record)
     }
 
     fn write_out(&mut self) -> io::Result<()> {

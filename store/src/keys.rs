@@ -3,6 +3,14 @@
 
 use super::{Mismatch, Result, StoreError};
 
+/// The highest commit number in the commit log `commits` (0 if none).
+pub(crate) fn last_commit_in(commits: &sled::Tree) -> Result<u64> {
+    match commits.last()? {
+        Some((key, _)) => parse_commit_key(&key),
+        None => Ok(0),
+    }
+}
+
 /// The 13th byte of a commit log value that marks a correction.
 pub(crate) const CORRECTION: u8 = 1;
 

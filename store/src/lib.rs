@@ -161,7 +161,7 @@ impl Store {
             .iter()
             .map(|table| db.open_tree(table.name()))
             .collect::<sled::Result<Vec<_>>>()?;
-        let journal = Store::recover_journal(dir, &db, &trees)?;
+        let (journal, acknowledged) = Store::recover_journal(dir, &db, &trees)?;
         let [meta, campaigns, exhaustive, units, results, hardest, commits, aggregates, mismatches, distrusted]: [sled::Tree; 10] =
             trees.try_into().expect("one tree per table");
         Store {
@@ -177,15 +177,11 @@ impl Store {
             distrusted,
             db,
             dir: dir.to_path_buf(),
-            marked: Default::default(),
+            marked: acknowledged.into(),
             mark_file: Default::default(),
             journal,
         }
         .with_format(dir)
-        .and_then(|store| {
-            store.check_mark()?;
-            Ok(store)
-        })
     }
 
     /// Stamps a new store with [`FORMAT`]; refuses a store of another version.
@@ -468,10 +464,7 @@ impl Store {
 
     /// The highest commit number used so far (0 if none).
     pub fn last_commit(&self) -> Result<u64> {
-        match self.commits.last()? {
-            Some((key, _)) => parse_commit_key(&key),
-            None => Ok(0),
-        }
+        last_commit_in(&self.commits)
     }
 
     /// Results accepted after `commit`, as (commit, campaign id, unit), in order.

@@ -4,7 +4,7 @@
 //! carries the SHA-256 of every byte before it. Import checks the whole file before it
 //! writes anything, and only into an empty store.
 
-use super::journal::{Change, Table, APPLIED_KEY};
+use super::journal::{Change, Table, APPLIED_KEY, INTENT_KEY};
 use super::{Result, Store, StoreError, FORMAT};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -101,7 +101,7 @@ impl Store {
             for entry in tree.iter() {
                 let (key, value) = entry?;
                 // Where this store's journal stands says nothing of its contents.
-                if name == Table::Meta.name() && *key == *APPLIED_KEY {
+                if name == Table::Meta.name() && [APPLIED_KEY, INTENT_KEY].contains(&&*key) {
                     continue;
                 }
                 let line = Line::Entry {

@@ -3,7 +3,9 @@
 //! order; flushes sync the journal and raise the acknowledged mark; checkpoints flush
 //! sled and delete the journal files it covers; opening replays what sled lacks.
 
-use super::journal::{read, remove, Change, Journal, Table, APPLIED_KEY};
+use super::durability::check_mark;
+use super::journal::{parse_record, read, remove, Change, Journal, Table, APPLIED_KEY, INTENT_KEY};
+use super::keys::last_commit_in;
 use super::{io_error, Result, Store, StoreError};
 use std::fs::File;
 use std::io;
@@ -38,9 +40,17 @@ impl Store {
         build: impl FnOnce() -> Result<(Vec<Change>, T)>,
     ) -> Result<T> {
         let mut active = self.journal.lock();
+        if let Some(why) = self.journal.failure() {
+            return Err(StoreError::WritesStopped(why));
+        }
         let (changes, built) = build()?;
-        let group = active.append(&changes);
-        apply(|table| self.tree(table), group, &changes)?;
+        let (group, record) = active.append(&changes);
+        let intent = (changes.len() > 1).then_some(record.as_slice());
+        if let Err(error) = apply(|table| self.tree(table), group, &changes, intent) {
+            self.journal
+                .fail(format!("applying group {group} to sled failed: {error}"));
+            return Err(error.into());
+        }
         Ok(built)
     }
 
@@ -58,33 +68,46 @@ impl Store {
     }
 
     /// Opens the journal of a store whose sled `db` and `trees` were just opened:
-    /// replays the groups sled lacks, makes sled durable, and starts a new file.
+    /// completes the group sled may hold in part (from its intent), replays the groups
+    /// sled lacks, makes sled durable, checks the acknowledged mark, and only then
+    /// deletes the old journal files (a store refused keeps them) and starts a new one.
+    /// Returns the journal and the mark.
     pub(crate) fn recover_journal(
         dir: &Path,
         db: &sled::Db,
         trees: &[sled::Tree],
-    ) -> Result<Journal> {
+    ) -> Result<(Journal, u64)> {
         let failed = |error: io::Error| io_error(dir, error);
-        let applied = Store::applied(trees)?;
-        let (groups, files) = read(dir, applied).map_err(failed)?;
-        let mut last = applied;
+        let tree = |table: Table| &trees[table as usize];
+        let mut last = Store::applied(trees)?;
+        let mut replayed = 0;
+        let intent = tree(Table::Meta).get(INTENT_KEY)?;
+        if let Some(((number, changes), _)) = intent.as_deref().and_then(parse_record) {
+            if Some(number) == last.checked_add(1) {
+                apply(tree, number, &changes, None)?;
+                (last, replayed) = (number, 1);
+            }
+        }
+        let (groups, files) = read(dir, last).map_err(failed)?;
         for (number, changes) in &groups {
-            apply(|table| &trees[table as usize], *number, changes)?;
+            apply(tree, *number, changes, None)?;
             last = *number;
         }
-        if !files.is_empty() {
+        replayed += groups.len() as u64;
+        if replayed > 0 || !files.is_empty() {
             // What sled holds may be in the page cache only (its last process was
             // killed): on disk before the journal goes.
             db.flush()?;
             File::open(dir.join("db"))
                 .and_then(|db| db.sync_all())
                 .map_err(failed)?;
-            let (_, error) = remove(files);
-            error.map_or(Ok(()), Err).map_err(failed)?;
         }
+        let acknowledged = check_mark(dir, last_commit_in(tree(Table::Commits))?)?;
+        let (_, error) = remove(files);
+        error.map_or(Ok(()), Err).map_err(failed)?;
         let mut journal = Journal::start(dir, last).map_err(failed)?;
-        journal.replayed = groups.len() as u64;
-        Ok(journal)
+        journal.replayed = replayed;
+        Ok((journal, acknowledged))
     }
 
     /// How many journal groups opening the store replayed into sled.
@@ -112,7 +135,10 @@ impl Store {
     pub fn checkpoint_journal(&self) -> Result<()> {
         let failed = |error: io::Error| io_error(&self.dir, error);
         let closed = self.journal.rotate().map_err(failed)?;
-        self.db.flush().map_err(|e| self.located(e))?;
+        if let Err(error) = self.db.flush() {
+            self.journal.keep(closed);
+            return Err(self.located(error));
+        }
         self.journal.retire(closed).map_err(failed)
     }
 }
@@ -121,18 +147,25 @@ impl Store {
 /// go (a failed flush keeps them for the next opening to replay).
 impl Drop for Store {
     fn drop(&mut self) {
-        if self.db.flush().is_ok() {
+        if self.journal.failure().is_none() && self.db.flush().is_ok() {
             let _ = remove(self.journal.open_files());
         }
     }
 }
 
-/// Applies one group to sled (its trees by table), then records it applied.
+/// Applies one group to sled (its trees by table), then records it applied. A group of
+/// several changes first leaves its whole record as its intent: sled recovers a prefix
+/// of its inserts, so if any of them survives a crash the intent does, and opening
+/// completes the group even when the journal never got it to disk.
 fn apply<'a>(
     tree: impl Fn(Table) -> &'a sled::Tree,
     group: u64,
     changes: &[Change],
+    intent: Option<&[u8]>,
 ) -> sled::Result<()> {
+    if let Some(record) = intent {
+        tree(Table::Meta).insert(INTENT_KEY, record)?;
+    }
     for change in changes {
         match &change.value {
             Some(value) => tree(change.table).insert(&change.key, value.as_slice())?,

@@ -4,7 +4,7 @@
 //! Opening one must replay exactly the groups sled lacks, whole, and no torn one.
 
 use super::*;
-use crate::journal::{read, Change, Journal, Table};
+use crate::journal::{parse_record, read, Change, Journal, Table, INTENT_KEY};
 use std::fs::File;
 use std::path::Path;
 
@@ -119,6 +119,7 @@ fn a_torn_group_is_left_out_whole() {
             other.err()
         ),
     }
+    assert!(journal.exists(), "a refused store keeps its journal");
     // Had the crash come before its flush, the store opens with the whole groups.
     std::fs::remove_file(image.join(MARK_FILE)).unwrap();
     let recovered = Store::open(&image).unwrap();
@@ -239,4 +240,84 @@ fn rotation_continues_numbering_in_a_new_file() {
     let (groups, files) = read(dir.path(), 1).unwrap();
     assert_eq!(groups.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [2]);
     assert_eq!(files.len(), 1);
+}
+
+#[test]
+fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let image = dir.path().join("image");
+    let store = Store::open(&live).unwrap();
+    let campaign = store.create_campaign(spec("a"), 0).unwrap();
+    store.checkpoint_journal().unwrap();
+    copy_files(&live, &image, |name| !is_journal(name));
+    let counts = vec![5; 100];
+    let hardest = [HardEntry {
+        seed: 7,
+        moves: 5,
+        solution: vec!["RN".into()],
+        re_solved: false,
+    }];
+    store
+        .commit_result(&UnitResult {
+            campaign: campaign.id,
+            unit: 3,
+            record: &done(1),
+            move_counts: &counts,
+            robots_moved: &[1; 100],
+            hardest: &hardest,
+            commit: 1,
+        })
+        .unwrap();
+    let intent = store.meta.get(INTENT_KEY).unwrap().unwrap();
+    let ((number, changes), rest) = parse_record(&intent).unwrap();
+    assert!(rest.is_empty() && changes.len() == 4);
+    drop(store);
+    // sled wrote the intent and the first change, the journal nothing.
+    {
+        let db = sled::Config::new()
+            .path(&image)
+            .segment_size(crate::SEGMENT)
+            .open()
+            .unwrap();
+        let meta = db.open_tree(Table::Meta.name()).unwrap();
+        meta.insert(INTENT_KEY, intent.clone()).unwrap();
+        let first = &changes[0];
+        db.open_tree(first.table.name())
+            .unwrap()
+            .insert(&first.key, first.value.clone().unwrap())
+            .unwrap();
+        db.flush().unwrap();
+    }
+    let recovered = Store::open(&image).unwrap();
+    assert_eq!(recovered.replayed_groups(), 1);
+    assert_eq!(recovered.journal.lock().last_group(), number);
+    assert_eq!(
+        recovered.unit_results(campaign.id, 3).unwrap(),
+        Some((counts, vec![1; 100]))
+    );
+    assert_eq!(recovered.commits_after(0).unwrap(), [(1, campaign.id, 3)]);
+    assert_eq!(recovered.hardest(campaign.id, 10, 0).unwrap().len(), 1);
+}
+
+#[test]
+fn checkpoints_with_nothing_written_keep_the_active_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.create_campaign(spec("a"), 0).unwrap();
+    store.checkpoint_journal().unwrap();
+    store.checkpoint_journal().unwrap();
+    store.checkpoint_journal().unwrap();
+    let files = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|entry| is_journal(entry.as_ref().unwrap().file_name().to_str().unwrap()))
+            .count()
+    };
+    assert_eq!(files(), 1);
+    // What is written after them is in the file a crash image would read.
+    store.create_campaign(spec("b"), 0).unwrap();
+    store.flush_blocking().unwrap();
+    let (groups, _) = read(dir.path(), 2).unwrap();
+    assert_eq!(groups.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [3]);
 }
