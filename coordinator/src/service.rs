@@ -4,7 +4,7 @@
 use crate::auth::{Caller, Gate, Roles};
 use crate::connections::Incoming;
 use crate::core::{
-    Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Session, Submission, Worker,
+    Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Remaining, Session, Submission, Worker,
 };
 use crate::flush::{FlushError, GroupFlush};
 use crate::limits::CallLimitLayer;
@@ -259,9 +259,14 @@ impl pb::mining_server::Mining for Service {
         }
         let stages = self.coordinator.metrics().stages();
         stages.since(Stage::LeaseCall, started);
+        let remaining = match assignment {
+            Some(_) => Remaining::Work,
+            None => self.coordinator.remaining_for(&worker.identity),
+        };
         Ok(Response::new(pb::LeaseReply {
             retry_after_ms: if assignment.is_none() { 1000 } else { 0 },
-            campaigns_done: assignment.is_none() && self.coordinator.campaigns_done(),
+            campaigns_done: remaining == Remaining::Nothing,
+            only_others_checks_left: remaining == Remaining::OthersChecks,
             unit: assignment.map(Into::into),
         }))
     }

@@ -282,11 +282,12 @@ fn one_move_is_one_move() {
 
 #[test]
 fn logs_are_plain_text_off_a_terminal() {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(["solve", "--seeds", "1..3"])
-        .env("RUST_LOG", "info")
-        .output()
-        .unwrap();
+    let output = crate::output_within(
+        std::process::Command::new(env!("CARGO_BIN_EXE_rrm"))
+            .args(["solve", "--seeds", "1..3"])
+            .env("RUST_LOG", "info"),
+        crate::COMMAND_LIMIT,
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("batch solved"), "{stderr}");
     assert!(!stderr.contains('\x1b'), "no colour codes: {stderr:?}");

@@ -24,7 +24,8 @@ fn chromium() -> Option<PathBuf> {
 
 /// Runs headless Chromium on `url` with `action` (`--dump-dom` or `--screenshot=...`).
 fn browse(browser: &Path, profile: &Path, url: &str, action: &str) -> String {
-    let output = Command::new(browser)
+    let mut command = Command::new(browser);
+    command
         .args([
             "--headless",
             "--no-sandbox",
@@ -40,9 +41,8 @@ fn browse(browser: &Path, profile: &Path, url: &str, action: &str) -> String {
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(action)
-        .arg(url)
-        .output()
-        .expect("chromium runs");
+        .arg(url);
+    let output = crate::output_within(&mut command, crate::COMMAND_LIMIT);
     assert!(
         output.status.success(),
         "chromium failed: {}",

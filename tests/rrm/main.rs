@@ -3,8 +3,10 @@
 //! `referee` holds the independent move checker and the plain reference BFS that every
 //! solver answer is held against; it shares no code with the solver.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 mod cli;
 mod dashboard;
@@ -17,12 +19,56 @@ mod reports;
 mod solver;
 mod stores;
 
+/// How long any one command of these tests may run: a command that hangs fails its test
+/// instead of stalling the whole run.
+pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);
+
 /// Runs the `rrm` binary with `args`.
 pub fn rrm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(args)
-        .output()
-        .expect("rrm runs")
+    output_within(
+        Command::new(env!("CARGO_BIN_EXE_rrm")).args(args),
+        COMMAND_LIMIT,
+    )
+}
+
+/// Runs `command` to its end like `Command::output`, but kills it and fails after `limit`.
+pub fn output_within(command: &mut Command, limit: Duration) -> Output {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        let mut pipe = pipe.expect("piped");
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).map(|_| bytes)
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the command can be waited for") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = stderr.join().unwrap().unwrap_or_default();
+            panic!(
+                "{command:?} still ran after {limit:?}: {}",
+                String::from_utf8_lossy(&stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap().expect("stdout is read"),
+        stderr: stderr.join().unwrap().expect("stderr is read"),
+    }
 }
 
 /// Runs `rrm` with `args`, insists that it succeeds and returns its stdout.

@@ -281,7 +281,11 @@ impl Miner {
                 self.start(credentials, unit);
                 Ok(Flow::Continue)
             }
-            None if reply.campaigns_done && self.all_done() => Ok(Flow::Finished),
+            None if (reply.campaigns_done || reply.only_others_checks_left)
+                && self.all_done(reply.campaigns_done) =>
+            {
+                Ok(Flow::Finished)
+            }
             None => {
                 let wait = Duration::from_millis(reply.retry_after_ms.clamp(50, 10_000).into());
                 tokio::select! {
@@ -293,14 +297,24 @@ impl Miner {
         }
     }
 
-    /// Says once that every campaign is done; true if the worker should stop for it.
-    fn all_done(&mut self) -> bool {
+    /// Says once that nothing is left for this worker: every campaign is done, or (not
+    /// `campaigns_done`) all that is left are checks of its own identity's results; true
+    /// if the worker should stop for it.
+    fn all_done(&mut self, campaigns_done: bool) -> bool {
         if !self.announced_done {
             self.announced_done = true;
-            if self.config.exit_when_done {
-                tracing::info!("every campaign is done; stopping");
+            let then = if self.config.exit_when_done {
+                "stopping"
             } else {
-                tracing::info!("every campaign is done; waiting for new ones");
+                "waiting for new work"
+            };
+            if campaigns_done {
+                tracing::info!("every campaign is done; {then}");
+            } else {
+                tracing::warn!(
+                    "every campaign is done but for checks of this identity's results, which \
+                     a worker of another identity must make; {then}"
+                );
             }
         }
         self.config.exit_when_done

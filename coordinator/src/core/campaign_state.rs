@@ -144,10 +144,22 @@ impl CampaignState {
 
     /// Whether nothing is left to do: every unit done or quarantined, no check waiting.
     pub(super) fn finished(&self) -> bool {
+        self.finished_but_checks() && self.to_verify.is_empty()
+    }
+
+    /// Whether nothing is left that `identity` may do: finished but for checks of results
+    /// it produced itself, which only another identity may make.
+    pub(super) fn finished_for(&self, identity: &str) -> bool {
+        self.finished_but_checks()
+            && self.to_verify.iter().all(|unit| {
+                matches!(&self.records[unit].state, UnitState::Done { producer, .. } if producer == identity)
+            })
+    }
+
+    fn finished_but_checks(&self) -> bool {
         self.next_unit >= self.campaign.spec.units_total()
             && self.pending.is_empty()
             && self.leased.is_empty()
-            && self.to_verify.is_empty()
     }
 }
 

@@ -39,6 +39,7 @@ pub use exhaustive::{
     DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
 };
 pub use identity::{Session, Worker};
+pub use progress::Remaining;
 pub use types::{
     Assignment, CampaignStats, CampaignStatus, Distribution, ExactStats, ExhaustiveUnit, LeaseRef,
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,

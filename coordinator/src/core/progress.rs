@@ -20,6 +20,31 @@ impl Coordinator {
         let state = self.lock();
         !state.campaigns.is_empty() && state.campaigns.values().all(CampaignState::finished)
     }
+
+    /// What is left for `identity` when it got no unit.
+    pub fn remaining_for(&self, identity: &str) -> Remaining {
+        let state = self.lock();
+        let campaigns = || state.campaigns.values();
+        if state.campaigns.is_empty() || !campaigns().all(|c| c.finished_for(identity)) {
+            Remaining::Work
+        } else if campaigns().all(CampaignState::finished) {
+            Remaining::Nothing
+        } else {
+            Remaining::OthersChecks
+        }
+    }
+}
+
+/// How much is left for one worker when it gets no unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remaining {
+    /// Units may still come its way (or there is no campaign yet).
+    Work,
+    /// Every campaign is finished.
+    Nothing,
+    /// Every campaign is finished but for checks of results its own identity produced,
+    /// which another identity must make.
+    OthersChecks,
 }
 
 impl State {

@@ -28,7 +28,7 @@ use rrm_proto::v1 as pb;
 use rrm_store::{CampaignSpec, Store, UnitState};
 use std::io::{BufRead, BufReader};
 use std::ops::Range;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tonic::Code;
@@ -113,6 +113,20 @@ impl Drop for Server {
 
 /// A child process killed when the test ends, however it ends.
 struct Process(Child);
+
+impl Process {
+    /// Waits for the process to exit, failing after `limit`.
+    fn exit_within(&mut self, limit: Duration) -> ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status;
+            }
+            assert!(started.elapsed() < limit, "rrm still runs after {limit:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
 
 impl Drop for Process {
     fn drop(&mut self) {

@@ -468,10 +468,7 @@ fn tls_round_trip_with_client_certificates_and_plaintext_refused() {
     let token_file = tokens.token_file("tok-a");
     args.extend(["--token-file", &token_file]);
     args.extend(tls_args.iter().map(String::as_str));
-    let output = Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(&args)
-        .output()
-        .unwrap();
+    let output = crate::rrm(&args);
     assert!(
         output.status.success(),
         "{}",

@@ -44,20 +44,8 @@ fn worker_giving_up(url: &str, after: &str) -> (ExitStatus, String, Duration) {
 fn run_until_exit(args: &[&str], limit: Duration) -> (ExitStatus, String, Duration) {
     let started = Instant::now();
     let (mut process, reader) = spawn_reading_stderr(args);
-    let status = until_exit(&mut process, limit);
+    let status = process.exit_within(limit);
     (status, reader.join().unwrap(), started.elapsed())
-}
-
-/// Waits for `process` to exit, failing after `limit`.
-fn until_exit(process: &mut Process, limit: Duration) -> ExitStatus {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = process.0.try_wait().unwrap() {
-            return status;
-        }
-        assert!(started.elapsed() < limit, "rrm still runs after {limit:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// The last line of `stderr`: the error `rrm` ends with.
@@ -232,6 +220,52 @@ fn a_worker_told_to_exit_when_done_exits_once_the_campaign_is_mined() {
 }
 
 #[test]
+fn a_worker_exits_when_only_checks_of_its_own_results_are_left() {
+    let config = Config {
+        verify_share: 1.0,
+        ..Config::default()
+    };
+    let server = Server::with_campaign(config, spec("checked", 1..201, 50));
+    let worker = || {
+        run_until_exit(
+            &[
+                "worker",
+                "--coordinator",
+                &server.url,
+                "--threads",
+                "1",
+                "--exit-when-done",
+            ],
+            Duration::from_secs(300),
+        )
+    };
+    // Every result awaits a check no registration may make of its own results.
+    let (status, stderr, _) = worker();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("but for checks of this identity").count(),
+        1,
+        "{stderr}"
+    );
+    let mined = server.coordinator.status("checked").unwrap();
+    assert_eq!((mined.units_done, mined.units_verified), (4, 0));
+    assert!(!server.coordinator.campaigns_done());
+    // Another one makes them, and then the campaign is done.
+    let (status, stderr, _) = worker();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("every campaign is done;").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        server.coordinator.status("checked").unwrap().units_verified,
+        4
+    );
+    assert!(server.coordinator.campaigns_done());
+}
+
+#[test]
 fn a_worker_says_once_that_every_campaign_is_done_and_waits() {
     let server = Server::with_campaign(Config::default(), spec("idle", 1..101, 100));
     let (mut process, reader) =
@@ -380,7 +414,7 @@ fn a_worker_stops_an_exhaustive_analysis_on_shutdown() {
         unsafe { libc::kill(process.0.id() as i32, libc::SIGINT) },
         0
     );
-    let status = until_exit(&mut process, Duration::from_secs(60));
+    let status = process.exit_within(Duration::from_secs(60));
     let stderr = reader.join().unwrap();
     assert!(status.success(), "{stderr}");
     assert!(stderr.contains("analysis stopped after"), "{stderr}");

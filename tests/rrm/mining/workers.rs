@@ -167,7 +167,7 @@ fn interrupted_mining_resumes_to_exact_totals() {
         .status()
         .unwrap();
     assert!(interrupted.success());
-    let code = first.0.wait().unwrap().code();
+    let code = first.exit_within(Duration::from_secs(60)).code();
     assert_eq!(code, Some(130), "Ctrl-C exits 130 after saving");
     rrm_ok(&args);
     let coordinator =
