@@ -259,7 +259,7 @@ fn status_line(status: &CampaignStatus) -> String {
     let spec = &status.campaign.spec;
     let mut line = if spec.is_exhaustive() {
         format!(
-            "{:<20} {}  units {}/{} done, {} leased, {} quarantined, {} verified  hardest {}",
+            "{:<20} {}  units {}/{} done, {} leased, {} quarantined, {} verified, {} to check  hardest {}",
             spec.name,
             spec.generator,
             status.units_done,
@@ -267,11 +267,12 @@ fn status_line(status: &CampaignStatus) -> String {
             status.units_leased,
             status.units_quarantined,
             status.units_verified,
+            status.units_to_check,
             status.hardest_moves
         )
     } else {
         format!(
-        "{:<20} {} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified  seeds {} (+{} in progress)  hardest {}",
+        "{:<20} {} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified, {} to check  seeds {} (+{} in progress)  hardest {}",
         spec.name,
         spec.generator,
         spec.seed_start,
@@ -281,6 +282,7 @@ fn status_line(status: &CampaignStatus) -> String {
         status.units_leased,
         status.units_quarantined,
         status.units_verified,
+        status.units_to_check,
         status.seeds_done,
         status.seeds_in_progress,
         status.hardest_moves
@@ -344,6 +346,7 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
         "units_leased": status.units_leased,
         "units_quarantined": status.units_quarantined,
         "units_verified": status.units_verified,
+        "units_to_check": status.units_to_check,
         "seeds_done": status.seeds_done,
         "hardest_moves": status.hardest_moves,
         "quarantined": status.quarantined.iter().map(|q| serde_json::json!({"unit": q.unit, "failures": q.failures, "last_error": q.last_error})).collect::<Vec<_>>(),

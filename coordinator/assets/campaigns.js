@@ -24,6 +24,7 @@ async function refresh() {
       row.querySelector('.units').textContent = `${c.units_done} / ${c.units_total}`;
       row.querySelector('.leased').textContent = c.units_leased;
       row.querySelector('.quarantined').textContent = c.units_quarantined;
+      row.querySelector('.to-check').textContent = c.units_to_check;
       row.querySelector('.mismatches').textContent = c.mismatches;
       row.querySelector('.rate').textContent = Math.round(c.seeds_per_second);
       row.querySelector('.eta').textContent = eta(c.eta_seconds);

@@ -217,6 +217,7 @@ fn campaign_json(status: &CampaignStatus) -> Value {
         "units_leased": status.units_leased,
         "units_quarantined": status.units_quarantined,
         "units_verified": status.units_verified,
+        "units_to_check": status.units_to_check,
         "mismatches": status.mismatches.len(),
         "hardest_moves": status.hardest_moves,
         "seeds_per_second": status.seeds_per_second,
@@ -287,14 +288,14 @@ fn duration_text(seconds: Option<f64>) -> String {
 
 async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
     let mut body = String::from(
-        r#"<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>seeds mined</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>mismatches</th><th>rate (seeds/s)</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
+        r#"<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>seeds mined</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate (seeds/s)</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
     );
     for status in statuses(&coordinator)? {
         let c = campaign_json(&status);
         let name = escape(&status.campaign.spec.name);
         let _ = write!(
             body,
-            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done} / {total}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate:.0}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
+            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done} / {total}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num to-check" data-to-check="{to_check}">{to_check}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate:.0}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
             total = c["seeds_total"],
             done = c["seeds_done"],
             in_progress = c["seeds_in_progress"],
@@ -302,6 +303,7 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
             units_total = c["units_total"],
             leased = c["units_leased"],
             quarantined = c["units_quarantined"],
+            to_check = c["units_to_check"],
             mismatches = c["mismatches"],
             rate = status.seeds_per_second,
             eta = duration_text(c["eta_seconds"].as_f64()),

@@ -334,6 +334,7 @@ impl From<CampaignStatus> for pb::CampaignStatus {
             units_quarantined: status.units_quarantined,
             seeds_done: status.seeds_done,
             units_verified: status.units_verified,
+            units_to_check: status.units_to_check,
             quarantined: status
                 .quarantined
                 .into_iter()
@@ -395,6 +396,7 @@ impl TryFrom<pb::CampaignStatus> for CampaignStatus {
             units_leased: status.units_leased,
             units_quarantined: status.units_quarantined,
             units_verified: status.units_verified,
+            units_to_check: status.units_to_check,
             seeds_done: status.seeds_done,
             hardest_moves: moves_u8(status.hardest_moves, "hardest moves")?,
             seeds_per_second: status.seeds_per_second,

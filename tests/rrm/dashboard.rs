@@ -107,6 +107,7 @@ fn dashboard_shows_what_the_store_holds() {
     );
     assert_eq!(status.seeds_done, 3000);
     assert!(index.contains(&format!(r#"data-hardest="{}""#, aggregates.max_moves())));
+    assert!(index.contains(&format!(r#"data-to-check="{}""#, status.units_to_check)));
 
     let page = browse(
         &browser,

@@ -61,6 +61,7 @@ impl Coordinator {
             units_leased: campaign.leased.len() as u64,
             units_quarantined: 0,
             units_verified: 0,
+            units_to_check: campaign.to_verify.len() as u64,
             seeds_done: campaign.seeds_done,
             hardest_moves: match campaign.kind {
                 Kind::Seeds(_) => campaign.aggregates.max_moves(),

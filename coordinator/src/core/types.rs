@@ -184,6 +184,9 @@ pub struct CampaignStatus {
     pub units_quarantined: u64,
     /// Done units a second worker agreed with.
     pub units_verified: u64,
+    /// Done units drawn for a second identity's check that no one has taken yet (a check
+    /// taken is in `units_leased`).
+    pub units_to_check: u64,
     pub seeds_done: u64,
     /// The most moves any mined seed needs (0 before the first result).
     pub hardest_moves: u8,

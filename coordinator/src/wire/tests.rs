@@ -21,6 +21,7 @@ fn status() -> CampaignStatus {
         units_leased: 2,
         units_quarantined: 1,
         units_verified: 1,
+        units_to_check: 2,
         seeds_done: 123,
         hardest_moves: 21,
         seeds_per_second: 1.5,

@@ -256,7 +256,12 @@ fn a_worker_exits_when_only_checks_of_its_own_results_are_left() {
         "{stderr}"
     );
     let mined = server.coordinator.status("checked").unwrap();
-    assert_eq!((mined.units_done, mined.units_verified), (4, 0));
+    assert_eq!(
+        (mined.units_done, mined.units_verified, mined.units_to_check),
+        (4, 0, 4)
+    );
+    let listed = rrm_ok(&["campaign", "list", "--coordinator", &server.url]);
+    assert!(listed.contains("0 verified, 4 to check"), "{listed}");
     assert!(!server.coordinator.campaigns_done());
     // Another one makes them, and then the campaign is done.
     let (status, stderr, _) = worker();
@@ -266,10 +271,8 @@ fn a_worker_exits_when_only_checks_of_its_own_results_are_left() {
         1,
         "{stderr}"
     );
-    assert_eq!(
-        server.coordinator.status("checked").unwrap().units_verified,
-        4
-    );
+    let checked = server.coordinator.status("checked").unwrap();
+    assert_eq!((checked.units_verified, checked.units_to_check), (4, 0));
     assert!(server.coordinator.campaigns_done());
 }
 
