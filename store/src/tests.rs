@@ -34,6 +34,29 @@ fn done(commit: u64) -> UnitRecord {
     }
 }
 
+/// Commits `unit`'s result as commit number `commit`, its record done by that commit.
+fn commit_done(
+    store: &Store,
+    campaign: u32,
+    unit: u64,
+    commit: u64,
+    counts: &[u8],
+    robots: &[u8],
+    hardest: &[HardEntry],
+) {
+    store
+        .commit_result(&UnitResult {
+            campaign,
+            unit,
+            record: &done(commit),
+            move_counts: counts,
+            robots_moved: robots,
+            hardest,
+            commit,
+        })
+        .unwrap();
+}
+
 #[test]
 fn campaigns_are_unique_and_validated() {
     let dir = tempfile::tempdir().unwrap();
@@ -104,17 +127,15 @@ fn results_survive_reopening_with_their_log_and_hardest_order() {
             },
         ];
         for (commit, unit) in [(1, 4), (2, 0)] {
-            store
-                .commit_result(&UnitResult {
-                    campaign: campaign.id,
-                    unit,
-                    record: &done(commit),
-                    move_counts: &counts,
-                    robots_moved: &robots,
-                    hardest: &hardest,
-                    commit,
-                })
-                .unwrap();
+            commit_done(
+                &store,
+                campaign.id,
+                unit,
+                commit,
+                &counts,
+                &robots,
+                &hardest,
+            );
         }
         store.flush_blocking().unwrap();
         assert!(store.size_on_disk().unwrap() > 0);
@@ -149,17 +170,7 @@ fn large_blocks_are_deflated_and_read_back() {
     let mut unsolved = counts.clone();
     unsolved[17] = 255;
     for (unit, counts) in [(0, counts), (1, unsolved)] {
-        store
-            .commit_result(&UnitResult {
-                campaign: campaign.id,
-                unit,
-                record: &done(unit + 1),
-                move_counts: &counts,
-                robots_moved: &robots,
-                hardest: &[],
-                commit: unit + 1,
-            })
-            .unwrap();
+        commit_done(&store, campaign.id, unit, unit + 1, &counts, &robots, &[]);
         assert_eq!(
             store.unit_results(campaign.id, unit).unwrap(),
             Some((counts, robots.clone()))
@@ -322,17 +333,15 @@ fn a_correction_takes_a_result_out_whole_and_the_log_skips_it() {
         (1, 0, vec![entry(7, counts[6])]),
         (2, 1, vec![entry(150, 9)]),
     ] {
-        store
-            .commit_result(&UnitResult {
-                campaign: campaign.id,
-                unit,
-                record: &done(commit),
-                move_counts: &counts,
-                robots_moved: &robots,
-                hardest: &hardest,
-                commit,
-            })
-            .unwrap();
+        commit_done(
+            &store,
+            campaign.id,
+            unit,
+            commit,
+            &counts,
+            &robots,
+            &hardest,
+        );
     }
     let mut aggregates = Aggregates::default();
     aggregates.add(3, 1, "RT", "1A");

@@ -58,17 +58,15 @@ fn crash_image(units: u64) -> (tempfile::TempDir, Store, std::path::PathBuf) {
             solution: vec!["RN".into()],
             re_solved: false,
         }];
-        store
-            .commit_result(&UnitResult {
-                campaign: campaign.id,
-                unit,
-                record: &done(unit + 1),
-                move_counts: &counts,
-                robots_moved: &robots,
-                hardest: &hardest,
-                commit: unit + 1,
-            })
-            .unwrap();
+        commit_done(
+            &store,
+            campaign.id,
+            unit,
+            unit + 1,
+            &counts,
+            &robots,
+            &hardest,
+        );
     }
     assert!(store.trust("mallory").unwrap());
     store.flush_blocking().unwrap();
@@ -258,17 +256,7 @@ fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
         solution: vec!["RN".into()],
         re_solved: false,
     }];
-    store
-        .commit_result(&UnitResult {
-            campaign: campaign.id,
-            unit: 3,
-            record: &done(1),
-            move_counts: &counts,
-            robots_moved: &[1; 100],
-            hardest: &hardest,
-            commit: 1,
-        })
-        .unwrap();
+    commit_done(&store, campaign.id, 3, 1, &counts, &[1; 100], &hardest);
     let intent = store.meta.get(INTENT_KEY).unwrap().unwrap();
     let ((number, changes), rest) = parse_record(&intent).unwrap();
     assert!(rest.is_empty() && changes.len() == 4);
