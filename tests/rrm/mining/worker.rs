@@ -194,20 +194,24 @@ fn a_worker_gives_up_on_store_faults_after_its_limit() {
     assert!(took >= Duration::from_secs(1), "gave up after {took:?}");
 }
 
+/// Runs a one-thread worker told to exit when done: its exit status and stderr.
+fn work_until_done(url: &str) -> (ExitStatus, String) {
+    let args = [
+        "worker",
+        "--coordinator",
+        url,
+        "--threads",
+        "1",
+        "--exit-when-done",
+    ];
+    let (status, stderr, _) = run_until_exit(&args, Duration::from_secs(300));
+    (status, stderr)
+}
+
 #[test]
 fn a_worker_told_to_exit_when_done_exits_once_the_campaign_is_mined() {
     let server = Server::with_campaign(Config::default(), spec("done", 1..401, 100));
-    let (status, stderr, _) = run_until_exit(
-        &[
-            "worker",
-            "--coordinator",
-            &server.url,
-            "--threads",
-            "1",
-            "--exit-when-done",
-        ],
-        Duration::from_secs(300),
-    );
+    let (status, stderr) = work_until_done(&server.url);
     assert!(status.success(), "{stderr}");
     assert_eq!(
         stderr.matches("every campaign is done").count(),
@@ -234,21 +238,8 @@ fn a_worker_exits_when_only_checks_of_its_own_results_are_left() {
         ..Config::default()
     };
     let server = Server::with_campaign(config, spec("checked", 1..201, 50));
-    let worker = || {
-        run_until_exit(
-            &[
-                "worker",
-                "--coordinator",
-                &server.url,
-                "--threads",
-                "1",
-                "--exit-when-done",
-            ],
-            Duration::from_secs(300),
-        )
-    };
     // Every result awaits a check no registration may make of its own results.
-    let (status, stderr, _) = worker();
+    let (status, stderr) = work_until_done(&server.url);
     assert!(status.success(), "{stderr}");
     assert_eq!(
         stderr.matches("but for checks of this identity").count(),
@@ -264,7 +255,7 @@ fn a_worker_exits_when_only_checks_of_its_own_results_are_left() {
     assert!(listed.contains("0 verified, 4 to check"), "{listed}");
     assert!(!server.coordinator.campaigns_done());
     // Another one makes them, and then the campaign is done.
-    let (status, stderr, _) = worker();
+    let (status, stderr) = work_until_done(&server.url);
     assert!(status.success(), "{stderr}");
     assert_eq!(
         stderr.matches("every campaign is done;").count(),
