@@ -123,11 +123,7 @@ fn distrusted(server: &Server) -> Vec<String> {
 #[test]
 fn a_forger_is_refused_distrusted_and_never_counted() {
     let seeds = 1..1001;
-    let config = Config {
-        verify_share: 0.0,
-        ..Config::default()
-    };
-    let (server, tokens) = secured(config, spec("forged", seeds.clone(), 100));
+    let (server, tokens) = secured(checking(0.0), spec("forged", seeds.clone(), 100));
     let mallory = with_token("tok-mallory");
     block_on(async {
         let worker = register(&server.url, &mallory, "forger").await.unwrap();

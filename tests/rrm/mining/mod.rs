@@ -156,6 +156,15 @@ fn worker(url: &str, threads: usize) -> Process {
     ])
 }
 
+/// The default configuration with this share of done units drawn for a second
+/// identity's check (none for a lone worker, which may not check its own results).
+fn checking(verify_share: f64) -> Config {
+    Config {
+        verify_share,
+        ..Config::default()
+    }
+}
+
 fn spec(name: &str, seeds: Range<u64>, unit_size: u64) -> CampaignSpec {
     CampaignSpec {
         name: name.into(),

@@ -223,21 +223,9 @@ fn a_worker_told_to_exit_when_done_exits_once_the_campaign_is_mined() {
     assert_eq!(mined.seeds_done, 400);
 }
 
-/// No unit drawn for a second identity's check, which a lone worker may not make.
-fn unchecked() -> Config {
-    Config {
-        verify_share: 0.0,
-        ..Config::default()
-    }
-}
-
 #[test]
 fn a_worker_exits_when_only_checks_of_its_own_results_are_left() {
-    let config = Config {
-        verify_share: 1.0,
-        ..Config::default()
-    };
-    let server = Server::with_campaign(config, spec("checked", 1..201, 50));
+    let server = Server::with_campaign(checking(1.0), spec("checked", 1..201, 50));
     // Every result awaits a check no registration may make of its own results.
     let (status, stderr) = work_until_done(&server.url);
     assert!(status.success(), "{stderr}");
@@ -269,7 +257,7 @@ fn a_worker_exits_when_only_checks_of_its_own_results_are_left() {
 
 #[test]
 fn a_worker_says_once_that_every_campaign_is_done_and_waits() {
-    let server = Server::with_campaign(unchecked(), spec("idle", 1..101, 100));
+    let server = Server::with_campaign(checking(0.0), spec("idle", 1..101, 100));
     let (mut process, reader) =
         spawn_reading_stderr(&["worker", "--coordinator", &server.url, "--threads", "1"]);
     wait_until(Duration::from_secs(120), "the campaign is mined", || {
@@ -293,7 +281,7 @@ fn a_worker_says_once_that_every_campaign_is_done_and_waits() {
 
 #[test]
 fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
-    let server = Server::with_campaign(unchecked(), spec("progress", 1..11, 10));
+    let server = Server::with_campaign(checking(0.0), spec("progress", 1..11, 10));
     block_on(async {
         let (mut client, worker) = raw_worker(&server.url, "test").await;
         let leasing = client.clone();

@@ -178,11 +178,7 @@ fn interrupted_mining_resumes_to_exact_totals() {
 
 #[test]
 fn a_share_of_units_is_checked_by_a_second_worker() {
-    let config = Config {
-        verify_share: 1.0,
-        ..Config::default()
-    };
-    let server = Server::with_campaign(config, spec("checked", 1..2_001, 250));
+    let server = Server::with_campaign(checking(1.0), spec("checked", 1..2_001, 250));
     let _workers: Vec<Process> = (0..2).map(|_| worker(&server.url, 1)).collect();
     wait_until(
         Duration::from_secs(300),
