@@ -166,7 +166,7 @@ pub(crate) fn parse_record(bytes: &[u8]) -> Option<(Group, &[u8])> {
 
 /// Reads a payload back; `None` if it does not parse (it passed its CRC, so it was
 /// written by something else).
-fn decode_group(payload: &[u8]) -> Option<(u64, Vec<Change>)> {
+fn decode_group(payload: &[u8]) -> Option<Group> {
     let mut cursor = Cursor(payload);
     let number = u64::from_le_bytes(cursor.take(8)?.try_into().ok()?);
     let mut changes = Vec::new();

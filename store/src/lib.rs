@@ -15,14 +15,17 @@
 //! | `distrusted` | identity (UTF-8) | [`Distrust`]: identities proven wrong, until an operator clears them |
 //! | `meta` | `next_campaign_id` | `u32` |
 //! | `meta` | `format` | `u32`: the schema version ([`FORMAT`]); older stores are refused |
+//! | `meta` | `journal_group` | `u64`: the last journal group applied (see `journal`) |
+//! | `meta` | `journal_intent` | the record of the last group of several changes, written before them |
 //! | `exhaustive` | campaign id | version byte 1, then [`ExhaustiveSpec`]: only exhaustive campaigns have one |
 //!
 //! Every write is one group of changes, appended to the write-ahead journal
 //! (`journal`) before sled sees it, so a group survives a crash whole or not at all
 //! and a flush is one sync of one file. A unit is done exactly when it has a `results`
 //! entry; the unit record, its result, its hardest entries and its commit log entry
-//! are one group, so a crash leaves either all of them or none. Aggregates are saved now and then with the
-//! commit number they include; [`Store::commits_after`] gives what to add back on start.
+//! are one group, so a crash leaves either all of them or none. Aggregates are saved
+//! now and then with the commit number they include; [`Store::commits_after`] gives
+//! what to add back on start.
 //!
 //! A result proven wrong is taken out in one group too ([`Store::correct`]): its
 //! block, hardest entries and commit entry go, a correction entry takes a new commit

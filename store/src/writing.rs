@@ -44,6 +44,9 @@ impl Store {
             return Err(StoreError::WritesStopped(why));
         }
         let (changes, built) = build()?;
+        if changes.is_empty() {
+            return Ok(built);
+        }
         let (group, record) = active.append(&changes);
         let intent = (changes.len() > 1).then_some(record.as_slice());
         if let Err(error) = apply(|table| self.tree(table), group, &changes, intent) {
