@@ -17,20 +17,18 @@ impl Coordinator {
     /// done or quarantined, none pending, leased or awaiting a second opinion. Without
     /// campaigns a worker has nothing to be done with yet, so that is not "done".
     pub fn campaigns_done(&self) -> bool {
-        let state = self.lock();
-        !state.campaigns.is_empty() && state.campaigns.values().all(CampaignState::finished)
+        self.lock().all_finished(CampaignState::finished)
     }
 
     /// What is left for `identity` when it got no unit.
     pub fn remaining_for(&self, identity: &str) -> Remaining {
         let state = self.lock();
-        let campaigns = || state.campaigns.values();
-        if state.campaigns.is_empty() || !campaigns().all(|c| c.finished_for(identity)) {
-            Remaining::Work
-        } else if campaigns().all(CampaignState::finished) {
+        if state.all_finished(CampaignState::finished) {
             Remaining::Nothing
-        } else {
+        } else if state.all_finished(|campaign| campaign.finished_for(identity)) {
             Remaining::OthersChecks
+        } else {
+            Remaining::Work
         }
     }
 }
@@ -48,6 +46,11 @@ pub enum Remaining {
 }
 
 impl State {
+    /// Whether there is a campaign and every one is `finished`.
+    fn all_finished(&self, finished: impl Fn(&CampaignState) -> bool) -> bool {
+        !self.campaigns.is_empty() && self.campaigns.values().all(finished)
+    }
+
     /// Keeps what `worker` reports in a heartbeat: `seeds_solved[i]` seeds of `leases[i]`.
     /// Only leases it still holds count.
     pub(super) fn note_progress(&mut self, worker: u64, leases: &[LeaseRef], seeds_solved: &[u64]) {
