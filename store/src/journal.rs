@@ -35,6 +35,13 @@ pub(crate) const APPLIED_KEY: &[u8] = b"journal_group";
 /// The `meta` key of the record of the last group of several changes applied to sled,
 /// written before its changes (see `writing::apply`).
 pub(crate) const INTENT_KEY: &[u8] = b"journal_intent";
+
+/// Whether `key` of `table` is the journal's bookkeeping (where sled stands in it), not
+/// the store's contents: exports leave it out.
+pub(crate) fn is_bookkeeping(table: Table, key: &[u8]) -> bool {
+    table == Table::Meta && (key == APPLIED_KEY || key == INTENT_KEY)
+}
+
 const PREFIX: &str = "journal-";
 /// Appended groups are written out (not synced) once this many bytes wait, so that a
 /// bulk import does not hold them all in memory.

@@ -4,7 +4,7 @@
 //! carries the SHA-256 of every byte before it. Import checks the whole file before it
 //! writes anything, and only into an empty store.
 
-use super::journal::{Change, Table, APPLIED_KEY, INTENT_KEY};
+use super::journal::{is_bookkeeping, Change, Table};
 use super::{Result, Store, StoreError, FORMAT};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -46,7 +46,7 @@ pub struct Moved {
     pub bytes: u64,
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -69,11 +69,6 @@ fn bad(line: u64, detail: impl Into<String>) -> StoreError {
 }
 
 impl Store {
-    /// Every tree, by its name.
-    fn named_trees(&self) -> [(&'static str, &sled::Tree); 10] {
-        Table::ALL.map(|table| (table.name(), self.tree(table)))
-    }
-
     /// Writes the whole store to `out` (see the module doc). `on_entry` is called after
     /// each entry, for progress.
     pub fn export(&self, out: &mut impl Write, on_entry: &mut dyn FnMut()) -> Result<Moved> {
@@ -97,15 +92,14 @@ impl Store {
             },
             &mut hash,
         )?;
-        for (name, tree) in self.named_trees() {
-            for entry in tree.iter() {
+        for table in Table::ALL {
+            for entry in self.tree(table).iter() {
                 let (key, value) = entry?;
-                // Where this store's journal stands says nothing of its contents.
-                if name == Table::Meta.name() && [APPLIED_KEY, INTENT_KEY].contains(&&*key) {
+                if is_bookkeeping(table, &key) {
                     continue;
                 }
                 let line = Line::Entry {
-                    tree: name.to_string(),
+                    tree: table.name().to_string(),
                     key: hex(&key),
                     value: hex(&value),
                 };
@@ -151,6 +145,9 @@ impl Store {
                 .into_iter()
                 .find(|table| table.name() == tree)
                 .ok_or_else(|| bad(line, format!("unknown tree {tree:?}")))?;
+            if is_bookkeeping(table, &key) {
+                return Err(bad(line, "a journal position, which no export holds"));
+            }
             group.push(Change::put(table, &key, value));
             if group.len() == IMPORT_GROUP {
                 self.write(std::mem::take(&mut group))?;

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::journal::{parse_record, read, Change, Journal, Table, INTENT_KEY};
+use crate::portable::hex;
 use std::fs::File;
 use std::path::Path;
 
@@ -308,4 +309,51 @@ fn checkpoints_with_nothing_written_keep_the_active_file() {
     store.flush_blocking().unwrap();
     let (groups, _) = read(dir.path(), 2).unwrap();
     assert_eq!(groups.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [3]);
+}
+
+#[test]
+fn an_export_naming_a_journal_position_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("from")).unwrap();
+    store.create_campaign(spec("a"), 0).unwrap();
+    let exported = export(&store);
+    let (end, entries) = exported
+        .trim_end()
+        .lines()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(end, rest)| (end.to_string(), rest.to_vec()))
+        .unwrap();
+    // A meta entry under the journal's key, with the end line made to match it.
+    let meta = entries
+        .iter()
+        .find(|line| line.contains(r#""tree":"meta""#))
+        .unwrap();
+    let mut forged: serde_json::Value = serde_json::from_str(meta).unwrap();
+    forged["key"] = hex(INTENT_KEY).into();
+    let mut lines: Vec<String> = entries.iter().map(|line| line.to_string()).collect();
+    lines.push(forged.to_string());
+    let mut hash = <sha2::Sha256 as sha2::Digest>::new();
+    for line in &lines {
+        sha2::Digest::update(&mut hash, format!("{line}\n").as_bytes());
+    }
+    let mut end: serde_json::Value = serde_json::from_str(&end).unwrap();
+    end["entries"] = (lines.len() - 1).into();
+    end["sha256"] = hex(&sha2::Digest::finalize(hash)).into();
+    lines.push(end.to_string());
+    let file = dir.path().join("forged.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+
+    let target = Store::open(&dir.path().join("to")).unwrap();
+    let refused = target.import(&file, &mut || {}).unwrap_err();
+    assert!(
+        refused.to_string().contains("journal position"),
+        "{refused}"
+    );
+    // Without the forged line the same export imports.
+    let honest = dir.path().join("honest.jsonl");
+    std::fs::write(&honest, &exported).unwrap();
+    let other = Store::open(&dir.path().join("other")).unwrap();
+    other.import(&honest, &mut || {}).unwrap();
+    assert_eq!(export(&other), exported);
 }
