@@ -5,7 +5,8 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 mod cli;
@@ -39,36 +40,44 @@ pub fn output_within(command: &mut Command, limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the command starts");
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        let mut pipe = pipe.expect("piped");
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            pipe.read_to_end(&mut bytes).map(|_| bytes)
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("the command can be waited for") {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            let stderr = stderr.join().unwrap().unwrap_or_default();
-            panic!(
-                "{command:?} still ran after {limit:?}: {}",
-                String::from_utf8_lossy(&stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let stdout = read_all(child.stdout.take().expect("piped"));
+    let stderr = read_all(child.stderr.take().expect("piped"));
+    let Some(status) = exit_within(&mut child, limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        let stderr = stderr.join().unwrap().unwrap_or_default();
+        panic!(
+            "{command:?} still ran after {limit:?}: {}",
+            String::from_utf8_lossy(&stderr)
+        );
     };
     Output {
         status,
         stdout: stdout.join().unwrap().expect("stdout is read"),
         stderr: stderr.join().unwrap().expect("stderr is read"),
     }
+}
+
+/// Waits up to `limit` for `child` to exit; `None` if it still runs.
+pub fn exit_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            return Some(status);
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Reads `pipe` to its end on a thread of its own.
+fn read_all(mut pipe: impl Read + Send + 'static) -> JoinHandle<std::io::Result<Vec<u8>>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        pipe.read_to_end(&mut bytes).map(|_| bytes)
+    })
 }
 
 /// Runs `rrm` with `args`, insists that it succeeds and returns its stdout.

@@ -117,14 +117,8 @@ struct Process(Child);
 impl Process {
     /// Waits for the process to exit, failing after `limit`.
     fn exit_within(&mut self, limit: Duration) -> ExitStatus {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.0.try_wait().unwrap() {
-                return status;
-            }
-            assert!(started.elapsed() < limit, "rrm still runs after {limit:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        crate::exit_within(&mut self.0, limit)
+            .unwrap_or_else(|| panic!("rrm still runs after {limit:?}"))
     }
 }
 
