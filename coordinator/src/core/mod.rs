@@ -11,7 +11,7 @@
 //! `recovery` (opening a store), `identity` (registrations, sessions, distrust),
 //! `leasing`, `submission`, `disputes` (settling results that disagree), `checks`
 //! (pure, no store),
-//! `queries`, `progress` (seeds reported in heartbeats, campaigns all done), `exhaustive`
+//! `queries`, `progress` (seeds reported in heartbeats, what is left for a worker), `exhaustive`
 //! (exhaustive campaigns: creation, import, their checks and queries); `campaign_state`
 //! holds one campaign in memory, `types` and `error` the public types.
 

@@ -1,6 +1,7 @@
 //! Progress beyond the units' states: the seeds workers report solved in units they still
 //! hold (from heartbeats; memory only, a restart forgets it until the next heartbeat), and
-//! whether every campaign is finished (for workers that stop when nothing is left).
+//! what is left for a worker that got no unit: nothing, only checks of its own identity's
+//! results (which another identity must make), or work to come.
 
 use super::campaign_state::CampaignState;
 use super::{Coordinator, LeaseRef, State};
