@@ -140,6 +140,7 @@ fn submit_all(
             robots_moved: solved.robots_moved.clone(),
             solutions: solved.solutions.clone(),
             exhaustive: None,
+            cpu_ms: 0,
         };
         let started = ThreadTime::now();
         let outcome = coordinator.submit(submission);

@@ -9,7 +9,7 @@ use clap::{ArgGroup, Args};
 use cpu_time::ProcessTime;
 use ricochet::exhaustive::{analyse, Analysis, Options, Placement};
 use ricochet::{Board, Cell, Layout, Puzzle, PuzzleRecord, Target};
-use rrm_coordinator::{DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH};
+use rrm_coordinator::{DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND};
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -50,6 +50,9 @@ pub struct ExhaustArgs {
     top_from: u8,
     #[arg(long, default_value_t = DEFAULT_TOP_PER_DEPTH)]
     top_per_depth: u32,
+    /// Keep up to this many legal placements at the deepest depth a legal one needs
+    #[arg(long, default_value_t = LIST_BOUND)]
+    legal_hardest: u32,
     /// Write the histogram (summed over the units run) as an SVG picture.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -196,6 +199,8 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
             watch: unit.position.iter().map(|(_, p)| p.clone()).collect(),
             top_from: args.top_from,
             top_per_depth: args.top_per_depth as usize,
+            legal_per_depth: ricochet::exhaustive::LEGAL_PER_DEPTH,
+            legal_hardest: args.legal_hardest as usize,
         };
         let bar = crate::progress::bar(0, "placements");
         bar.set_message(unit.label.clone());

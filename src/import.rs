@@ -1,15 +1,18 @@
 //! `rrm campaign import NAME FILE...`: exhaustive unit results computed elsewhere (by
-//! `rrm exhaust --json`) loaded into an exhaustive campaign of a local store. Nothing in a
-//! file is trusted: each result goes through the coordinator's checks for a worker's
-//! result (histograms, lists, sample, every hardest and sampled placement re-solved).
-//! The file format is [`crate::unit_result`].
+//! `rrm exhaust --json`, or exported from a campaign by `rrm census export`) loaded into
+//! an exhaustive campaign of a local store. No result in a file is trusted: each goes
+//! through the coordinator's checks for a worker's result (histograms, lists, sample,
+//! every hardest and sampled placement re-solved). Its provenance (who computed and who
+//! verified it) is the operator's word and is restored as it stands; a unit without a
+//! verifier is drawn for a check as a worker's result is. The file format is
+//! [`crate::unit_result`].
 
 use crate::backend::{Backend, BackendArgs};
 use crate::unit_result::{PlacementJson, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ricochet::Layout;
-use rrm_coordinator::{ExhaustiveUnit, Outcome, UnitBoard};
+use rrm_coordinator::{ExhaustiveUnit, Outcome, Provenance, UnitBoard};
 use rrm_store::{ExhaustiveResult, PlacementCells};
 use std::io::Write;
 use std::path::PathBuf;
@@ -81,6 +84,8 @@ impl UnitResultJson {
         };
         let mut hardest = cells(&self.hardest)?;
         hardest.truncate(work.max_hardest as usize);
+        let mut legal_hardest = cells(&self.legal_hardest)?;
+        legal_hardest.truncate(work.max_hardest as usize);
         Ok(ExhaustiveResult {
             histogram: self.histogram.clone(),
             legal_histogram: self.legal_histogram.clone(),
@@ -97,7 +102,27 @@ impl UnitResultJson {
                 .iter()
                 .map(|s| Ok((s.placement.cells()?, s.moves)))
                 .collect::<Result<_>>()?,
+            legal_samples: self
+                .legal_samples
+                .iter()
+                .map(|d| cells(&d.placements))
+                .collect::<Result<_>>()?,
+            legal_hardest,
         })
+    }
+
+    /// Who computed the unit, as the file says (none for `rrm exhaust` output).
+    pub fn provenance(&self) -> Provenance {
+        self.provenance
+            .as_ref()
+            .map(|p| Provenance {
+                producer: Some(p.computed_by.clone()),
+                verified_by: p.verified_by.clone(),
+                check_pending: p.check_pending,
+                cpu_ms: (p.cpu_seconds * 1000.0).round() as u64,
+                rrm_version: p.rrm_version.clone(),
+            })
+            .unwrap_or_default()
     }
 }
 
@@ -115,7 +140,13 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             let label = format!("{} {board} {token}", file.display());
             let work = coordinator.exhaustive_work(&args.name, board, token)?;
             let outcome = unit.result(&work).and_then(|result| {
-                Ok(coordinator.import_exhaustive(&args.name, board, token, result)?)
+                Ok(coordinator.import_exhaustive(
+                    &args.name,
+                    board,
+                    token,
+                    result,
+                    unit.provenance(),
+                )?)
             });
             match outcome {
                 Ok(Outcome::Accepted) => {

@@ -7,6 +7,7 @@ mod access;
 mod backend;
 mod bench;
 mod campaign;
+mod census;
 mod checkbench;
 mod exhaust;
 mod health;
@@ -62,6 +63,8 @@ enum Command {
     Mine(mine::MineArgs),
     /// Create or list mining campaigns.
     Campaign(campaign::CampaignArgs),
+    /// Exhaustive campaigns as unit files with provenance: the census's durable record.
+    Census(census::CensusArgs),
     /// Difficulty statistics of a campaign (text, JSON, SVG histogram).
     Stats(stats::StatsArgs),
     /// The hardest mined puzzles with solutions and quality metrics.
@@ -124,6 +127,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve::run(args),
         Command::Mine(args) => mine::run(args),
         Command::Campaign(args) => campaign::run(args),
+        Command::Census(args) => census::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Top(args) => top::run(args),
         Command::Show(args) => show::run(args),

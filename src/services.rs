@@ -32,6 +32,10 @@ pub struct CoordinatorArgs {
     /// (for Kubernetes' gRPC probes, which speak neither TLS nor tokens).
     #[arg(long, env = "RRM_HEALTH", value_name = "ADDR")]
     health: Option<String>,
+    /// Keep the unit files of exhaustive campaign NAME in DIR (as `rrm census export`
+    /// writes them), refreshed every 30 s and at shutdown; repeatable.
+    #[arg(long, value_name = "NAME=DIR", value_parser = parse_unit_files)]
+    unit_files: Vec<(String, PathBuf)>,
     #[command(flatten)]
     security: SecurityArgs,
     #[command(flatten)]
@@ -322,8 +326,14 @@ pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
             shutdown_signal().await;
             let _ = stop.send(true);
         };
-        rrm_coordinator::run_with(listener, coordinator, security, health, signal).await?;
+        let exporting = (!args.unit_files.is_empty())
+            .then(|| tokio::spawn(export_loop(coordinator.clone(), args.unit_files.clone())));
+        rrm_coordinator::run_with(listener, coordinator.clone(), security, health, signal).await?;
         watching.abort();
+        if let Some(exporting) = exporting {
+            exporting.abort();
+            export_unit_files(coordinator, args.unit_files.clone()).await;
+        }
         if let Some(dashboard) = dashboard {
             stop_dashboard(dashboard).await;
         }
@@ -332,6 +342,50 @@ pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
     // A blocking thread stuck on a failing disk must not keep the process alive.
     runtime.shutdown_timeout(Duration::from_secs(1));
     served
+}
+
+/// `NAME=DIR` of `--unit-files`.
+fn parse_unit_files(text: &str) -> Result<(String, PathBuf), String> {
+    match text.split_once('=') {
+        Some((name, dir)) if !name.is_empty() && !dir.is_empty() => {
+            Ok((name.to_string(), PathBuf::from(dir)))
+        }
+        _ => Err(format!("{text:?} is not NAME=DIR")),
+    }
+}
+
+/// How often `--unit-files` directories are refreshed.
+const UNIT_FILES_EVERY: Duration = Duration::from_secs(30);
+
+async fn export_loop(coordinator: Arc<Coordinator>, targets: Vec<(String, PathBuf)>) {
+    let mut every = tokio::time::interval(UNIT_FILES_EVERY);
+    loop {
+        every.tick().await;
+        export_unit_files(coordinator.clone(), targets.clone()).await;
+    }
+}
+
+/// Refreshes the unit files (on a blocking thread: it writes files); failures are
+/// logged, since the store still holds every result.
+async fn export_unit_files(coordinator: Arc<Coordinator>, targets: Vec<(String, PathBuf)>) {
+    let exported = tokio::task::spawn_blocking(move || {
+        for (campaign, dir) in &targets {
+            match crate::census::write_unit_files(&coordinator, campaign, dir) {
+                Ok(written) if written.changed > 0 => tracing::info!(
+                    campaign,
+                    dir = %dir.display(),
+                    units = written.units,
+                    changed = written.changed,
+                    "unit files written"
+                ),
+                Ok(_) => {}
+                Err(error) => tracing::warn!(campaign, "cannot write unit files: {error:#}"),
+            }
+        }
+    });
+    if let Err(error) = exported.await {
+        tracing::warn!("writing unit files failed: {error}");
+    }
 }
 
 /// How often the tokens files are checked for changes.

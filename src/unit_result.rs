@@ -1,10 +1,15 @@
-//! The exhaustive unit result file format: what `rrm exhaust --json` prints and
+//! The exhaustive unit result file format: what `rrm exhaust --json` prints, what
+//! `rrm census export` writes from a campaign (with its provenance) and what
 //! `rrm campaign import` reads. One JSON object per unit (a file may hold several, one
-//! after another); cells are `y * 16 + x` on the board as named.
+//! after another); cells are `y * 16 + x` on the board as named, and a placement is one
+//! string `"T H1 H2 H3"` (target robot, then helpers ascending; files of earlier versions
+//! wrote `{"target_robot": T, "helpers": [H1, H2, H3]}`, which is still read).
 
 use anyhow::{Context, Result};
 use ricochet::exhaustive::{Analysis, Placement};
 use ricochet::Board;
+use rrm_coordinator::{DoneUnit, ExhaustiveUnit, UnitBoard};
+use rrm_store::PlacementCells;
 use serde::{Deserialize, Serialize};
 
 /// One unit's result. Fields beyond the analysis (timings, the analysed position) are
@@ -33,16 +38,102 @@ pub struct UnitResultJson {
     pub sample_size: u32,
     pub top_from: u8,
     pub top_per_depth: u32,
+    /// One entry per depth from 1 to `max_moves`: up to 64 of its legal placements,
+    /// spread evenly (absent from files of earlier versions).
+    #[serde(default)]
+    pub legal_samples: Vec<DepthJson>,
+    /// Legal placements at the deepest depth a legal placement needs (a campaign keeps
+    /// the first `max_hardest`).
+    #[serde(default)]
+    pub legal_hardest: Vec<PlacementJson>,
+    /// The coordinator's optimal solution of each hardest placement, in move notation
+    /// separated by spaces (files written by `rrm census export`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hardest_solutions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub legal_hardest_solutions: Vec<String>,
+    /// Who computed the unit and who checked it (files written by `rrm census export`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<ProvenanceJson>,
     /// How the unit was computed (informative).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunJson>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A placement: the target robot's cell, then the helpers' cells ascending.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlacementJson {
     pub target_robot: u32,
     /// The helpers' cells, ascending.
     pub helpers: Vec<u32>,
+}
+
+/// How a placement is written (a string) or was written by earlier versions (an object).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PlacementForm {
+    Text(String),
+    Object { target_robot: u32, helpers: Vec<u32> },
+}
+
+impl Serialize for PlacementJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut text = self.target_robot.to_string();
+        for helper in &self.helpers {
+            text.push(' ');
+            text.push_str(&helper.to_string());
+        }
+        serializer.serialize_str(&text)
+    }
+}
+
+impl<'de> Deserialize<'de> for PlacementJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match PlacementForm::deserialize(deserializer)? {
+            PlacementForm::Object {
+                target_robot,
+                helpers,
+            } => Ok(PlacementJson {
+                target_robot,
+                helpers,
+            }),
+            PlacementForm::Text(text) => {
+                let cells: Vec<u32> = text
+                    .split(' ')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| {
+                        serde::de::Error::custom(format!(
+                            "placement {text:?} is not cells separated by spaces"
+                        ))
+                    })?;
+                let (&target_robot, helpers) = cells.split_first().ok_or_else(|| {
+                    serde::de::Error::custom("an empty placement")
+                })?;
+                Ok(PlacementJson {
+                    target_robot,
+                    helpers: helpers.to_vec(),
+                })
+            }
+        }
+    }
+}
+
+/// Who computed a unit, who checked it and with what.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ProvenanceJson {
+    /// The identity (token name) whose result is stored.
+    pub computed_by: String,
+    /// The identity whose own computation agreed; `(coordinator)` when the coordinator
+    /// settled a disagreement itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_by: Option<String>,
+    /// Drawn for a second computation that no other identity has made yet.
+    #[serde(default)]
+    pub check_pending: bool,
+    pub rrm_version: String,
+    /// The producer's CPU time for the unit.
+    pub cpu_seconds: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -76,6 +167,13 @@ pub struct Lists {
 }
 
 impl PlacementJson {
+    pub fn of_cells(cells: &PlacementCells) -> PlacementJson {
+        PlacementJson {
+            target_robot: cells[0].into(),
+            helpers: cells[1..].iter().map(|&c| c.into()).collect(),
+        }
+    }
+
     pub fn new(board: &Board, placement: &Placement) -> PlacementJson {
         let indices = placement.indices(board);
         PlacementJson {
@@ -126,8 +224,82 @@ impl UnitResultJson {
             sample_size: lists.sample_size,
             top_from: lists.top_from,
             top_per_depth: lists.top_per_depth,
+            legal_samples: analysis
+                .legal_samples
+                .iter()
+                .zip(1..)
+                .map(|(list, depth)| DepthJson {
+                    depth,
+                    placements: cells(list),
+                })
+                .collect(),
+            legal_hardest: cells(&analysis.legal_hardest),
+            hardest_solutions: Vec::new(),
+            legal_hardest_solutions: Vec::new(),
+            provenance: None,
             run: None,
         }
+    }
+
+    /// The file of a campaign's done unit (`work` is what the campaign asks of it).
+    pub fn of_done(done: &DoneUnit, work: &ExhaustiveUnit) -> Result<UnitResultJson> {
+        let unit = UnitBoard::new(&done.board, &done.token)?;
+        let result = &done.record.result;
+        let cells = |list: &[PlacementCells]| -> Vec<PlacementJson> {
+            list.iter().map(PlacementJson::of_cells).collect()
+        };
+        let depths = |lists: &mut dyn Iterator<Item = (u8, &Vec<PlacementCells>)>| {
+            lists
+                .map(|(depth, list)| DepthJson {
+                    depth,
+                    placements: cells(list),
+                })
+                .collect()
+        };
+        let notation = |solutions: &[Vec<String>]| -> Vec<String> {
+            solutions.iter().map(|moves| moves.join(" ")).collect()
+        };
+        let provenance = &done.provenance;
+        Ok(UnitResultJson {
+            board: Some(done.board.clone()),
+            token: Some(done.token.clone()),
+            target_cell: unit.target_cell.into(),
+            placements: unit.placements(),
+            histogram: result.histogram.clone(),
+            legal_histogram: result.legal_histogram.clone(),
+            unsolvable: result.unsolvable,
+            max_moves: result.max_moves,
+            hardest: cells(&result.hardest),
+            top: depths(&mut result.top.iter().map(|(d, list)| (*d, list))),
+            sample: result
+                .sample
+                .iter()
+                .map(|(placement, moves)| SampleJson {
+                    placement: PlacementJson::of_cells(placement),
+                    moves: *moves,
+                })
+                .collect(),
+            sample_size: work.sample_size,
+            top_from: work.top_from,
+            top_per_depth: work.top_per_depth,
+            legal_samples: depths(&mut result.legal_samples.iter().zip(1..).map(|(l, d)| (d, l))),
+            legal_hardest: cells(&result.legal_hardest),
+            hardest_solutions: notation(&done.record.hardest_solutions),
+            legal_hardest_solutions: notation(&done.record.legal_hardest_solutions),
+            provenance: Some(ProvenanceJson {
+                computed_by: provenance.producer.clone().unwrap_or_default(),
+                verified_by: provenance.verified_by.clone(),
+                check_pending: provenance.check_pending,
+                rrm_version: provenance.rrm_version.clone(),
+                cpu_seconds: provenance.cpu_ms as f64 / 1000.0,
+            }),
+            run: None,
+        })
+    }
+
+    /// The file name of a Fogleman unit: board tiles and token, e.g. `1A2B3A4B-RT.json`.
+    pub fn file_name(board: &str, token: &str) -> String {
+        format!("{}-{token}.json", board.replace(' ', ""))
     }
 
     /// The Fogleman unit (board, token) the result is for.

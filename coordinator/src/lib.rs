@@ -23,7 +23,7 @@ pub mod wire;
 
 pub use crate::core::{
     canonical_board, exhaustive_digest, verify_store, Assignment, CampaignStats, CampaignStatus,
-    Coordinator, CoordinatorError, Counts, DiskReserve, Distribution, ExactStats,
+    Coordinator, CoordinatorError, Counts, DoneUnit, Provenance, CONFIRMED_BY_COORDINATOR, DiskReserve, Distribution, ExactStats,
     ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome,
     PlacementList, QuarantinedUnit, Rejection, Remaining, Session, SpaceProbe, Submission,
     UnitBoard, VerifyReport, Work, Worker, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
@@ -47,6 +47,9 @@ pub struct Config {
     /// Share of done units given to another identity, whose digest must agree (drawn
     /// in secret per unit).
     pub verify_share: f64,
+    /// Exhaustive units whose maximum is this many moves or more are always checked by
+    /// another identity: a record candidate never rests on one computation.
+    pub verify_from_moves: u8,
     /// Seeds of every submitted unit the coordinator solves again, drawn in secret (at
     /// most [`SPOT_SHARE`] of a unit's seeds on average).
     pub spot_checks: u32,
@@ -82,6 +85,7 @@ impl Default for Config {
             lease_duration: Duration::from_secs(60),
             max_failures: 5,
             verify_share: 0.01,
+            verify_from_moves: 22,
             spot_checks: 4,
             top_count: 5,
             drain_timeout: Duration::from_secs(10),

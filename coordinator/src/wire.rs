@@ -25,6 +25,8 @@ pub enum WireError {
     OverMoveLimit { field: &'static str, value: u32 },
     #[error("a placement needs a target robot and three helpers on cells 0 to 255")]
     BadPlacement,
+    #[error("legal samples must list depths 1, 2, 3, … in order")]
+    LegalSampleDepths,
 }
 
 impl From<WireError> for tonic::Status {
@@ -154,6 +156,18 @@ pub fn exhaustive_result(result: pb::ExhaustiveResult) -> Result<ExhaustiveResul
                 Ok((placement_cells(placement)?, moves))
             })
             .collect::<Result<_, WireError>>()?,
+        legal_samples: result
+            .legal_samples
+            .into_iter()
+            .enumerate()
+            .map(|(index, d)| {
+                if d.depth as usize != index + 1 {
+                    return Err(WireError::LegalSampleDepths);
+                }
+                placements(d.placements)
+            })
+            .collect::<Result<_, WireError>>()?,
+        legal_hardest: placements(result.legal_hardest)?,
     })
 }
 
@@ -182,6 +196,17 @@ pub fn exhaustive_message(result: &ExhaustiveResult) -> pb::ExhaustiveResult {
                 moves: moves.map(u32::from),
             })
             .collect(),
+        legal_samples: result
+            .legal_samples
+            .iter()
+            .zip(1u32..)
+            .map(|(list, depth)| pb::DepthPlacements {
+                depth,
+                placements: placements(list),
+            })
+            .collect(),
+        legal_hardest: placements(&result.legal_hardest),
+        cpu_ms: 0,
     }
 }
 
@@ -202,6 +227,7 @@ impl TryFrom<pb::SubmitRequest> for Submission {
                 .into_iter()
                 .map(|s| (s.seed, s.moves))
                 .collect(),
+            cpu_ms: request.exhaustive.as_ref().map_or(0, |e| e.cpu_ms),
             exhaustive: request.exhaustive.map(exhaustive_result).transpose()?,
         })
     }

@@ -57,6 +57,9 @@ pub struct ExhaustiveParts<'a> {
     pub hardest: &'a [[u8; 4]],
     pub top: &'a [(u8, Vec<[u8; 4]>)],
     pub sample: &'a [([u8; 4], Option<u8>)],
+    /// Index `d - 1`: the legal placements sampled at depth `d`.
+    pub legal_samples: &'a [Vec<[u8; 4]>],
+    pub legal_hardest: &'a [[u8; 4]],
 }
 
 /// The digest of an exhaustive unit's result: SHA-256 over the campaign name, a zero
@@ -64,7 +67,8 @@ pub struct ExhaustiveParts<'a> {
 /// byte, then each list with its length first (big-endian `u32`): the histogram and the
 /// legal histogram (`u64` each), the unsolvable count (`u64`), the maximum (one byte),
 /// the hardest placements (four bytes each), the top lists (depth byte, then the
-/// placements), the sample (placement, then 255 for unsolvable or the depth).
+/// placements), the sample (placement, then 255 for unsolvable or the depth), the legal
+/// samples (each depth's list) and the legal hardest placements.
 pub fn exhaustive_digest(
     campaign: &str,
     unit: u64,
@@ -102,5 +106,12 @@ pub fn exhaustive_digest(
         hasher.update(placement);
         hasher.update([depth.unwrap_or(UNSOLVED)]);
     }
+    length(&mut hasher, parts.legal_samples.len());
+    for placements in parts.legal_samples {
+        length(&mut hasher, placements.len());
+        placements.iter().for_each(|p| hasher.update(p));
+    }
+    length(&mut hasher, parts.legal_hardest.len());
+    parts.legal_hardest.iter().for_each(|p| hasher.update(p));
     hasher.finalize().into()
 }

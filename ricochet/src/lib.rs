@@ -15,6 +15,7 @@ pub mod random;
 pub mod render;
 pub mod solver;
 pub mod svg;
+mod memory;
 mod table;
 
 pub use board::{Board, BoardError, Cell, Direction};

@@ -12,8 +12,10 @@ use std::io::{Read, Write};
 pub(crate) const BLOCK_RAW: u8 = 0;
 pub(crate) const BLOCK_DEFLATE: u8 = 1;
 pub(crate) const BLOCK_JOINT: u8 = 2;
-/// A result block holding an exhaustive unit's [`ExhaustiveRecord`], version 1.
-pub(crate) const BLOCK_EXHAUSTIVE: u8 = 3;
+/// A result block holding an exhaustive unit's [`ExhaustiveRecord`] in its version 1
+/// (read only) or version 2.
+pub(crate) const BLOCK_EXHAUSTIVE_V1: u8 = 3;
+pub(crate) const BLOCK_EXHAUSTIVE: u8 = 4;
 /// The version byte before an [`ExhaustiveSpec`] in the `exhaustive` tree.
 pub(crate) const EXHAUSTIVE_SPEC_V1: u8 = 1;
 /// Units up to this many seeds are stored raw: deflate would save little and its set-up
@@ -67,7 +69,7 @@ pub(crate) fn unpack_block(block: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
                 joint.iter().map(|j| j & 7).collect(),
             ))
         }
-        Some((&BLOCK_EXHAUSTIVE, _)) => Err(corrupt(
+        Some((&(BLOCK_EXHAUSTIVE | BLOCK_EXHAUSTIVE_V1), _)) => Err(corrupt(
             "an exhaustive unit's result where move counts were expected".into(),
         )),
         Some((kind, _)) => Err(corrupt(format!("unknown block kind {kind}"))),

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time |
 //! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
-//! | `results` | campaign id · unit | kind byte, then the unit's move counts and robots moved (raw, deflated, or deflated as one joint byte per seed); kind 3: an exhaustive unit's [`ExhaustiveRecord`] (version 1) |
+//! | `results` | campaign id · unit | kind byte, then the unit's move counts and robots moved (raw, deflated, or deflated as one joint byte per seed); kind 4: an exhaustive unit's [`ExhaustiveRecord`] (version 2; kind 3 is version 1, read only) |
 //! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
 //! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order; a 13th byte 1 marks a correction (a result taken out, see [`Store::correct`]) |
 //! | `aggregates` | campaign id | [`Aggregates`]: histograms, and the last commit they include |
@@ -435,6 +435,10 @@ impl Store {
                     Some((&BLOCK_EXHAUSTIVE, bytes)) => {
                         Ok((unit, decode("exhaustive result", bytes)?))
                     }
+                    Some((&BLOCK_EXHAUSTIVE_V1, bytes)) => Ok((
+                        unit,
+                        decode::<ExhaustiveRecordV1>("exhaustive result", bytes)?.into(),
+                    )),
                     _ => Err(StoreError::Corrupt {
                         what: "exhaustive result",
                         detail: format!("unit {unit} holds move counts"),

@@ -393,15 +393,65 @@ pub struct ExhaustiveResult {
     pub hardest: Vec<PlacementCells>,
     pub top: Vec<(u8, Vec<PlacementCells>)>,
     pub sample: Vec<(PlacementCells, Option<u8>)>,
+    /// Index `d - 1`: up to 64 legal placements of depth `d`, spread evenly.
+    pub legal_samples: Vec<Vec<PlacementCells>>,
+    /// Legal placements at the deepest depth a legal placement needs.
+    pub legal_hardest: Vec<PlacementCells>,
 }
 
-/// An accepted exhaustive result as stored (kind byte 3 in `results`, version 1): the
-/// result and, for each of its hardest placements, the optimal solution the coordinator
-/// found when it re-solved it (move notation).
+/// An accepted exhaustive result as stored (kind byte 4 in `results`, version 2): the
+/// result; for each of its hardest and legal hardest placements, the optimal solution the
+/// coordinator found when it re-solved it (move notation); and how it was computed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExhaustiveRecord {
     pub result: ExhaustiveResult,
     pub hardest_solutions: Vec<Vec<String>>,
+    pub legal_hardest_solutions: Vec<Vec<String>>,
+    /// The CPU time its producer reported (informative).
+    pub cpu_ms: u64,
+    /// The rrm version that accepted it (workers run the coordinator's version).
+    pub rrm_version: String,
+}
+
+/// Version 1 of [`ExhaustiveRecord`] (kind byte 3): no legal lists, no provenance.
+#[derive(Deserialize)]
+pub(crate) struct ExhaustiveRecordV1 {
+    result: ExhaustiveResultV1,
+    hardest_solutions: Vec<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct ExhaustiveResultV1 {
+    histogram: Vec<u64>,
+    legal_histogram: Vec<u64>,
+    unsolvable: u64,
+    max_moves: u8,
+    hardest: Vec<PlacementCells>,
+    top: Vec<(u8, Vec<PlacementCells>)>,
+    sample: Vec<(PlacementCells, Option<u8>)>,
+}
+
+impl From<ExhaustiveRecordV1> for ExhaustiveRecord {
+    fn from(old: ExhaustiveRecordV1) -> ExhaustiveRecord {
+        let r = old.result;
+        ExhaustiveRecord {
+            result: ExhaustiveResult {
+                histogram: r.histogram,
+                legal_histogram: r.legal_histogram,
+                unsolvable: r.unsolvable,
+                max_moves: r.max_moves,
+                hardest: r.hardest,
+                top: r.top,
+                sample: r.sample,
+                legal_samples: Vec::new(),
+                legal_hardest: Vec::new(),
+            },
+            hardest_solutions: old.hardest_solutions,
+            legal_hardest_solutions: Vec::new(),
+            cpu_ms: 0,
+            rrm_version: String::new(),
+        }
+    }
 }
 
 /// A verification that disagreed with the stored result, and how it was settled.

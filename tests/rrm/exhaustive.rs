@@ -50,6 +50,8 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
         watch: watched.iter().map(|p| from_ref(&puzzle, p)).collect(),
         top_from: 2,
         top_per_depth: 3,
+        legal_per_depth: 4,
+        legal_hardest: 5,
     };
     let target = board.cell_of(record.target_cell as usize);
     let Ok(analysis) = analyse(board, target, helpers, &options, |_| {
@@ -113,6 +115,33 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
             assert_eq!(expected[&to_ref(&puzzle, placement)], Some(d), "top at {d}");
         }
     }
+    let is_legal = |(t, set): &RefPlacement| {
+        !forbidden_cells.contains(t) && set.iter().all(|c| !forbidden_cells.contains(c))
+    };
+    // Legal placements of a depth in the analysis' order: helper sets in colex order (the
+    // largest helper first), then the target robot's cell; and the even spread of `k`.
+    let legal_spread = |depth: usize, k: usize| -> Vec<RefPlacement> {
+        let mut all: Vec<&RefPlacement> = expected
+            .iter()
+            .filter(|(p, d)| **d == Some(depth) && is_legal(p))
+            .map(|(p, _)| p)
+            .collect();
+        all.sort_by_key(|(t, set)| (set.iter().rev().copied().collect::<Vec<_>>(), *t));
+        let k = k.min(all.len());
+        (0..k).map(|i| all[i * all.len() / k].clone()).collect()
+    };
+    assert_eq!(analysis.legal_samples.len(), max, "one legal sample per depth");
+    for (index, placements) in analysis.legal_samples.iter().enumerate() {
+        let listed: Vec<RefPlacement> = placements.iter().map(|p| to_ref(&puzzle, p)).collect();
+        assert_eq!(listed, legal_spread(index + 1, 4), "legal sample at {}", index + 1);
+    }
+    let legal_max = (1..legal.len()).rev().find(|&d| legal[d] > 0).unwrap_or(0);
+    let legal_hardest: Vec<RefPlacement> = analysis
+        .legal_hardest
+        .iter()
+        .map(|p| to_ref(&puzzle, p))
+        .collect();
+    assert_eq!(legal_hardest, legal_spread(legal_max, 5), "legal hardest");
     let sampled: Vec<Placement> = analysis.sample.iter().map(|(p, _)| p.clone()).collect();
     assert_eq!(sampled, sample_placements(board, helpers, 50).unwrap());
     for (placement, depth) in &analysis.sample {

@@ -3,7 +3,8 @@
 //! reported after each layer (where the caller may stop the analysis), and the result as
 //! its message with its digest.
 
-use ricochet::exhaustive::{analyse, Options, Placement};
+use cpu_time::ProcessTime;
+use ricochet::exhaustive::{analyse, Options, Placement, LEGAL_PER_DEPTH};
 use ricochet::{Board, Layout};
 use rrm_proto::v1 as pb;
 use rrm_proto::ExhaustiveParts;
@@ -34,7 +35,8 @@ pub enum ExhaustiveError {
 /// Analyses exhaustive unit `unit` (number `unit_number` of `campaign`) on the current
 /// rayon pool, calling `on_layer` with the placements solved after each layer; `Break`
 /// stops the analysis there (`UnitError::Stopped`). At most `max_hardest` placements at
-/// the maximum are kept: the first in (helper set, cell) order.
+/// the maximum are kept: the first in (helper set, cell) order. The result reports the
+/// process's CPU time over the analysis (the caller runs one analysis at a time).
 pub fn analyse_unit(
     campaign: &str,
     unit_number: u64,
@@ -51,7 +53,10 @@ pub fn analyse_unit(
         top_from: u8::try_from(unit.top_from)
             .map_err(|_| ExhaustiveError::TopFrom(unit.top_from))?,
         top_per_depth: unit.top_per_depth as usize,
+        legal_per_depth: LEGAL_PER_DEPTH,
+        legal_hardest: unit.max_hardest as usize,
     };
+    let started = ProcessTime::now();
     let analysis = analyse(&board, target, HELPERS, &options, |layer| {
         on_layer(layer.solved)
     })?;
@@ -73,6 +78,9 @@ pub fn analyse_unit(
         .iter()
         .map(|(placement, depth)| (placement_cells(&board, placement), *depth))
         .collect();
+    let legal_samples: Vec<Vec<[u8; 4]>> =
+        analysis.legal_samples.iter().map(|list| cells(list)).collect();
+    let legal_hardest = cells(&analysis.legal_hardest);
     let digest = rrm_proto::exhaustive_digest(
         campaign,
         unit_number,
@@ -86,6 +94,8 @@ pub fn analyse_unit(
             hardest: &hardest,
             top: &top,
             sample: &sample,
+            legal_samples: &legal_samples,
+            legal_hardest: &legal_hardest,
         },
     );
     let message = |cells: &[u8; 4]| pb::Placement {
@@ -113,6 +123,16 @@ pub fn analyse_unit(
                     moves: depth.map(u32::from),
                 })
                 .collect(),
+            legal_samples: legal_samples
+                .iter()
+                .zip(1u32..)
+                .map(|(list, depth)| pb::DepthPlacements {
+                    depth,
+                    placements: list.iter().map(message).collect(),
+                })
+                .collect(),
+            legal_hardest: legal_hardest.iter().map(message).collect(),
+            cpu_ms: started.elapsed().as_millis() as u64,
         },
         digest,
     })

@@ -179,6 +179,7 @@ impl Miner {
                 stopping: Arc::default(),
                 seeds_solved: config.seeds_solved.clone(),
                 limits,
+                analysing: Arc::default(),
             },
             config,
             units: JoinSet::new(),

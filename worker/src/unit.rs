@@ -35,6 +35,9 @@ pub(crate) struct Shared {
     /// Seeds solved by this worker, bumped per seed.
     pub seeds_solved: Arc<AtomicU64>,
     pub limits: Limits,
+    /// Held by the exhaustive analysis under way: each already uses the whole pool, and
+    /// one at a time the process's CPU time while it runs is its own.
+    pub analysing: Arc<std::sync::Mutex<()>>,
 }
 
 /// Mines one leased unit; `Ok(true)` if its result was accepted.
@@ -84,7 +87,10 @@ async fn analyse(
     let (pool, unit_ref, solved) = (shared.pool.clone(), unit.clone(), flags.solved.clone());
     let cancel = flags.cancel.clone();
     let (campaign, number) = (lease.campaign.clone(), lease.unit);
+    let alone = shared.analysing.clone();
     let analysing = tokio::task::spawn_blocking(move || {
+        // A poisoned lock only means another analysis panicked; this one is unaffected.
+        let _alone = alone.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         pool.install(|| {
             analyse_unit(&campaign, number, &unit_ref, &mut |placements| {
                 solved.store(placements, Ordering::Relaxed);

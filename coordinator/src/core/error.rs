@@ -144,6 +144,8 @@ pub enum Rejection {
     InvalidPlacement { list: PlacementList, index: usize },
     #[error("{list}: placement {index} is listed twice")]
     DuplicatePlacement { list: PlacementList, index: usize },
+    #[error("{list}: placement {index} has a robot on a target cell")]
+    IllegalPlacement { list: PlacementList, index: usize },
     #[error("sample placement {index} is not the one sample_placements gives")]
     WrongSample { index: usize },
     #[error("{list}: placement {index} claimed {} moves, the coordinator finds {}", show_depth(*claimed), match found {
@@ -235,6 +237,9 @@ pub enum PlacementList {
     Hardest,
     Top { depth: u8 },
     Sample,
+    /// The legal samples of one depth (0: the list of depths itself).
+    LegalSample { depth: u8 },
+    LegalHardest,
 }
 
 impl std::fmt::Display for PlacementList {
@@ -243,6 +248,9 @@ impl std::fmt::Display for PlacementList {
             PlacementList::Hardest => f.write_str("hardest placements"),
             PlacementList::Top { depth } => write!(f, "top placements at depth {depth}"),
             PlacementList::Sample => f.write_str("sample"),
+            PlacementList::LegalSample { depth: 0 } => f.write_str("legal samples' depths"),
+            PlacementList::LegalSample { depth } => write!(f, "legal samples at depth {depth}"),
+            PlacementList::LegalHardest => f.write_str("legal hardest placements"),
         }
     }
 }

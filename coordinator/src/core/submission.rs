@@ -119,7 +119,8 @@ impl Coordinator {
             }),
             (Kind::Exhaustive(exhaustive), Some(result)) => {
                 let work = work_of(exhaustive, &submission.lease)?;
-                check_exhaustive(&work, &unit_board(&work)?, result).map(Checked::Exhaustive)
+                check_exhaustive(&work, &unit_board(&work)?, result, submission.cpu_ms)
+                    .map(Checked::Exhaustive)
             }
             // Refused by the integrity check already.
             (Kind::Exhaustive(_), None) => Err(Rejection::WrongKind {
@@ -262,19 +263,26 @@ impl Coordinator {
             // Someone else's result or an expiry came first; judge it again.
             return self.submit(submission.clone());
         }
-        let chosen = secret_draw() < self.config.verify_share;
         record.state = UnitState::Done {
             digest,
             producer: submission.identity.clone(),
             commit,
-            verification: if chosen {
-                Verification::Pending
-            } else {
-                Verification::NotChosen
-            },
+            verification: self.draw_verification(&checked),
         };
         self.write_done(&mut state, &lease.campaign, lease.unit, record, checked)?;
         Ok(Outcome::Accepted)
+    }
+
+    /// Whether another identity checks a result: drawn in secret at the verify share,
+    /// and always for an exhaustive unit whose maximum reaches `verify_from_moves`.
+    pub(super) fn draw_verification(&self, checked: &Checked<'_>) -> Verification {
+        let record_candidate = matches!(checked, Checked::Exhaustive(record)
+            if record.result.max_moves >= self.config.verify_from_moves);
+        if record_candidate || secret_draw() < self.config.verify_share {
+            Verification::Pending
+        } else {
+            Verification::NotChosen
+        }
     }
 
     /// Stores a checked result with the unit's record (already `Done` with commit

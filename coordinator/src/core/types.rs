@@ -157,6 +157,8 @@ pub struct Submission {
     /// An exhaustive unit's result (the seed fields are then empty); `digest` is
     /// [`rrm_proto::exhaustive_digest`] of it.
     pub exhaustive: Option<ExhaustiveResult>,
+    /// The CPU time the worker reports for an exhaustive unit (informative, unchecked).
+    pub cpu_ms: u64,
 }
 
 /// What became of a submission the coordinator took.

@@ -27,6 +27,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The most helpers a unit may have (four robots in all).
 pub const MAX_HELPERS: usize = 3;
 
+/// Legal placements a unit result keeps of each depth ([`Analysis::legal_samples`]): 64
+/// per depth is a whole pack's worth from every unit (98,304 per depth over the first
+/// edition's 1,536 units) for 256 bytes per depth.
+pub const LEGAL_PER_DEPTH: usize = 64;
+
 /// One placement: the target robot's cell and the helpers' cells (ascending).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Placement {
@@ -65,6 +70,11 @@ pub struct Options {
     /// Depths from this one on keep up to `top_per_depth` placements in [`Analysis::top`].
     pub top_from: u8,
     pub top_per_depth: usize,
+    /// Every depth keeps up to this many legal placements in [`Analysis::legal_samples`].
+    pub legal_per_depth: usize,
+    /// The deepest legal depth keeps up to this many placements in
+    /// [`Analysis::legal_hardest`].
+    pub legal_hardest: usize,
 }
 
 /// What the analysis of one unit finds.
@@ -88,6 +98,13 @@ pub struct Analysis {
     pub top: Vec<(u8, Vec<Placement>)>,
     /// The sampled placements with their move counts (`None`: unsolvable).
     pub sample: Vec<(Placement, Option<u8>)>,
+    /// For each depth from 1 to `max_moves`, up to `legal_per_depth` of its legal
+    /// placements, spread evenly over them in (rank, cell) order (empty where none is
+    /// legal): a deterministic sample of every depth, for packs.
+    pub legal_samples: Vec<Vec<Placement>>,
+    /// Up to `legal_hardest` legal placements at the deepest depth any legal placement
+    /// needs (every one of them when there are no more), spread as above.
+    pub legal_hardest: Vec<Placement>,
     /// The watched placements' move counts, in the order given.
     pub watched: Vec<Option<u8>>,
 }
@@ -208,6 +225,8 @@ pub fn analyse(
     let mut histogram = vec![0u64];
     let mut legal_histogram = vec![0u64];
     let mut top = Vec::new();
+    let mut legal_samples = Vec::new();
+    let mut legal_hardest = Vec::new();
     let (mut found, mut legal) = sweep.first_layer(target);
     while found > 0 {
         let depth = histogram.len() as u8;
@@ -219,7 +238,22 @@ pub fn analyse(
             }
         }
         if depth >= options.top_from && options.top_per_depth > 0 {
-            top.push((depth, sweep.spread(found, options.top_per_depth)));
+            top.push((depth, sweep.spread(found, options.top_per_depth, false)));
+        }
+        // One pass over the layer picks both lists.
+        let sample_picks: Vec<u64> = even_picks(legal, options.legal_per_depth).collect();
+        let hardest_picks: Vec<u64> = even_picks(legal, options.legal_hardest).collect();
+        let mut picks = [sample_picks.as_slice(), &hardest_picks].concat();
+        picks.sort_unstable();
+        picks.dedup();
+        let picked = sweep.pick(&picks, true);
+        let placements_at = |wanted: &[u64]| -> Vec<Placement> {
+            let at = |pick| picked[picks.binary_search(pick).expect("a pick of the union")].clone();
+            wanted.iter().map(at).collect()
+        };
+        legal_samples.push(placements_at(&sample_picks));
+        if legal > 0 {
+            legal_hardest = placements_at(&hardest_picks);
         }
         let layer = Layer {
             depth,
@@ -239,7 +273,7 @@ pub fn analyse(
     let hardest = if max_moves == 0 {
         Vec::new()
     } else {
-        sweep.spread(histogram[max_moves as usize], usize::MAX)
+        sweep.spread(histogram[max_moves as usize], usize::MAX, false)
     };
     let solvable: u64 = histogram.iter().sum();
     let sample_depths = probe_depths.split_off(sampled.len());
@@ -253,8 +287,18 @@ pub fn analyse(
         top,
         sample: sampled.into_iter().zip(probe_depths).collect(),
         watched: sample_depths,
+        legal_samples,
+        legal_hardest,
     })
 }
+
+/// The picks of an even spread of `wanted` over `found` items, in order.
+fn even_picks(found: u64, wanted: usize) -> impl Iterator<Item = u64> {
+    let wanted = (wanted as u64).min(found);
+    (0..wanted).map(move |i| (i as u128 * found as u128 / wanted as u128) as u64)
+}
+
+
 
 /// The layered search's state: the current layer and everything reached so far.
 struct Sweep {
@@ -293,6 +337,12 @@ fn atomic_blocks(count: usize) -> Vec<[AtomicBlock; 4]> {
         .collect()
 }
 
+/// Room for one layer's blocks, in huge pages where the system has them: helper moves read
+/// landing blocks all over the layer.
+fn layer_buffer(blocks: usize) -> Vec<Block> {
+    crate::memory::with_huge_pages(blocks)
+}
+
 fn mask_of(cells: &[Cell]) -> Block {
     let mut mask = EMPTY;
     for &cell in cells {
@@ -308,9 +358,9 @@ impl Sweep {
             rays: Rays::new(board),
             moves: Moves::new(board),
             helpers,
-            frontier: Vec::new(),
-            visited: Vec::new(),
-            spare: Vec::new(),
+            frontier: layer_buffer(sets.len()),
+            visited: layer_buffer(sets.len()),
+            spare: layer_buffer(sets.len()),
             forbidden,
             nonempty: Vec::new(),
             beyond: atomic_blocks(cells.sets_of(helpers - 1)),
@@ -376,10 +426,7 @@ impl Sweep {
                     sweep.note_beyond(rank, new);
                     *seen = or(seen, new);
                     all += count(new);
-                    let mask = mask_of(&sweep.sets[rank][..sweep.helpers]);
-                    if and(&mask, &sweep.forbidden) == EMPTY {
-                        legal += count(&minus(new, &sweep.forbidden));
-                    }
+                    legal += count(&sweep.legal_part(rank, new));
                 }
                 (bits, all, legal)
             })
@@ -435,16 +482,41 @@ impl Sweep {
         self.nonempty[rank / 64] >> (rank % 64) & 1 != 0
     }
 
-    /// Up to `wanted` of the frontier's `found` placements, evenly spaced in (rank, cell)
-    /// order.
-    fn spread(&self, found: u64, wanted: usize) -> Vec<Placement> {
-        let wanted = (wanted as u64).min(found);
-        let mut picks = (0..wanted).map(|i| (i as u128 * found as u128 / wanted as u128) as u64);
+    /// The legal placements of a frontier block: none when a helper stands on a forbidden
+    /// cell, else those whose target robot does not.
+    fn legal_part(&self, rank: usize, block: &Block) -> Block {
+        let mask = mask_of(&self.sets[rank][..self.helpers]);
+        if and(&mask, &self.forbidden) == EMPTY {
+            minus(block, &self.forbidden)
+        } else {
+            EMPTY
+        }
+    }
+
+    /// Up to `wanted` of the frontier's `found` placements (legal ones only if `legal`),
+    /// evenly spaced in (rank, cell) order.
+    fn spread(&self, found: u64, wanted: usize, legal: bool) -> Vec<Placement> {
+        let picks: Vec<u64> = even_picks(found, wanted).collect();
+        self.pick(&picks, legal)
+    }
+
+    /// The frontier's placements (legal ones only if `legal`) of the given positions in
+    /// (rank, cell) order, which must ascend.
+    fn pick(&self, picks: &[u64], legal: bool) -> Vec<Placement> {
+        let mut picks = picks.iter().copied();
         let mut next = picks.next();
         let mut seen = 0u64;
-        let mut chosen = Vec::with_capacity(wanted as usize);
-        for (rank, layer) in self.frontier.iter().enumerate() {
+        let mut chosen = Vec::with_capacity(picks.len() + 1);
+        for (rank, block) in self.frontier.iter().enumerate() {
             let Some(pick) = next else { break };
+            if *block == EMPTY {
+                continue;
+            }
+            let layer = &if legal {
+                self.legal_part(rank, block)
+            } else {
+                *block
+            };
             let in_block = count(layer);
             if seen + in_block <= pick {
                 seen += in_block;
@@ -478,8 +550,18 @@ impl Sweep {
         if candidates == EMPTY {
             return EMPTY;
         }
-        // Plan the helper moves first and prefetch the blocks they read: those reads are
-        // scattered over the whole layer, and waiting for them one by one is the cost.
+        let mut pulled = EMPTY;
+        if self.is_nonempty(rank) {
+            let frontier = &self.frontier[rank];
+            for dir in Direction::ALL {
+                pulled = or(&pulled, &self.moves.pull(&mask, frontier, dir));
+            }
+        }
+        if minus(&candidates, &pulled) == EMPTY {
+            return candidates;
+        }
+        // Plan the helper moves and prefetch the blocks they read before reading any: those
+        // reads are scattered over the whole layer, and waiting for them one by one is the cost.
         let mut slides = [Slide::default(); MAX_HELPERS * 4];
         let mut planned = 0;
         for moving in 0..self.helpers {
@@ -501,17 +583,7 @@ impl Sweep {
                 }
             }
         }
-        let mut pulled = EMPTY;
-        if self.is_nonempty(rank) {
-            let frontier = &self.frontier[rank];
-            for dir in Direction::ALL {
-                pulled = or(&pulled, &self.moves.pull(&mask, frontier, dir));
-            }
-        }
         for slide in &slides[..planned] {
-            if minus(&candidates, &pulled) == EMPTY {
-                return candidates;
-            }
             // The cells passed, `from` excluded, `end` included (kept as two cells, not
             // as blocks: planning all slides of a block then stays in a few cache lines).
             let path = minus(

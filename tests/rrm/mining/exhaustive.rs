@@ -74,6 +74,7 @@ fn submission(worker: &Worker, lease: LeaseRef, result: &ExhaustiveResult) -> Su
         robots_moved: Vec::new(),
         solutions: Vec::new(),
         exhaustive: Some(result.clone()),
+        cpu_ms: 0,
     }
 }
 
@@ -264,7 +265,7 @@ fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
     assert_stored_once(&coordinator, "ex", honest);
     assert_eq!(
         coordinator
-            .import_exhaustive("ex", ROTATED, TOKEN, honest.clone())
+            .import_exhaustive("ex", ROTATED, TOKEN, honest.clone(), Default::default())
             .unwrap(),
         Outcome::Duplicate
     );
@@ -442,6 +443,8 @@ fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
         "top": result.top.iter().map(|(d, list)| serde_json::json!({"depth": d, "placements": list.iter().map(placement).collect::<Vec<_>>()})).collect::<Vec<_>>(),
         "sample": result.sample.iter().map(|(c, d)| serde_json::json!({"placement": placement(c), "moves": d})).collect::<Vec<_>>(),
         "sample_size": DEFAULT_SAMPLE_SIZE, "top_from": DEFAULT_TOP_FROM, "top_per_depth": DEFAULT_TOP_PER_DEPTH,
+        "legal_samples": result.legal_samples.iter().zip(1..).map(|(list, d)| serde_json::json!({"depth": d, "placements": list.iter().map(placement).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+        "legal_hardest": result.legal_hardest.iter().map(placement).collect::<Vec<_>>(),
         "cpu_seconds": 1.5,
     })
 }

@@ -7,7 +7,7 @@
 use super::exhaustive::{honest, request, BOARD, TOKEN};
 use super::*;
 use crate::referee::check_solution;
-use rrm_coordinator::{ExhaustiveRequest, Outcome, UnitBoard};
+use rrm_coordinator::{ExhaustiveRequest, Outcome, Provenance, UnitBoard};
 use rrm_store::ExhaustiveResult;
 use serde_json::Value;
 
@@ -27,7 +27,8 @@ pub(crate) fn forged_request(name: &str, boards: &[String]) -> ExhaustiveRequest
 /// A result for `board` and [`TOKEN`] in a [`forged_request`] campaign that passes the
 /// coordinator's checks: `count` real placements needing exactly `depth` moves (found by
 /// solving placements from a fixed pseudo-random sequence) as the hardest, and a made-up
-/// histogram with the right total around them.
+/// histogram with the right total around them; no placement is legal, so that the legal
+/// lists are empty.
 pub(crate) fn forged_unit(board: &str, depth: u8, count: usize) -> ExhaustiveResult {
     let unit = UnitBoard::new(board, TOKEN).unwrap();
     let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -57,13 +58,15 @@ pub(crate) fn forged_unit(board: &str, depth: u8, count: usize) -> ExhaustiveRes
     histogram[usize::from(depth)] = count as u64;
     histogram[1] = unit.placements() - histogram.iter().sum::<u64>() + 1;
     ExhaustiveResult {
-        legal_histogram: histogram.iter().map(|c| c / 2).collect(),
+        legal_histogram: vec![0; histogram.len()],
         histogram,
         unsolvable: 0,
         max_moves: depth,
         hardest,
         top: Vec::new(),
         sample: Vec::new(),
+        legal_samples: vec![Vec::new(); usize::from(depth)],
+        legal_hardest: Vec::new(),
     }
 }
 
@@ -90,7 +93,13 @@ fn store() -> (tempfile::TempDir, Vec<String>) {
     coordinator
         .create_exhaustive_campaign(request("honest"))
         .unwrap();
-    let accepted = coordinator.import_exhaustive("honest", BOARD, TOKEN, honest().clone());
+    let accepted = coordinator.import_exhaustive(
+        "honest",
+        BOARD,
+        TOKEN,
+        honest().clone(),
+        Provenance::default(),
+    );
     assert_eq!(accepted.unwrap(), Outcome::Accepted);
     let boards = other_boards();
     coordinator
@@ -98,7 +107,7 @@ fn store() -> (tempfile::TempDir, Vec<String>) {
         .unwrap();
     for (board, count) in boards.iter().zip([3, 2]) {
         let result = forged_unit(board, 6, count);
-        let accepted = coordinator.import_exhaustive("forged", board, TOKEN, result);
+        let accepted = coordinator.import_exhaustive("forged", board, TOKEN, result, Provenance::default());
         assert_eq!(accepted.unwrap(), Outcome::Accepted);
     }
     coordinator.store().flush_blocking().unwrap();

@@ -254,6 +254,7 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         robots_moved: solved.robots_moved.clone(),
         solutions: solved.solutions.clone(),
         exhaustive: None,
+        cpu_ms: 0,
     };
     let mut short = honest.clone();
     short.move_counts.pop();

@@ -5,7 +5,7 @@
 //! claims: every hardest and every sampled placement is solved again with the IDA* solver.
 
 use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
-use ricochet::exhaustive::{sample_placements, Placement};
+use ricochet::exhaustive::{sample_placements, Placement, LEGAL_PER_DEPTH};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Board, Layout, LayoutError, Puzzle, Target};
 use rrm_proto::ExhaustiveParts;
@@ -23,6 +23,8 @@ pub struct UnitBoard {
     slot: usize,
     /// The token's cell, `y * 16 + x`.
     pub target_cell: u8,
+    /// The board's target cells, `y * 16 + x`: no robot stands on one in a legal placement.
+    forbidden: Vec<u8>,
 }
 
 impl UnitBoard {
@@ -35,6 +37,11 @@ impl UnitBoard {
             .robot();
         let board = layout.board();
         Ok(UnitBoard {
+            forbidden: layout
+                .target_cells()
+                .into_iter()
+                .map(|cell| board.index_of(cell) as u8)
+                .collect(),
             target_cell: board.index_of(target.cell) as u8,
             target,
             slot,
@@ -103,6 +110,8 @@ pub fn exhaustive_digest(
             hardest: &result.hardest,
             top: &result.top,
             sample: &result.sample,
+            legal_samples: &result.legal_samples,
+            legal_hardest: &result.legal_hardest,
         },
     )
 }
@@ -136,12 +145,14 @@ pub(in crate::core) fn check_exhaustive_integrity(
     Ok(digest)
 }
 
-/// Checks an exhaustive result's shape and re-solves its hardest and sampled placements;
-/// returns what the store keeps (with the coordinator's solutions of the hardest).
+/// Checks an exhaustive result's shape and re-solves its hardest, legal hardest and
+/// sampled placements; returns what the store keeps (with the coordinator's solutions of
+/// the hardest, and the CPU time its producer reported).
 pub(in crate::core) fn check_exhaustive(
     work: &ExhaustiveUnit,
     unit: &UnitBoard,
     result: &ExhaustiveResult,
+    cpu_ms: u64,
 ) -> Result<ExhaustiveRecord, Rejection> {
     check_histograms(unit, result)?;
     let max = result.max_moves;
@@ -173,10 +184,17 @@ pub(in crate::core) fn check_exhaustive(
         check_list(unit, list, placements, work.top_per_depth as usize, found)?;
     }
     check_sample(work, unit, result)?;
+    let legal_max = check_legal_lists(work, unit, result)?;
     let mut hardest_solutions = Vec::with_capacity(result.hardest.len());
     for (index, cells) in result.hardest.iter().enumerate() {
         let solution = re_solve(unit, cells, max, PlacementList::Hardest, index, Some(max))?;
         hardest_solutions.push(solution);
+    }
+    let mut legal_hardest_solutions = Vec::with_capacity(result.legal_hardest.len());
+    for (index, cells) in result.legal_hardest.iter().enumerate() {
+        let list = PlacementList::LegalHardest;
+        let solution = re_solve(unit, cells, max, list, index, Some(legal_max))?;
+        legal_hardest_solutions.push(solution);
     }
     for (index, (cells, depth)) in result.sample.iter().enumerate() {
         re_solve(unit, cells, max, PlacementList::Sample, index, *depth)?;
@@ -184,7 +202,60 @@ pub(in crate::core) fn check_exhaustive(
     Ok(ExhaustiveRecord {
         result: result.clone(),
         hardest_solutions,
+        legal_hardest_solutions,
+        cpu_ms,
+        rrm_version: env!("CARGO_PKG_VERSION").to_string(),
     })
+}
+
+/// The legal lists: one sample per depth from 1 to the maximum, each of
+/// `min(legal placements, LEGAL_PER_DEPTH)` legal placements, and the legal hardest:
+/// `min(legal placements at the legal maximum, max_hardest)` of them. Returns the legal
+/// maximum (0 when no placement is legal).
+fn check_legal_lists(
+    work: &ExhaustiveUnit,
+    unit: &UnitBoard,
+    result: &ExhaustiveResult,
+) -> Result<u8, Rejection> {
+    let depths = usize::from(result.max_moves);
+    if result.legal_samples.len() != depths {
+        return Err(Rejection::WrongCount {
+            list: PlacementList::LegalSample { depth: 0 },
+            expected: depths,
+            got: result.legal_samples.len(),
+        });
+    }
+    for (index, placements) in result.legal_samples.iter().enumerate() {
+        let depth = index + 1;
+        let list = PlacementList::LegalSample { depth: depth as u8 };
+        let found = result.legal_histogram[depth];
+        check_list(unit, list, placements, LEGAL_PER_DEPTH, found)?;
+        check_legal(unit, list, placements)?;
+    }
+    let legal_max = (1..result.legal_histogram.len())
+        .rev()
+        .find(|&d| result.legal_histogram[d] > 0)
+        .unwrap_or(0);
+    let list = PlacementList::LegalHardest;
+    let found = result.legal_histogram[legal_max];
+    check_list(unit, list, &result.legal_hardest, work.max_hardest as usize, found)?;
+    check_legal(unit, list, &result.legal_hardest)?;
+    Ok(legal_max as u8)
+}
+
+/// Every placement of a legal list leaves the board's target cells free.
+fn check_legal(
+    unit: &UnitBoard,
+    list: PlacementList,
+    placements: &[PlacementCells],
+) -> Result<(), Rejection> {
+    match placements
+        .iter()
+        .position(|cells| cells.iter().any(|c| unit.forbidden.contains(c)))
+    {
+        Some(index) => Err(Rejection::IllegalPlacement { list, index }),
+        None => Ok(()),
+    }
 }
 
 /// The histograms: as long as each other, legal within all, no empty depth from 1 to the

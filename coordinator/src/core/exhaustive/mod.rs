@@ -35,8 +35,36 @@ pub const DEFAULT_MAX_HARDEST: u32 = 32;
 /// The largest sample, top list and hardest list a campaign may ask for.
 pub const LIST_BOUND: u32 = 1024;
 
-/// The identity an imported result is recorded under.
+/// The identity an imported result is recorded under when its file names none.
 pub const IMPORTED: &str = "(imported)";
+/// The verifier named for a unit whose disagreement the coordinator settled itself.
+pub const CONFIRMED_BY_COORDINATOR: &str = "(coordinator)";
+
+/// Who computed a unit and who checked it: what an imported unit file says, and what
+/// [`Coordinator::done_units`] reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Provenance {
+    /// The identity whose result is stored (`None` on import: [`IMPORTED`]).
+    pub producer: Option<String>,
+    /// The identity whose result agreed ([`CONFIRMED_BY_COORDINATOR`] when the
+    /// coordinator settled a disagreement).
+    pub verified_by: Option<String>,
+    /// Drawn for a check that no identity has made yet.
+    pub check_pending: bool,
+    /// The producer's CPU time for the unit.
+    pub cpu_ms: u64,
+    pub rrm_version: String,
+}
+
+/// A done unit of an exhaustive campaign, as a unit file records it.
+#[derive(Clone, Debug)]
+pub struct DoneUnit {
+    pub unit: u64,
+    pub board: String,
+    pub token: String,
+    pub record: ExhaustiveRecord,
+    pub provenance: Provenance,
+}
 
 /// An exhaustive campaign to create: boards (any rotation) and tokens, all when empty.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -202,22 +230,33 @@ impl Coordinator {
         self.status(&name)
     }
 
-    /// Loads a unit result from elsewhere (e.g. `rrm exhaust --json`) through the same
-    /// checks as a worker's submission. A unit already done is compared by digest, as a
-    /// second submission would be; a refused result changes nothing (no lease is charged).
+    /// Loads a unit result from elsewhere (e.g. `rrm exhaust --json`, or a unit file of
+    /// an earlier campaign with its provenance) through the same checks as a worker's
+    /// submission. A unit already done is compared by digest, as a second submission
+    /// would be; a refused result changes nothing (no lease is charged). The provenance
+    /// is the operator's word: a unit it says was verified is not drawn for a check.
     pub fn import_exhaustive(
         &self,
         name: &str,
         board: &str,
         token: &str,
         result: ExhaustiveResult,
+        provenance: Provenance,
     ) -> Result<Outcome> {
         let (unit, work) = self.locate(name, board, token)?;
         let digest = exhaustive_digest(name, unit, (&work.board, &work.token), &result);
         if let Some(outcome) = self.compare_import(name, unit, digest)? {
             return Ok(outcome);
         }
-        let checked = check_exhaustive(&work, &unit_board(&work)?, &result)?;
+        let mut checked = check_exhaustive(&work, &unit_board(&work)?, &result, provenance.cpu_ms)?;
+        if !provenance.rrm_version.is_empty() {
+            checked.rrm_version = provenance.rrm_version.clone();
+        }
+        let verification = match provenance.verified_by {
+            Some(by) if by == CONFIRMED_BY_COORDINATOR => Verification::Confirmed,
+            Some(by) => Verification::Agreed { by },
+            None => self.draw_verification(&Checked::Exhaustive(checked.clone())),
+        };
         let mut state = self.lock();
         let commit = state.next_commit;
         let campaign = state
@@ -250,12 +289,54 @@ impl Coordinator {
             .unwrap_or_else(UnitRecord::fresh);
         record.state = UnitState::Done {
             digest,
-            producer: IMPORTED.to_string(),
+            producer: provenance.producer.unwrap_or_else(|| IMPORTED.to_string()),
             commit,
-            verification: Verification::NotChosen,
+            verification,
         };
         self.write_done(&mut state, name, unit, record, Checked::Exhaustive(checked))?;
         Ok(Outcome::Accepted)
+    }
+
+    /// Every done unit of exhaustive campaign `name` with its result and provenance, in
+    /// unit order.
+    pub fn done_units(&self, name: &str) -> Result<Vec<DoneUnit>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let mut done = Vec::new();
+        for (&unit, record) in &campaign.exhaustive {
+            let Some((board, token)) = spec.unit(unit) else {
+                continue;
+            };
+            let Some(UnitState::Done {
+                producer,
+                verification,
+                ..
+            }) = campaign.records.get(&unit).map(|r| &r.state)
+            else {
+                continue;
+            };
+            let (verified_by, check_pending) = match verification {
+                Verification::Agreed { by } => (Some(by.clone()), false),
+                Verification::Confirmed => (Some(CONFIRMED_BY_COORDINATOR.to_string()), false),
+                Verification::Pending | Verification::Leased(_) => (None, true),
+                Verification::NotChosen => (None, false),
+            };
+            done.push(DoneUnit {
+                unit,
+                board: board.to_string(),
+                token: token.to_string(),
+                provenance: Provenance {
+                    producer: Some(producer.clone()),
+                    verified_by,
+                    check_pending,
+                    cpu_ms: record.cpu_ms,
+                    rrm_version: record.rrm_version.clone(),
+                },
+                record: record.clone(),
+            });
+        }
+        Ok(done)
     }
 
     /// What exhaustive campaign `name` asks of the unit of `board` (any rotation) and
