@@ -73,7 +73,10 @@ pub struct PlacementJson {
 #[serde(untagged)]
 enum PlacementForm {
     Text(String),
-    Object { target_robot: u32, helpers: Vec<u32> },
+    Object {
+        target_robot: u32,
+        helpers: Vec<u32>,
+    },
 }
 
 impl Serialize for PlacementJson {
@@ -107,9 +110,9 @@ impl<'de> Deserialize<'de> for PlacementJson {
                             "placement {text:?} is not cells separated by spaces"
                         ))
                     })?;
-                let (&target_robot, helpers) = cells.split_first().ok_or_else(|| {
-                    serde::de::Error::custom("an empty placement")
-                })?;
+                let (&target_robot, helpers) = cells
+                    .split_first()
+                    .ok_or_else(|| serde::de::Error::custom("an empty placement"))?;
                 Ok(PlacementJson {
                     target_robot,
                     helpers: helpers.to_vec(),

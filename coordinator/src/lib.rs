@@ -23,11 +23,12 @@ pub mod wire;
 
 pub use crate::core::{
     canonical_board, exhaustive_digest, verify_store, Assignment, CampaignStats, CampaignStatus,
-    Coordinator, CoordinatorError, Counts, DoneUnit, Provenance, CONFIRMED_BY_COORDINATOR, DiskReserve, Distribution, ExactStats,
+    Coordinator, CoordinatorError, Counts, DiskReserve, Distribution, DoneUnit, ExactStats,
     ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome,
-    PlacementList, QuarantinedUnit, Rejection, Remaining, Session, SpaceProbe, Submission,
-    UnitBoard, VerifyReport, Work, Worker, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
-    DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND, SETTLE_BUDGET, SPOT_SHARE,
+    PlacementList, Provenance, QuarantinedUnit, Rejection, Remaining, Session, SpaceProbe,
+    Submission, UnitBoard, VerifyReport, Work, Worker, CONFIRMED_BY_COORDINATOR,
+    DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED,
+    LIST_BOUND, SETTLE_BUDGET, SPOT_SHARE,
 };
 
 pub use connections::ConnectionLimits;

@@ -15,7 +15,6 @@ pub mod random;
 pub mod render;
 pub mod solver;
 pub mod svg;
-mod memory;
 mod table;
 
 pub use board::{Board, BoardError, Cell, Direction};

@@ -10,7 +10,6 @@
 //! searched again. Memory it grew into is kept for the next puzzle, since first touching
 //! fresh pages costs more than clearing warm ones.
 
-use crate::memory::with_huge_pages;
 /// Slots in a bucket.
 const SLOTS: usize = 16;
 /// Bits of a slot holding the depth.
@@ -164,7 +163,7 @@ impl TransTable {
         self.dirty.resize(DIRTY_LIMIT, 0);
         self.buckets.clear();
         if self.buckets.capacity() < 1 << self.bits {
-            self.buckets = with_huge_pages::<Bucket>(1 << self.bits);
+            self.buckets = with_huge_pages(1 << self.bits);
         }
         self.buckets.resize(1 << self.bits, Bucket::default());
         let old_rest = self.key_bits - old_bits;
@@ -180,6 +179,23 @@ impl TransTable {
             }
         }
     }
+}
+
+/// Room for `buckets` buckets. Large tables ask for transparent huge pages: the search
+/// probes them at random, and 4 KiB pages would make nearly every probe a TLB miss too.
+fn with_huge_pages(buckets: usize) -> Vec<Bucket> {
+    let table = Vec::<Bucket>::with_capacity(buckets);
+    #[cfg(target_os = "linux")]
+    if buckets * size_of::<Bucket>() >= 4 << 20 {
+        // madvise wants a page-aligned start; the allocator's header shifts ours a little.
+        const PAGE: usize = 4096;
+        let start = table.as_ptr() as usize;
+        let aligned = start.next_multiple_of(PAGE);
+        let len = (start + buckets * size_of::<Bucket>() - aligned) / PAGE * PAGE;
+        // SAFETY: the range lies inside this vector's own allocation; advice changes no contents.
+        unsafe { libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+    }
+    table
 }
 
 #[cfg(test)]

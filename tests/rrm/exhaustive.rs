@@ -130,10 +130,19 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
         let k = k.min(all.len());
         (0..k).map(|i| all[i * all.len() / k].clone()).collect()
     };
-    assert_eq!(analysis.legal_samples.len(), max, "one legal sample per depth");
+    assert_eq!(
+        analysis.legal_samples.len(),
+        max,
+        "one legal sample per depth"
+    );
     for (index, placements) in analysis.legal_samples.iter().enumerate() {
         let listed: Vec<RefPlacement> = placements.iter().map(|p| to_ref(&puzzle, p)).collect();
-        assert_eq!(listed, legal_spread(index + 1, 4), "legal sample at {}", index + 1);
+        assert_eq!(
+            listed,
+            legal_spread(index + 1, 4),
+            "legal sample at {}",
+            index + 1
+        );
     }
     let legal_max = (1..legal.len()).rev().find(|&d| legal[d] > 0).unwrap_or(0);
     let legal_hardest: Vec<RefPlacement> = analysis

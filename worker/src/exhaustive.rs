@@ -78,8 +78,11 @@ pub fn analyse_unit(
         .iter()
         .map(|(placement, depth)| (placement_cells(&board, placement), *depth))
         .collect();
-    let legal_samples: Vec<Vec<[u8; 4]>> =
-        analysis.legal_samples.iter().map(|list| cells(list)).collect();
+    let legal_samples: Vec<Vec<[u8; 4]>> = analysis
+        .legal_samples
+        .iter()
+        .map(|list| cells(list))
+        .collect();
     let legal_hardest = cells(&analysis.legal_hardest);
     let digest = rrm_proto::exhaustive_digest(
         campaign,

@@ -90,7 +90,9 @@ async fn analyse(
     let alone = shared.analysing.clone();
     let analysing = tokio::task::spawn_blocking(move || {
         // A poisoned lock only means another analysis panicked; this one is unaffected.
-        let _alone = alone.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _alone = alone
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         pool.install(|| {
             analyse_unit(&campaign, number, &unit_ref, &mut |placements| {
                 solved.store(placements, Ordering::Relaxed);

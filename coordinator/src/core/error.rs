@@ -235,10 +235,14 @@ impl Rejection {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlacementList {
     Hardest,
-    Top { depth: u8 },
+    Top {
+        depth: u8,
+    },
     Sample,
     /// The legal samples of one depth (0: the list of depths itself).
-    LegalSample { depth: u8 },
+    LegalSample {
+        depth: u8,
+    },
     LegalHardest,
 }
 

@@ -83,10 +83,17 @@ fn shift_by(block: &Block, by: i32) -> Block {
     out
 }
 
-/// Moves every cell of a block one step in `dir` (callers mask what wraps a row).
+/// Moves every cell of a block one step in `dir` (callers mask what wraps a row). One
+/// branch picks a shift by a constant: a shift by an amount known only at run time costs
+/// several times as many instructions.
 #[inline(always)]
 pub fn shift(block: &Block, dir: Direction) -> Block {
-    shift_by(block, step(dir))
+    match dir {
+        Direction::North => shift_by(block, step(Direction::North)),
+        Direction::South => shift_by(block, step(Direction::South)),
+        Direction::East => shift_by(block, step(Direction::East)),
+        Direction::West => shift_by(block, step(Direction::West)),
+    }
 }
 
 /// The bit offset of one step in `dir` on the internal grid.
@@ -134,7 +141,23 @@ impl Moves {
     /// ends on a cell of `reached`.
     #[inline(always)]
     pub fn pull(&self, helpers: &Block, reached: &Block, dir: Direction) -> Block {
-        let forward = step(dir);
+        // Each direction compiled with its shifts by constants (see `shift`).
+        match dir {
+            Direction::North => self.pull_by::<{ step(Direction::North) }>(helpers, reached, dir),
+            Direction::South => self.pull_by::<{ step(Direction::South) }>(helpers, reached, dir),
+            Direction::East => self.pull_by::<{ step(Direction::East) }>(helpers, reached, dir),
+            Direction::West => self.pull_by::<{ step(Direction::West) }>(helpers, reached, dir),
+        }
+    }
+
+    #[inline(always)]
+    fn pull_by<const FORWARD: i32>(
+        &self,
+        helpers: &Block,
+        reached: &Block,
+        dir: Direction,
+    ) -> Block {
+        let forward = FORWARD;
         // A cell can step on when no wall and no helper is in the way.
         let mut can = minus(&self.open[dir as usize], &shift_by(helpers, -forward));
         let stops = minus(reached, &can);

@@ -298,8 +298,6 @@ fn even_picks(found: u64, wanted: usize) -> impl Iterator<Item = u64> {
     (0..wanted).map(move |i| (i as u128 * found as u128 / wanted as u128) as u64)
 }
 
-
-
 /// The layered search's state: the current layer and everything reached so far.
 struct Sweep {
     cells: Cells,
@@ -318,6 +316,9 @@ struct Sweep {
     forbidden: Block,
     /// One bit per helper set: its frontier block is not empty.
     nonempty: Vec<u64>,
+    /// Placements of the frontier (all, legal) in each run of 64 blocks, so that picking
+    /// placements by position skips whole runs.
+    chunk_counts: Vec<[u64; 2]>,
     /// `beyond[rank of others][dir]`: the cells `c` where a helper at `c` with `others`
     /// and the target robot on the next cell in `dir` is a frontier placement. A helper
     /// sliding in `dir` into the target robot stops on such a cell, so this turns the
@@ -337,12 +338,6 @@ fn atomic_blocks(count: usize) -> Vec<[AtomicBlock; 4]> {
         .collect()
 }
 
-/// Room for one layer's blocks, in huge pages where the system has them: helper moves read
-/// landing blocks all over the layer.
-fn layer_buffer(blocks: usize) -> Vec<Block> {
-    crate::memory::with_huge_pages(blocks)
-}
-
 fn mask_of(cells: &[Cell]) -> Block {
     let mut mask = EMPTY;
     for &cell in cells {
@@ -358,11 +353,12 @@ impl Sweep {
             rays: Rays::new(board),
             moves: Moves::new(board),
             helpers,
-            frontier: layer_buffer(sets.len()),
-            visited: layer_buffer(sets.len()),
-            spare: layer_buffer(sets.len()),
+            frontier: Vec::new(),
+            visited: Vec::new(),
+            spare: Vec::new(),
             forbidden,
             nonempty: Vec::new(),
+            chunk_counts: Vec::new(),
             beyond: atomic_blocks(cells.sets_of(helpers - 1)),
             next_beyond: atomic_blocks(cells.sets_of(helpers - 1)),
             sets,
@@ -440,6 +436,7 @@ impl Sweep {
         }
         self.spare = std::mem::replace(&mut self.frontier, next);
         self.nonempty = summaries.iter().map(|s| s.0).collect();
+        self.chunk_counts = summaries.iter().map(|s| [s.1, s.2]).collect();
         std::mem::swap(&mut self.beyond, &mut self.next_beyond);
         self.next_beyond
             .par_iter()
@@ -485,8 +482,8 @@ impl Sweep {
     /// The legal placements of a frontier block: none when a helper stands on a forbidden
     /// cell, else those whose target robot does not.
     fn legal_part(&self, rank: usize, block: &Block) -> Block {
-        let mask = mask_of(&self.sets[rank][..self.helpers]);
-        if and(&mask, &self.forbidden) == EMPTY {
+        let helpers = &self.sets[rank][..self.helpers];
+        if helpers.iter().all(|&cell| !has(&self.forbidden, cell)) {
             minus(block, &self.forbidden)
         } else {
             EMPTY
@@ -507,30 +504,40 @@ impl Sweep {
         let mut next = picks.next();
         let mut seen = 0u64;
         let mut chosen = Vec::with_capacity(picks.len() + 1);
-        for (rank, block) in self.frontier.iter().enumerate() {
+        for (chunk, counts) in self.chunk_counts.iter().enumerate() {
             let Some(pick) = next else { break };
-            if *block == EMPTY {
+            let in_chunk = counts[usize::from(legal)];
+            if seen + in_chunk <= pick {
+                seen += in_chunk;
                 continue;
             }
-            let layer = &if legal {
-                self.legal_part(rank, block)
-            } else {
-                *block
-            };
-            let in_block = count(layer);
-            if seen + in_block <= pick {
-                seen += in_block;
-                continue;
-            }
-            for cell in block::cells(layer) {
-                if Some(seen) == next {
-                    chosen.push(Placement {
-                        target_robot: cell,
-                        helpers: self.sets[rank][..self.helpers].to_vec(),
-                    });
-                    next = picks.next();
+            let ranks = chunk * 64..(chunk * 64 + 64).min(self.frontier.len());
+            for rank in ranks {
+                let Some(pick) = next else { break };
+                let block = &self.frontier[rank];
+                if *block == EMPTY {
+                    continue;
                 }
-                seen += 1;
+                let layer = &if legal {
+                    self.legal_part(rank, block)
+                } else {
+                    *block
+                };
+                let in_block = count(layer);
+                if seen + in_block <= pick {
+                    seen += in_block;
+                    continue;
+                }
+                for cell in block::cells(layer) {
+                    if Some(seen) == next {
+                        chosen.push(Placement {
+                            target_robot: cell,
+                            helpers: self.sets[rank][..self.helpers].to_vec(),
+                        });
+                        next = picks.next();
+                    }
+                    seen += 1;
+                }
             }
         }
         chosen
@@ -550,18 +557,9 @@ impl Sweep {
         if candidates == EMPTY {
             return EMPTY;
         }
-        let mut pulled = EMPTY;
-        if self.is_nonempty(rank) {
-            let frontier = &self.frontier[rank];
-            for dir in Direction::ALL {
-                pulled = or(&pulled, &self.moves.pull(&mask, frontier, dir));
-            }
-        }
-        if minus(&candidates, &pulled) == EMPTY {
-            return candidates;
-        }
-        // Plan the helper moves and prefetch the blocks they read before reading any: those
-        // reads are scattered over the whole layer, and waiting for them one by one is the cost.
+        // Plan the helper moves and prefetch the blocks they read before the target robot's
+        // moves, which then hide some of the wait: those reads are scattered over the whole
+        // layer, and waiting for them one by one is the cost.
         let mut slides = [Slide::default(); MAX_HELPERS * 4];
         let mut planned = 0;
         for moving in 0..self.helpers {
@@ -582,6 +580,16 @@ impl Sweep {
                     planned += 1;
                 }
             }
+        }
+        let mut pulled = EMPTY;
+        if self.is_nonempty(rank) {
+            let frontier = &self.frontier[rank];
+            for dir in Direction::ALL {
+                pulled = or(&pulled, &self.moves.pull(&mask, frontier, dir));
+            }
+        }
+        if minus(&candidates, &pulled) == EMPTY {
+            return candidates;
         }
         for slide in &slides[..planned] {
             // The cells passed, `from` excluded, `end` included (kept as two cells, not

@@ -107,7 +107,8 @@ fn store() -> (tempfile::TempDir, Vec<String>) {
         .unwrap();
     for (board, count) in boards.iter().zip([3, 2]) {
         let result = forged_unit(board, 6, count);
-        let accepted = coordinator.import_exhaustive("forged", board, TOKEN, result, Provenance::default());
+        let accepted =
+            coordinator.import_exhaustive("forged", board, TOKEN, result, Provenance::default());
         assert_eq!(accepted.unwrap(), Outcome::Accepted);
     }
     coordinator.store().flush_blocking().unwrap();

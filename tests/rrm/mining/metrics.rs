@@ -174,9 +174,21 @@ fn two_coordinators_in_one_process_keep_their_metrics_apart() {
     let (a, b) = (open(&data_a), open(&data_b));
     a.create_exhaustive_campaign(forged_request("ex", &boards))
         .unwrap();
-    let imported = a.import_exhaustive("ex", &boards[0], "GQ", forged_unit(&boards[0], 5, 2), Provenance::default());
+    let imported = a.import_exhaustive(
+        "ex",
+        &boards[0],
+        "GQ",
+        forged_unit(&boards[0], 5, 2),
+        Provenance::default(),
+    );
     assert_eq!(imported.unwrap(), Outcome::Accepted);
-    let differing = a.import_exhaustive("ex", &boards[0], "GQ", forged_unit(&boards[0], 5, 3), Provenance::default());
+    let differing = a.import_exhaustive(
+        "ex",
+        &boards[0],
+        "GQ",
+        forged_unit(&boards[0], 5, 3),
+        Provenance::default(),
+    );
     assert_eq!(differing.unwrap(), Outcome::Mismatch);
     b.create_campaign(spec("seeds", 1..101, 10)).unwrap();
     let (runtime_a, address_a, stop_a, server_a) = serve(a);

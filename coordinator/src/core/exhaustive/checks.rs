@@ -4,6 +4,7 @@
 //! hold valid, distinct placements, the sample is the deterministic one) and then its
 //! claims: every hardest and every sampled placement is solved again with the IDA* solver.
 
+use super::super::identity::secret_draw;
 use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
 use ricochet::exhaustive::{sample_placements, Placement, LEGAL_PER_DEPTH};
 use ricochet::solver::with_thread_solver;
@@ -185,17 +186,15 @@ pub(in crate::core) fn check_exhaustive(
     }
     check_sample(work, unit, result)?;
     let legal_max = check_legal_lists(work, unit, result)?;
-    let mut hardest_solutions = Vec::with_capacity(result.hardest.len());
-    for (index, cells) in result.hardest.iter().enumerate() {
-        let solution = re_solve(unit, cells, max, PlacementList::Hardest, index, Some(max))?;
-        hardest_solutions.push(solution);
-    }
-    let mut legal_hardest_solutions = Vec::with_capacity(result.legal_hardest.len());
-    for (index, cells) in result.legal_hardest.iter().enumerate() {
-        let list = PlacementList::LegalHardest;
-        let solution = re_solve(unit, cells, max, list, index, Some(legal_max))?;
-        legal_hardest_solutions.push(solution);
-    }
+    let hardest_solutions =
+        re_solve_drawn(unit, &result.hardest, max, PlacementList::Hardest, max)?;
+    let legal_hardest_solutions = re_solve_drawn(
+        unit,
+        &result.legal_hardest,
+        max,
+        PlacementList::LegalHardest,
+        legal_max,
+    )?;
     for (index, (cells, depth)) in result.sample.iter().enumerate() {
         re_solve(unit, cells, max, PlacementList::Sample, index, *depth)?;
     }
@@ -238,7 +237,13 @@ fn check_legal_lists(
         .unwrap_or(0);
     let list = PlacementList::LegalHardest;
     let found = result.legal_histogram[legal_max];
-    check_list(unit, list, &result.legal_hardest, work.max_hardest as usize, found)?;
+    check_list(
+        unit,
+        list,
+        &result.legal_hardest,
+        work.max_hardest as usize,
+        found,
+    )?;
     check_legal(unit, list, &result.legal_hardest)?;
     Ok(legal_max as u8)
 }
@@ -359,6 +364,43 @@ fn check_sample(
         }
     }
     Ok(())
+}
+
+/// Placements of a hardest list the coordinator solves again: all of a list this long
+/// or shorter, else this many drawn in secret. A 14-move placement takes milliseconds and
+/// a census unit may list hundreds at its maximum; a wrong one among those not drawn is
+/// left to the unit's second computation by another identity.
+pub const RESOLVE_BUDGET: usize = 32;
+
+/// Solves again the placements of a list of claimed depth `depth` (all, or
+/// [`RESOLVE_BUDGET`] drawn in secret); returns a solution per placement, empty for the
+/// ones not drawn.
+fn re_solve_drawn(
+    unit: &UnitBoard,
+    placements: &[PlacementCells],
+    max: u8,
+    list: PlacementList,
+    depth: u8,
+) -> Result<Vec<Vec<String>>, Rejection> {
+    let all = placements.len() <= RESOLVE_BUDGET;
+    let mut drawn = vec![all; placements.len()];
+    let mut left = if all { 0 } else { RESOLVE_BUDGET };
+    while left > 0 {
+        let index = (secret_draw() * placements.len() as f64) as usize;
+        if let Some(slot) = drawn.get_mut(index).filter(|slot| !**slot) {
+            *slot = true;
+            left -= 1;
+        }
+    }
+    let mut solutions = Vec::with_capacity(placements.len());
+    for (index, cells) in placements.iter().enumerate() {
+        solutions.push(if drawn[index] {
+            re_solve(unit, cells, max, list, index, Some(depth))?
+        } else {
+            Vec::new()
+        });
+    }
+    Ok(solutions)
 }
 
 /// Solves a placement again: a claimed depth must be its exact optimum, a claimed
