@@ -2,6 +2,11 @@
 //! one unit file per done unit ([`crate::unit_result`], with provenance) from a local
 //! store; a running coordinator does the same as units finish (`--unit-files`), so the
 //! files can be committed as they come and imported into a fresh store to resume.
+//! `report` turns the unit files into the published results ([`report`]).
+
+mod crosscheck;
+mod pictures;
+mod report;
 
 use crate::backend::{Backend, BackendArgs};
 use crate::unit_result::UnitResultJson;
@@ -22,6 +27,8 @@ pub struct CensusArgs {
 enum CensusCommand {
     /// Write a unit file for every done unit of an exhaustive campaign.
     Export(ExportArgs),
+    /// Regenerate census.json, README.md and figures/ from the unit files.
+    Report(report::ReportArgs),
 }
 
 #[derive(Args)]
@@ -39,6 +46,7 @@ struct ExportArgs {
 pub fn run(args: CensusArgs) -> Result<ExitCode> {
     match args.command {
         CensusCommand::Export(args) => export(args),
+        CensusCommand::Report(args) => report::run(args),
     }
 }
 

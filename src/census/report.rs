@@ -1,0 +1,516 @@
+//! `rrm census report`: the census's published results, regenerated from the unit files
+//! alone: `census.json` (the edition's histograms, maxima and means over all and over
+//! legal placements, every placement at each maximum with an optimal solution, the
+//! maximum of each board and token, who computed and who checked the units),
+//! `records.jsonl` (those placements as puzzle records) and `README.md` with its pictures (`figures/`): the distribution, the 96 × 16
+//! heatmaps of unit maxima and each record position drawn with its solution. With a
+//! mined seed campaign, the README also compares the seeds' move counts with the
+//! distribution the census predicts for them ([`super::crosscheck`]).
+
+use super::crosscheck::{self, CrossCheck};
+use super::pictures;
+use crate::unit_result::UnitResultJson;
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+use ricochet::solver::with_thread_solver;
+use ricochet::{Layout, Move, Puzzle, PuzzleRecord};
+use rrm_coordinator::UnitBoard;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Record positions drawn in the README, per maximum.
+const DRAWN: usize = 4;
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The unit files (`rrm census export`, or a coordinator's `--unit-files`).
+    #[arg(long, value_name = "DIR", default_value = "data/exhaustive/units")]
+    units: PathBuf,
+    /// Where census.json, README.md and figures/ go.
+    #[arg(long, value_name = "DIR", default_value = "data/exhaustive")]
+    out: PathBuf,
+    /// A local store holding a mined Fogleman seed campaign to cross-check against.
+    #[arg(long, value_name = "DIR", requires = "seeds_campaign")]
+    seeds_data: Option<PathBuf>,
+    /// The seed campaign in --seeds-data.
+    #[arg(long, value_name = "NAME", requires = "seeds_data")]
+    seeds_campaign: Option<String>,
+}
+
+/// `census.json`.
+#[derive(Serialize)]
+pub struct Census {
+    pub units_total: usize,
+    pub units_done: usize,
+    /// Every placement of every done unit, counted once.
+    pub placements: u64,
+    pub all: Extreme,
+    pub legal: Extreme,
+    pub boards: Vec<Maxima>,
+    pub tokens: Vec<Maxima>,
+    pub provenance: Checks,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_check: Option<CrossCheck>,
+}
+
+/// The distribution over all (or legal) placements and the placements at its maximum.
+#[derive(Serialize)]
+pub struct Extreme {
+    pub histogram: Vec<u64>,
+    pub max_moves: u8,
+    pub mean_moves: f64,
+    /// Every placement at `max_moves`, when `complete` (a unit file lists at most its
+    /// campaign's `max_hardest` of them).
+    pub records: Vec<Record>,
+    pub complete: bool,
+}
+
+#[derive(Serialize, Clone)]
+pub struct Record {
+    pub board: String,
+    pub token: String,
+    /// Target robot, then helpers, `y * 16 + x`.
+    pub placement: String,
+    pub moves: u8,
+    /// An optimal solution, in move notation.
+    pub solution: String,
+    /// The position as a puzzle record: `records.jsonl` holds one per line, which
+    /// `rrm solve --puzzles` reads.
+    #[serde(skip)]
+    pub puzzle: PuzzleRecord,
+}
+
+/// The maxima of one board (16 units) or token (96 units).
+#[derive(Serialize)]
+pub struct Maxima {
+    pub name: String,
+    pub units: usize,
+    pub max_moves: u8,
+    pub legal_max_moves: u8,
+}
+
+/// Who computed the units and how many a second identity checked.
+#[derive(Serialize, Default)]
+pub struct Checks {
+    pub computed_by: BTreeMap<String, usize>,
+    /// Units a second identity computed again, with the same result.
+    pub verified: usize,
+    /// Units drawn for a second computation not made yet.
+    pub check_pending: usize,
+    /// Units whose maximum is 22 or more, and how many of them are verified.
+    pub record_candidates: usize,
+    pub record_candidates_verified: usize,
+    /// CPU time of the units' computations (the producers' own figures).
+    pub cpu_hours: f64,
+}
+
+/// One done unit, read from its file.
+struct Unit {
+    board: String,
+    token: String,
+    file: UnitResultJson,
+}
+
+impl Unit {
+    fn legal_max(&self) -> u8 {
+        last_depth(&self.file.legal_histogram)
+    }
+}
+
+pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
+    let units = read_units(&args.units)?;
+    if units.is_empty() {
+        bail!("no unit files in {}", args.units.display());
+    }
+    let cross_check = match (&args.seeds_data, &args.seeds_campaign) {
+        (Some(data), Some(name)) => Some(crosscheck::against_seeds(
+            data,
+            name,
+            &units
+                .iter()
+                .map(|u| (u.board.as_str(), u.token.as_str(), &u.file.legal_histogram))
+                .collect::<Vec<_>>(),
+        )?),
+        _ => None,
+    };
+    let census = census(&units, cross_check)?;
+    std::fs::create_dir_all(args.out.join("figures"))?;
+    let json = serde_json::to_string_pretty(&census)? + "\n";
+    std::fs::write(args.out.join("census.json"), json)?;
+    let mut puzzles = String::new();
+    for record in census.all.records.iter().chain(&census.legal.records) {
+        puzzles += &(serde_json::to_string(&record.puzzle)? + "\n");
+    }
+    std::fs::write(args.out.join("records.jsonl"), puzzles)?;
+    let figures = pictures::write(&args.out.join("figures"), &census, &heatmap_cells(&units))?;
+    std::fs::write(args.out.join("README.md"), readme(&census, &figures))?;
+    use std::io::Write;
+    writeln!(
+        crate::stdout::lock(),
+        "{} of {} units: maximum {} moves over all placements, {} over legal ones; wrote {}",
+        census.units_done,
+        census.units_total,
+        census.all.max_moves,
+        census.legal.max_moves,
+        args.out.join("census.json").display()
+    )?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn read_units(dir: &Path) -> Result<Vec<Unit>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    paths.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let file: UnitResultJson = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a unit result", path.display()))?;
+            let (board, token) = file.unit()?;
+            let (board, token) = (board.to_string(), token.to_string());
+            Ok(Unit { board, token, file })
+        })
+        .collect()
+}
+
+fn last_depth(histogram: &[u64]) -> u8 {
+    histogram.iter().rposition(|&c| c > 0).unwrap_or(0) as u8
+}
+
+fn add(sum: &mut Vec<u64>, more: &[u64]) {
+    if sum.len() < more.len() {
+        sum.resize(more.len(), 0);
+    }
+    for (total, count) in sum.iter_mut().zip(more) {
+        *total += count;
+    }
+}
+
+fn mean(histogram: &[u64]) -> f64 {
+    let total: u64 = histogram.iter().sum();
+    let moves: u64 = histogram
+        .iter()
+        .enumerate()
+        .map(|(d, &c)| d as u64 * c)
+        .sum();
+    moves as f64 / total.max(1) as f64
+}
+
+fn census(units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
+    let (mut all, mut legal) = (Vec::new(), Vec::new());
+    let mut checks = Checks::default();
+    for unit in units {
+        add(&mut all, &unit.file.histogram);
+        add(&mut legal, &unit.file.legal_histogram);
+        let Some(provenance) = &unit.file.provenance else {
+            continue;
+        };
+        *checks
+            .computed_by
+            .entry(provenance.computed_by.clone())
+            .or_default() += 1;
+        checks.verified += usize::from(provenance.verified_by.is_some());
+        checks.check_pending += usize::from(provenance.check_pending);
+        checks.cpu_hours += provenance.cpu_seconds / 3600.0;
+        if unit.file.max_moves >= 22 {
+            checks.record_candidates += 1;
+            checks.record_candidates_verified += usize::from(provenance.verified_by.is_some());
+        }
+    }
+    let (max, legal_max) = (last_depth(&all), last_depth(&legal));
+    let (all_records, all_complete) = records(units, max, false)?;
+    let (legal_records, legal_complete) = records(units, legal_max, true)?;
+    Ok(Census {
+        units_total: Layout::canonical().len() * 16,
+        units_done: units.len(),
+        placements: units.iter().map(|u| u.file.placements).sum(),
+        all: Extreme {
+            mean_moves: mean(&all),
+            histogram: all,
+            max_moves: max,
+            records: all_records,
+            complete: all_complete,
+        },
+        legal: Extreme {
+            mean_moves: mean(&legal),
+            histogram: legal,
+            max_moves: legal_max,
+            records: legal_records,
+            complete: legal_complete,
+        },
+        boards: maxima(units, |u| &u.board),
+        tokens: maxima(units, |u| &u.token),
+        provenance: checks,
+        cross_check,
+    })
+}
+
+fn maxima(units: &[Unit], key: impl Fn(&Unit) -> &String) -> Vec<Maxima> {
+    let mut by: BTreeMap<&String, Maxima> = BTreeMap::new();
+    for unit in units {
+        let entry = by.entry(key(unit)).or_insert_with(|| Maxima {
+            name: key(unit).clone(),
+            units: 0,
+            max_moves: 0,
+            legal_max_moves: 0,
+        });
+        entry.units += 1;
+        entry.max_moves = entry.max_moves.max(unit.file.max_moves);
+        entry.legal_max_moves = entry.legal_max_moves.max(unit.legal_max());
+    }
+    by.into_values().collect()
+}
+
+/// Every placement at depth `moves` (over legal placements if `legal`) that the unit files
+/// list, each with a solution (the coordinator's, or solved here), and whether the lists
+/// hold all of them.
+fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)> {
+    let mut wanted = Vec::new();
+    let mut complete = true;
+    for unit in units {
+        let file = &unit.file;
+        let (list, solutions, histogram) = if legal {
+            (
+                &file.legal_hardest,
+                &file.legal_hardest_solutions,
+                &file.legal_histogram,
+            )
+        } else {
+            (&file.hardest, &file.hardest_solutions, &file.histogram)
+        };
+        let at = histogram.get(usize::from(moves)).copied().unwrap_or(0);
+        if at == 0 || last_depth(histogram) != moves {
+            continue;
+        }
+        complete &= list.len() as u64 == at;
+        for (index, placement) in list.iter().enumerate() {
+            let known = solutions.get(index).filter(|s| !s.is_empty()).cloned();
+            wanted.push((unit, placement, known));
+        }
+    }
+    let records = wanted
+        .par_iter()
+        .map(|(unit, placement, known)| {
+            let cells: Vec<u8> = std::iter::once(placement.target_robot)
+                .chain(placement.helpers.iter().copied())
+                .map(|c| u8::try_from(c).context("a cell over 255"))
+                .collect::<Result<_>>()?;
+            let cells: [u8; 4] = cells
+                .try_into()
+                .map_err(|_| anyhow::anyhow!("not four robots"))?;
+            let board = UnitBoard::new(&unit.board, &unit.token)?;
+            let puzzle = board
+                .puzzle(&cells)
+                .with_context(|| format!("{} {}: invalid placement", unit.board, unit.token))?;
+            let solution = match known {
+                Some(text) => text.clone(),
+                None => solve(&puzzle, moves)?,
+            };
+            let mut record = puzzle.to_record(Some(format!(
+                "{} {} {}",
+                unit.board,
+                unit.token,
+                placement_text(&cells)
+            )));
+            record.moves = Some(moves.into());
+            record.source = Some("rrm census: proven optimal by exhaustive analysis".into());
+            Ok(Record {
+                board: unit.board.clone(),
+                token: unit.token.clone(),
+                placement: placement_text(&cells),
+                moves,
+                solution,
+                puzzle: record,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((records, complete))
+}
+
+fn placement_text(cells: &[u8; 4]) -> String {
+    cells.map(|c| c.to_string()).join(" ")
+}
+
+/// An optimal solution of a placement the census says needs `moves` moves; anything else
+/// is an error (the unit file would be wrong).
+fn solve(puzzle: &Puzzle, moves: u8) -> Result<String> {
+    let solution = with_thread_solver(moves, |solver| solver.solve(puzzle))
+        .map_err(|_| anyhow::anyhow!("no solution within {moves} moves"))?;
+    if solution.moves.len() != usize::from(moves) {
+        bail!(
+            "the solver needs {} moves, the unit file says {moves}",
+            solution.moves.len()
+        );
+    }
+    Ok(solution
+        .moves
+        .iter()
+        .map(Move::notation)
+        .collect::<Vec<_>>()
+        .join(" "))
+}
+
+/// Unit maxima by (board, token) for the heatmaps.
+fn heatmap_cells(units: &[Unit]) -> BTreeMap<(String, String), (u8, u8)> {
+    units
+        .iter()
+        .map(|u| {
+            (
+                (u.board.clone(), u.token.clone()),
+                (u.file.max_moves, u.legal_max()),
+            )
+        })
+        .collect()
+}
+
+fn readme(census: &Census, figures: &pictures::Figures) -> String {
+    let mut text = String::new();
+    let status = if census.units_done == census.units_total {
+        "complete".to_string()
+    } else {
+        format!(
+            "in progress: {} of {} units done",
+            census.units_done, census.units_total
+        )
+    };
+    let _ = writeln!(
+        text,
+        "# The census of the first edition\n\n\
+         Generated by `rrm census report` from the unit files in `units/` ({status}); \
+         `census.json` holds every figure below. Each unit is one Fogleman board in its \
+         canonical rotation (tile 1 top-left) and one target token: the exact optimal move \
+         count of all its placements of the target robot and three interchangeable helpers. \
+         A placement is *legal* when no robot stands on one of the board's 16 targets, as \
+         Fogleman's generator places them. The units were computed by the coordinator and \
+         workers of one exhaustive campaign (`data/exhaustive/census`), each unit's file \
+         naming who computed it, who computed it again (if drawn) and with what.\n"
+    );
+    let _ = writeln!(text, "## Findings\n");
+    let _ = writeln!(
+        text,
+        "- Placements analysed: {} in {} units.",
+        thousands(census.placements),
+        census.units_done
+    );
+    for (what, extreme) in [
+        ("all placements", &census.all),
+        ("legal placements", &census.legal),
+    ] {
+        let at = extreme
+            .histogram
+            .get(usize::from(extreme.max_moves))
+            .copied()
+            .unwrap_or(0);
+        let _ = writeln!(
+            text,
+            "- Over {what}: the maximum is **{} moves**, reached by {} placement{}{}; the mean is {:.3} moves.",
+            extreme.max_moves,
+            thousands(at),
+            if at == 1 { "" } else { "s" },
+            if extreme.complete { "" } else { " (the unit files list only part of them)" },
+            extreme.mean_moves
+        );
+    }
+    let checks = &census.provenance;
+    let _ = writeln!(
+        text,
+        "- Checks: {} units computed a second time by another identity with the same result; \
+         {} of the {} units whose maximum is 22 moves or more are among them; {} drawn checks \
+         are still to be made. CPU: {:.2} hours.",
+        checks.verified,
+        checks.record_candidates_verified,
+        checks.record_candidates,
+        checks.check_pending,
+        checks.cpu_hours
+    );
+    let _ = writeln!(
+        text,
+        "\n## Distribution\n\n![distribution](figures/{})\n",
+        figures.distribution
+    );
+    let _ = writeln!(
+        text,
+        "| moves | all placements | legal placements |\n|---:|---:|---:|"
+    );
+    for depth in 1..census.all.histogram.len() {
+        let legal = census.legal.histogram.get(depth).copied().unwrap_or(0);
+        let _ = writeln!(
+            text,
+            "| {depth} | {} | {} |",
+            thousands(census.all.histogram[depth]),
+            thousands(legal)
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n## Unit maxima\n\nRows are boards (canonical order), columns target tokens; \
+         the number is the unit's maximum over all placements (left) and over legal ones \
+         (right); grey units are not done yet.\n\n![heatmap](figures/{})\n",
+        figures.heatmap
+    );
+    for (what, extreme, drawn) in [
+        ("all placements", &census.all, &figures.all_records),
+        ("legal placements", &census.legal, &figures.legal_records),
+    ] {
+        let _ = writeln!(
+            text,
+            "## Records over {what}: {} moves\n\n{} placement{} listed in `census.json` with a solution{}.\n",
+            extreme.max_moves,
+            extreme.records.len(),
+            if extreme.records.len() == 1 { "" } else { "s" },
+            if drawn.len() < extreme.records.len() {
+                format!("; the first {} drawn here", drawn.len())
+            } else {
+                String::new()
+            }
+        );
+        for (record, picture) in extreme.records.iter().zip(drawn) {
+            let _ = writeln!(
+                text,
+                "- {} {}, placement `{}`: `{}`\n\n  ![{} {}](figures/{picture})\n",
+                record.board,
+                record.token,
+                record.placement,
+                record.solution,
+                record.board,
+                record.token
+            );
+        }
+    }
+    if let Some(check) = &census.cross_check {
+        let _ = writeln!(text, "{}", crosscheck::markdown(check));
+    }
+    let _ = writeln!(
+        text,
+        "## Reproducing\n\n`data/exhaustive/census` runs the campaign (it resumes from the \
+         unit files here); `rrm census report` regenerates this page, `census.json`, \
+         `records.jsonl` and `figures/` from `units/`; `rrm solve --puzzles \
+         data/exhaustive/records.jsonl` re-solves every record."
+    );
+    text
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut text = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
+/// The draw of the README: at most [`DRAWN`] records of each maximum.
+pub fn drawn(records: &[Record]) -> &[Record] {
+    &records[..records.len().min(DRAWN)]
+}
