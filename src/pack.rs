@@ -13,7 +13,7 @@ use clap::Args;
 use ricochet::metrics::{metrics, Metrics};
 use ricochet::svg::{escape, Picture};
 use ricochet::{Generator, Move, Puzzle, Solver};
-use rrm_coordinator::MinedPlacement;
+use rrm_coordinator::{MinedPlacement, UnitBoard};
 use serde_json::json;
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -49,6 +49,10 @@ pub struct PackArgs {
     /// campaigns the board up to rotation).
     #[arg(long, visible_alias = "one-per-board")]
     distinct_boards: bool,
+    /// Exhaustive campaigns: also placements with a robot on one of the board's targets,
+    /// which Fogleman's generator never deals (by default only legal placements).
+    #[arg(long)]
+    all_placements: bool,
     /// The campaign (default: the only one).
     #[arg(long)]
     campaign: Option<String>,
@@ -106,7 +110,14 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let spec = backend.status(&name)?.campaign.spec;
     let (generator, candidates): (_, Vec<Candidate>) = if spec.is_exhaustive() {
         let placements = backend.find_placements(&name, moves.clone(), CANDIDATES, false)?;
-        let candidates = placements
+        let mut candidates = Vec::with_capacity(placements.len());
+        for mined in placements {
+            let unit = UnitBoard::new(&mined.board, &mined.token)?;
+            if args.all_placements || unit.is_legal(&mined.placement) {
+                candidates.push(mined);
+            }
+        }
+        let candidates = candidates
             .into_iter()
             .map(|mined| Candidate {
                 moves: mined.moves,
@@ -129,12 +140,12 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let offered = candidates.len();
     let chosen = choose(&args, generator, candidates)?;
     if chosen.len() < args.count {
-        eprintln!(
-            "only {} of {offered} candidates with {}..={} moves pass the filters; the pack has {} puzzles",
+        bail!(
+            "only {} of the {offered} candidates with {}..={} moves pass the filters, not the {} asked for; no pack written (ask for fewer, or widen the moves or the filters)",
             chosen.len(),
             moves.start(),
             moves.end(),
-            chosen.len()
+            args.count
         );
     }
     let content = match format {

@@ -229,7 +229,8 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
         assert_eq!(output.status.code(), Some(2), "{bad}");
     }
 
-    // Packs by exact depth from the top lists, every puzzle re-solved and replayed.
+    // Packs by exact depth from the top lists and legal samples, legal placements only,
+    // every puzzle re-solved and replayed.
     let depth = 14u8;
     let pack_file = data.path().join("pack.json");
     on(
@@ -246,27 +247,39 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
     );
     let pack = json(&std::fs::read_to_string(&pack_file).unwrap());
     assert_eq!(pack["generator"], "exhaustive-fogleman");
-    let listed = &honest.top.iter().find(|(d, _)| *d == depth).unwrap().1;
+    let unit = UnitBoard::new(BOARD, TOKEN).unwrap();
+    let mut listed = honest
+        .top
+        .iter()
+        .find(|(d, _)| *d == depth)
+        .unwrap()
+        .1
+        .clone();
+    listed.extend(&honest.legal_samples[usize::from(depth) - 1]);
+    listed.retain(|cells| unit.is_legal(cells));
     let puzzles = pack["puzzles"].as_array().unwrap();
-    assert_eq!(puzzles.len(), 3.min(listed.len()));
+    assert_eq!(puzzles.len(), 3);
     for puzzle in puzzles {
         assert_eq!(puzzle["moves"], u64::from(depth));
         assert_eq!(puzzle["board"], BOARD);
         let cells: [u8; 4] = serde_json::from_value(puzzle["placement"].clone()).unwrap();
-        assert!(listed.contains(&cells));
+        assert!(
+            listed.contains(&cells),
+            "{cells:?} is a listed legal placement"
+        );
         let record: ricochet::PuzzleRecord =
             serde_json::from_value(puzzle["puzzle"].clone()).unwrap();
         let moves: Vec<String> = serde_json::from_value(puzzle["solution"].clone()).unwrap();
         check_solution(&record, &moves).unwrap();
     }
-    // One per board: the forged campaign's two boards at exactly 6 moves.
+    // One per board: the forged campaign's two boards at exactly 6 moves (its random
+    // placements, legal or not).
     let pack_of = |extra: &[&str]| {
         let mut args = vec![
             "pack",
             "--moves",
             "6",
-            "--count",
-            "10",
+            "--all-placements",
             "--out",
             pack_file.to_str().unwrap(),
         ];
@@ -277,7 +290,7 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
             .unwrap()
             .clone()
     };
-    let one_each = pack_of(&["--one-per-board"]);
+    let one_each = pack_of(&["--one-per-board", "--count", "2"]);
     let chosen_boards: Vec<&str> = one_each
         .iter()
         .map(|p| p["board"].as_str().unwrap())
@@ -287,22 +300,39 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
         boards.iter().all(|b| chosen_boards.contains(&b.as_str())),
         "{chosen_boards:?}"
     );
-    assert_eq!(pack_of(&[]).len(), 5);
-    let none = crate::rrm(&[
-        "pack",
-        "--moves",
-        "7",
-        "--count",
-        "1",
-        "--out",
-        pack_file.to_str().unwrap(),
-        "--campaign",
-        "forged",
-        "--data",
-        dir,
-    ]);
-    assert!(none.status.success());
-    assert!(String::from_utf8_lossy(&none.stderr).contains("only 0 of 0 candidates"));
+    assert_eq!(pack_of(&["--count", "5"]).len(), 5);
+    // Fewer puzzles than asked for: a clear refusal, and no pack.
+    std::fs::remove_file(&pack_file).unwrap();
+    for (moves, count, said) in [
+        ("6", "6", "only 5 of the 5 candidates"),
+        ("7", "1", "only 0 of the 0 candidates"),
+    ] {
+        let short = crate::rrm(&[
+            "pack",
+            "--moves",
+            moves,
+            "--all-placements",
+            "--count",
+            count,
+            "--out",
+            pack_file.to_str().unwrap(),
+            "--campaign",
+            "forged",
+            "--data",
+            dir,
+        ]);
+        assert_eq!(
+            short.status.code(),
+            Some(2),
+            "{moves} moves, {count} puzzles"
+        );
+        let stderr = String::from_utf8_lossy(&short.stderr);
+        assert!(
+            stderr.contains(said) && stderr.contains("no pack written"),
+            "{stderr}"
+        );
+        assert!(!pack_file.exists());
+    }
     let both = crate::rrm(&[
         "pack",
         "--moves",

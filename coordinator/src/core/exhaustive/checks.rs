@@ -74,6 +74,11 @@ impl UnitBoard {
         })
     }
 
+    /// Whether no robot of a placement stands on one of the board's target cells.
+    pub fn is_legal(&self, cells: &PlacementCells) -> bool {
+        !cells.iter().any(|c| self.forbidden.contains(c))
+    }
+
     /// The puzzle of a placement: robots in colour order, the target robot in its slot.
     pub fn puzzle(&self, cells: &PlacementCells) -> Option<Puzzle> {
         let placement = self.placement(cells)?;
@@ -254,10 +259,7 @@ fn check_legal(
     list: PlacementList,
     placements: &[PlacementCells],
 ) -> Result<(), Rejection> {
-    match placements
-        .iter()
-        .position(|cells| cells.iter().any(|c| unit.forbidden.contains(c)))
-    {
+    match placements.iter().position(|cells| !unit.is_legal(cells)) {
         Some(index) => Err(Rejection::IllegalPlacement { list, index }),
         None => Ok(()),
     }

@@ -491,8 +491,8 @@ impl Coordinator {
 }
 
 /// The placements a done unit lists needing `moves`: those at its maximum (with the
-/// coordinator's solutions), then unless `hardest_only` its top placements per depth not
-/// listed already.
+/// coordinator's solutions), then unless `hardest_only` its top placements and its legal
+/// samples per depth not listed already.
 fn listed(
     name: &str,
     spec: &ExhaustiveSpec,
@@ -523,10 +523,16 @@ fn listed(
         }
     }
     if !hardest_only {
-        for (depth, placements) in result.top.iter().filter(|(d, _)| moves.contains(d)) {
+        let samples = result
+            .legal_samples
+            .iter()
+            .zip(1u8..)
+            .map(|(list, d)| (d, list));
+        let by_depth = result.top.iter().map(|(d, list)| (*d, list)).chain(samples);
+        for (depth, placements) in by_depth.filter(|(d, _)| moves.contains(d)) {
             for cells in placements {
                 if !listed.iter().any(|m| m.placement == *cells) {
-                    listed.push(mined(*cells, *depth, Vec::new()));
+                    listed.push(mined(*cells, depth, Vec::new()));
                 }
             }
         }
