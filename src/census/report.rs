@@ -150,8 +150,8 @@ pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
     writeln!(
         crate::stdout::lock(),
         "{} of {} units: maximum {} moves over all placements, {} over legal ones; wrote {}",
-        census.units_done,
-        census.units_total,
+        thousands(census.units_done as u64),
+        thousands(census.units_total as u64),
         census.all.max_moves,
         census.legal.max_moves,
         args.out.join("census.json").display()
@@ -377,7 +377,8 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
     } else {
         format!(
             "in progress: {} of {} units done",
-            census.units_done, census.units_total
+            thousands(census.units_done as u64),
+            thousands(census.units_total as u64)
         )
     };
     let _ = writeln!(

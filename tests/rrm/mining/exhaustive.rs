@@ -430,7 +430,7 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
 }
 
 /// `honest` as `rrm exhaust --json` prints it.
-fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
+pub(super) fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
     let placement =
         |c: &[u8; 4]| serde_json::json!({"target_robot": c[0], "helpers": [c[1], c[2], c[3]]});
     let board = UnitBoard::new(BOARD, TOKEN).unwrap();

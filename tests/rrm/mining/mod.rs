@@ -7,6 +7,7 @@
 //! the tests live in its children by topic.
 
 mod attacks;
+mod census;
 mod durability;
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
