@@ -208,6 +208,8 @@ fn exhaustive() -> ExhaustiveResult {
         hardest: vec![[200, 1, 2, 3]],
         top: vec![(1, vec![[5, 6, 7, 255]]), (2, vec![[200, 1, 2, 3]])],
         sample: vec![([9, 0, 1, 2], Some(1)), ([10, 0, 1, 2], None)],
+        legal_samples: vec![vec![[5, 6, 7, 255]], vec![[200, 1, 2, 3]]],
+        legal_hardest: vec![[200, 1, 2, 3]],
     }
 }
 

@@ -69,6 +69,7 @@ fn submission(
             digest: Vec::new(),
             solutions,
             exhaustive: None,
+            cpu_ms: 0,
         },
     )
 }

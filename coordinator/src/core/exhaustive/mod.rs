@@ -255,6 +255,8 @@ impl Coordinator {
         let verification = match provenance.verified_by {
             Some(by) if by == CONFIRMED_BY_COORDINATOR => Verification::Confirmed,
             Some(by) => Verification::Agreed { by },
+            // A check drawn before stays drawn: a new draw could drop it.
+            None if provenance.check_pending => Verification::Pending,
             None => self.draw_verification(&Checked::Exhaustive(checked.clone())),
         };
         let mut state = self.lock();
