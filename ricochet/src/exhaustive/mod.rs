@@ -591,6 +591,15 @@ impl Sweep {
         if minus(&candidates, &pulled) == EMPTY {
             return candidates;
         }
+        // Target robot off the path: the helper slides to the end, and the placement with
+        // the helper there is in the landing block. Target robot on the path (not its
+        // first cell, which stops the helper at once): the helper stops on the cell before
+        // it, which `beyond` tells; those cells are gathered per direction and shifted once
+        // each at the end (a shift costs as much as the rest of a slide, and more with a
+        // direction known only at run time). The path keeps `end`: the target robot one
+        // step beyond it is off the path, so `beyond` has `end` exactly when the landing
+        // block has that placement, and never on an edge.
+        let mut stops = [EMPTY; 4];
         for slide in &slides[..planned] {
             // The cells passed, `from` excluded, `end` included (kept as two cells, not
             // as blocks: planning all slides of a block then stays in a few cache lines).
@@ -598,16 +607,15 @@ impl Sweep {
                 self.rays.mask(slide.from, slide.dir),
                 self.rays.mask(slide.end, slide.dir),
             );
-            // Target robot off the path: the helper slides to the end.
             if slide.lands_in_frontier {
                 pulled = or(&pulled, &minus(&self.frontier[slide.landing], &path));
             }
-            // Target robot on the path (not its first cell, which stops the helper at
-            // once): the helper stops on the cell before it, anywhere but the end.
-            let mut stops = path;
-            stops[slide.end as usize / 64] &= !(1 << (slide.end as usize % 64));
-            let stops = and(&stops, &self.beyond(slide.others, slide.dir));
-            pulled = or(&pulled, &shift(&stops, slide.dir));
+            let beyond = self.beyond(slide.others, slide.dir);
+            let gathered = &mut stops[slide.dir as usize];
+            *gathered = or(gathered, &and(&path, &beyond));
+        }
+        for dir in Direction::ALL {
+            pulled = or(&pulled, &shift(&stops[dir as usize], dir));
         }
         and(&pulled, &candidates)
     }

@@ -42,8 +42,13 @@ fn record(max_moves: u8) -> ExhaustiveRecord {
                 (max_moves, vec![[17, 3, 40, 200]]),
             ],
             sample: vec![([9, 10, 11, 12], Some(3)), ([13, 14, 15, 16], None)],
+            legal_samples: vec![vec![[1, 2, 3, 4]], Vec::new(), vec![[5, 6, 7, 8]]],
+            legal_hardest: vec![[5, 6, 7, 8]],
         },
         hardest_solutions: vec![vec!["RN".into(), "GE".into()]],
+        legal_hardest_solutions: vec![vec!["BS".into()]],
+        cpu_ms: 5_700,
+        rrm_version: "0.1.0".into(),
     }
 }
 
