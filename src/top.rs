@@ -3,9 +3,10 @@
 
 use crate::backend::{Backend, BackendArgs};
 use crate::show::{metrics_json, metrics_line, SOLUTION_COUNT_CAP};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use ricochet::metrics::{metrics, Metrics};
+use ricochet::solver::with_thread_solver;
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::{MinedPlacement, UnitBoard};
 use serde_json::json;
@@ -126,10 +127,30 @@ pub fn placement_puzzle(mined: &MinedPlacement) -> Result<Puzzle> {
         })
 }
 
+/// An optimal solution, in move notation, of a puzzle the store says needs `moves` moves;
+/// anything else is an error (the store or the file would be wrong).
+pub fn solve_exactly(puzzle: &Puzzle, moves: u8) -> Result<Vec<String>> {
+    let solution = with_thread_solver(moves, |solver| solver.solve(puzzle))
+        .map_err(|_| anyhow::anyhow!("no solution within the {moves} moves stored"))?;
+    if solution.moves.len() != usize::from(moves) {
+        bail!(
+            "the solver needs {} moves, the store says {moves}",
+            solution.moves.len()
+        );
+    }
+    Ok(solution.moves.iter().map(Move::notation).collect())
+}
+
 /// The record table of an exhaustive campaign: every unit's hardest placements, most
-/// moves first, with the coordinator's solutions and their metrics.
+/// moves first, with their metrics and the coordinator's solutions (solved here for the
+/// placements a unit lists beyond those the coordinator re-solved).
 fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode> {
-    let placements = backend.find_placements(name, args.min_moves..=u8::MAX, args.limit, true)?;
+    let mut placements =
+        backend.find_placements(name, args.min_moves..=u8::MAX, args.limit, true)?;
+    for mined in placements.iter_mut().filter(|m| m.solution.is_empty()) {
+        mined.solution = solve_exactly(&placement_puzzle(mined)?, mined.moves)
+            .with_context(|| format!("placement {:?} of unit {}", mined.placement, mined.unit))?;
+    }
     let measured = measure(&placements, |mined| {
         Ok((placement_puzzle(mined)?, &mined.solution))
     })?;

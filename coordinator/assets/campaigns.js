@@ -7,6 +7,26 @@ function eta(s) {
   return (s / 3600).toFixed(1) + ' h';
 }
 
+// A rate with a metric prefix, as the server writes it: 5.1 M.
+function large(v) {
+  if (v >= 1e9) return (v / 1e9).toFixed(1) + ' G';
+  if (v >= 1e6) return (v / 1e6).toFixed(1) + ' M';
+  if (v >= 1e3) return (v / 1e3).toFixed(1) + ' k';
+  return Math.round(v).toString();
+}
+
+// Done, in progress and rate: in seeds, or in units and placements for an exhaustive
+// campaign (progress_texts on the server).
+function progressTexts(c) {
+  const e = c.exhaustive;
+  if (e) {
+    return [`${c.units_done} / ${c.units_total} units`, `${e.placements_in_progress} placements`,
+            `${large(e.placements_per_second)} placements/s`];
+  }
+  return [`${c.seeds_done} / ${c.seeds_total} seeds`, `${c.seeds_in_progress} seeds`,
+          `${Math.round(c.seeds_per_second)} seeds/s`];
+}
+
 async function refresh() {
   try {
     const reply = await fetch('/api/campaigns');
@@ -14,19 +34,20 @@ async function refresh() {
     for (const c of data.campaigns) {
       const row = document.querySelector(`tr[data-campaign="${CSS.escape(c.name)}"]`);
       if (!row) continue;
+      const [doneText, inProgressText, rateText] = progressTexts(c);
       row.querySelector('progress').value = c.seeds_done;
       const seeds = row.querySelector('.seeds-done');
       seeds.dataset.seedsDone = c.seeds_done;
-      seeds.textContent = `${c.seeds_done} / ${c.seeds_total}`;
+      seeds.textContent = doneText;
       const solving = row.querySelector('.in-progress');
       solving.dataset.seedsInProgress = c.seeds_in_progress;
-      solving.textContent = c.seeds_in_progress;
+      solving.textContent = inProgressText;
       row.querySelector('.units').textContent = `${c.units_done} / ${c.units_total}`;
       row.querySelector('.leased').textContent = c.units_leased;
       row.querySelector('.quarantined').textContent = c.units_quarantined;
       row.querySelector('.to-check').textContent = c.units_to_check;
       row.querySelector('.mismatches').textContent = c.mismatches;
-      row.querySelector('.rate').textContent = Math.round(c.seeds_per_second);
+      row.querySelector('.rate').textContent = rateText;
       row.querySelector('.eta').textContent = eta(c.eta_seconds);
       row.querySelector('.hardest-moves').textContent = c.hardest_moves;
     }

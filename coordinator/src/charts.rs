@@ -1,5 +1,7 @@
-//! SVG charts of campaign statistics, shared by the dashboard and `rrm stats --svg`.
+//! SVG charts of campaign statistics, shared by the dashboard, `rrm stats --svg` and
+//! `rrm census report`: histograms, and the heatmap of exhaustive units' maxima.
 
+use crate::core::UnitMap;
 use ricochet::svg::escape;
 use std::fmt::Write;
 
@@ -135,4 +137,102 @@ mod tests {
         assert!(svg.contains(r#"data-moves="2" data-count="100""#));
         assert!(svg.contains("x &amp; y"));
     }
+}
+
+/// Side of a heatmap cell.
+const HEAT_CELL: usize = 14;
+
+/// Two panels (all placements, legal placements) of the map's boards × targets, each cell
+/// coloured and labelled by its unit's maximum; units not done are grey. `link` gives
+/// the address a done unit's cell leads to, if any.
+pub fn unit_heatmap_svg(map: &UnitMap, link: impl Fn(u64) -> Option<String>) -> String {
+    let (label, top, gap) = (90, 40, 30);
+    let panel = map.targets.len() * HEAT_CELL;
+    let width = label + 2 * panel + gap + 10;
+    let height = top + map.boards.len() * HEAT_CELL + 10;
+    let (low, high) = map
+        .maxima
+        .values()
+        .flat_map(|m| [m.all, m.legal])
+        .fold((u8::MAX, 0), |(lo, hi), m| (lo.min(m), hi.max(m)));
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="sans-serif" font-size="9" role="img" class="heatmap"><title>Unit maxima</title>"#
+    );
+    for (p, side) in ["all placements", "legal placements"].iter().enumerate() {
+        let x0 = label + p * (panel + gap);
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="14" font-size="12" text-anchor="middle">{side}</text>"#,
+            x0 + panel / 2
+        );
+        for (t, token) in map.targets.iter().enumerate() {
+            let _ = write!(
+                svg,
+                r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+                x0 + t * HEAT_CELL + HEAT_CELL / 2,
+                top - 6,
+                escape(token)
+            );
+        }
+        for (b, board) in map.boards.iter().enumerate() {
+            for (t, token) in map.targets.iter().enumerate() {
+                let (x, y) = (x0 + t * HEAT_CELL, top + b * HEAT_CELL);
+                let unit = map.maxima.get(&(board.clone(), token.clone()));
+                let value = unit.map(|m| if p == 0 { m.all } else { m.legal });
+                let (fill, text) = match value {
+                    Some(m) => (heat(m, low, high), m.to_string()),
+                    None => ("#dddddd".to_string(), String::new()),
+                };
+                let href = unit.and_then(|m| link(m.unit));
+                if let Some(href) = &href {
+                    let _ = write!(svg, r#"<a href="{}">"#, escape(href));
+                }
+                let _ = write!(
+                    svg,
+                    r#"<rect x="{x}" y="{y}" width="{HEAT_CELL}" height="{HEAT_CELL}" fill="{fill}" stroke="white" stroke-width="0.5" data-board="{b_name}" data-token="{t_name}" data-max="{text}"><title>{b_name} {t_name}: {}</title></rect><text x="{}" y="{}" text-anchor="middle" font-size="8">{text}</text>"#,
+                    if text.is_empty() {
+                        "not done yet"
+                    } else {
+                        &text
+                    },
+                    x + HEAT_CELL / 2,
+                    y + HEAT_CELL - 4,
+                    b_name = escape(board),
+                    t_name = escape(token),
+                );
+                if href.is_some() {
+                    svg.push_str("</a>");
+                }
+            }
+        }
+    }
+    for (b, board) in map.boards.iter().enumerate() {
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+            label - 4,
+            top + b * HEAT_CELL + HEAT_CELL - 4,
+            escape(board)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Pale yellow for the lowest maximum to deep red for the highest.
+fn heat(value: u8, low: u8, high: u8) -> String {
+    let t = if high > low {
+        f64::from(value - low) / f64::from(high - low)
+    } else {
+        1.0
+    };
+    let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        lerp(255.0, 165.0),
+        lerp(237.0, 15.0),
+        lerp(160.0, 21.0)
+    )
 }

@@ -1,11 +1,13 @@
 //! The read-only web dashboard: campaigns with live progress, rate and ETA; a page per
 //! campaign with the histogram and the hardest puzzles (for an exhaustive campaign the
-//! exact distributions and the record table, in `exhaustive`); a page per puzzle with its
+//! exact distributions and the record table, in `exhaustive`, and the census map of its
+//! units with a page per unit, in `census`); a page per puzzle with its
 //! board and a step-by-step playback of the solution. The same data as the query service,
 //! read from the same [`Coordinator`]; pages are rendered on the server (every number
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
 //! `/metrics` serves the coordinator's Prometheus metrics (`crate::metrics`).
 
+mod census;
 mod exhaustive;
 mod login;
 
@@ -104,6 +106,8 @@ fn router(coordinator: Arc<Coordinator>, door: login::Door) -> Router {
             "/campaign/{name}/placement/{unit}/{cells}",
             get(exhaustive::placement_page),
         )
+        .route("/campaign/{name}/census", get(census::census_page))
+        .route("/campaign/{name}/unit/{unit}", get(census::unit_page))
         .route("/metrics", get(crate::metrics::scrape))
         .fallback(not_found)
         .with_state(coordinator)
@@ -136,7 +140,8 @@ impl DashboardError {
                 | CoordinatorError::SeedOutside { .. }
                 | CoordinatorError::NotMined { .. }
                 | CoordinatorError::WrongKind { .. }
-                | CoordinatorError::NotListed { .. },
+                | CoordinatorError::NotListed { .. }
+                | CoordinatorError::UnitNotDone { .. },
             )
             | DashboardError::Seed(_)
             | DashboardError::NoRoute(_)
@@ -222,7 +227,48 @@ fn campaign_json(status: &CampaignStatus) -> Value {
         "hardest_moves": status.hardest_moves,
         "seeds_per_second": status.seeds_per_second,
         "eta_seconds": if remaining == 0 { Some(0.0) } else { eta },
+        // An exhaustive campaign's "seeds" are its units: progress in placements.
+        "exhaustive": status.placements_per_unit.map(|per_unit| json!({
+            "placements_per_unit": per_unit,
+            "placements_total": per_unit * status.units_total,
+            "placements_done": per_unit * status.units_done,
+            "placements_in_progress": status.seeds_in_progress,
+            "placements_per_second": status.seeds_per_second * per_unit as f64,
+        })),
     })
+}
+
+/// The index's progress cells of a campaign (done, in progress, rate), in seeds or, for
+/// an exhaustive campaign, units and placements (`campaigns.js` writes the same).
+fn progress_texts(c: &Value) -> [String; 3] {
+    match c["exhaustive"].as_object() {
+        Some(e) => [
+            format!("{} / {} units", c["units_done"], c["units_total"]),
+            format!("{} placements", e["placements_in_progress"]),
+            format!(
+                "{} placements/s",
+                large(e["placements_per_second"].as_f64().unwrap_or(0.0))
+            ),
+        ],
+        None => [
+            format!("{} / {} seeds", c["seeds_done"], c["seeds_total"]),
+            format!("{} seeds", c["seeds_in_progress"]),
+            format!(
+                "{:.0} seeds/s",
+                c["seeds_per_second"].as_f64().unwrap_or(0.0)
+            ),
+        ],
+    }
+}
+
+/// A rate with a metric prefix: `5.1 M`.
+fn large(value: f64) -> String {
+    match value {
+        v if v >= 1e9 => format!("{:.1} G", v / 1e9),
+        v if v >= 1e6 => format!("{:.1} M", v / 1e6),
+        v if v >= 1e3 => format!("{:.1} k", v / 1e3),
+        v => format!("{v:.0}"),
+    }
 }
 
 fn statuses(coordinator: &Coordinator) -> Result<Vec<CampaignStatus>, CoordinatorError> {
@@ -288,14 +334,15 @@ fn duration_text(seconds: Option<f64>) -> String {
 
 async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
     let mut body = String::from(
-        r#"<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>seeds mined</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate (seeds/s)</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
+        r#"<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>done</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
     );
     for status in statuses(&coordinator)? {
         let c = campaign_json(&status);
         let name = escape(&status.campaign.spec.name);
+        let [done_text, in_progress_text, rate_text] = progress_texts(&c);
         let _ = write!(
             body,
-            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done} / {total}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num to-check" data-to-check="{to_check}">{to_check}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate:.0}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
+            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done_text}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress_text}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num to-check" data-to-check="{to_check}">{to_check}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate_text}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
             total = c["seeds_total"],
             done = c["seeds_done"],
             in_progress = c["seeds_in_progress"],
@@ -305,7 +352,6 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
             quarantined = c["units_quarantined"],
             to_check = c["units_to_check"],
             mismatches = c["mismatches"],
-            rate = status.seeds_per_second,
             eta = duration_text(c["eta_seconds"].as_f64()),
             hardest = c["hardest_moves"],
         );

@@ -26,9 +26,9 @@ pub use crate::core::{
     Coordinator, CoordinatorError, Counts, DiskReserve, Distribution, DoneUnit, ExactStats,
     ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome,
     PlacementList, Provenance, QuarantinedUnit, Rejection, Remaining, Session, SpaceProbe,
-    Submission, UnitBoard, VerifyReport, Work, Worker, CONFIRMED_BY_COORDINATOR,
-    DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED,
-    LIST_BOUND, SETTLE_BUDGET, SPOT_SHARE,
+    Submission, UnitBoard, UnitMap, UnitMaxima, VerifyReport, Work, Worker,
+    CONFIRMED_BY_COORDINATOR, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM,
+    DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND, SETTLE_BUDGET, SPOT_SHARE,
 };
 
 pub use connections::ConnectionLimits;

@@ -136,7 +136,7 @@ impl From<CoordinatorError> for Status {
             StaleLease { .. } | Quarantined(_) => Status::failed_precondition(message),
             NotYourLease { .. } => Status::permission_denied(message),
             WrongKind { .. } => Status::failed_precondition(message),
-            NoSuchUnit { .. } | NotListed { .. } => Status::not_found(message),
+            NoSuchUnit { .. } | NotListed { .. } | UnitNotDone { .. } => Status::not_found(message),
             Invalid(_) | InvalidCampaign(_) => Status::invalid_argument(message),
             CampaignTooLarge { .. } => Status::resource_exhausted(message),
             CampaignExists(_) => Status::already_exists(message),

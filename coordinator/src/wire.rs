@@ -394,6 +394,7 @@ impl From<CampaignStatus> for pb::CampaignStatus {
             hardest_moves: status.hardest_moves.into(),
             seeds_per_second: status.seeds_per_second,
             seeds_in_progress: status.seeds_in_progress,
+            placements_per_unit: status.placements_per_unit,
         }
     }
 }
@@ -427,6 +428,7 @@ impl TryFrom<pb::CampaignStatus> for CampaignStatus {
             hardest_moves: moves_u8(status.hardest_moves, "hardest moves")?,
             seeds_per_second: status.seeds_per_second,
             seeds_in_progress: status.seeds_in_progress,
+            placements_per_unit: status.placements_per_unit,
             quarantined: status
                 .quarantined
                 .into_iter()

@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use ricochet::solver::with_thread_solver;
 use ricochet::{Layout, Move, Puzzle, PuzzleRecord};
-use rrm_coordinator::UnitBoard;
+use rrm_coordinator::{UnitBoard, UnitMap, UnitMaxima};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -311,7 +311,7 @@ fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)
                 .with_context(|| format!("{} {}: invalid placement", unit.board, unit.token))?;
             let solution = match known {
                 Some(text) => text.clone(),
-                None => solve(&puzzle, moves)?,
+                None => crate::top::solve_exactly(&puzzle, moves)?.join(" "),
             };
             let mut record = puzzle.to_record(Some(format!(
                 "{} {} {}",
@@ -338,36 +338,33 @@ fn placement_text(cells: &[u8; 4]) -> String {
     cells.map(|c| c.to_string()).join(" ")
 }
 
-/// An optimal solution of a placement the census says needs `moves` moves; anything else
-/// is an error (the unit file would be wrong).
-fn solve(puzzle: &Puzzle, moves: u8) -> Result<String> {
-    let solution = with_thread_solver(moves, |solver| solver.solve(puzzle))
-        .map_err(|_| anyhow::anyhow!("no solution within {moves} moves"))?;
-    if solution.moves.len() != usize::from(moves) {
-        bail!(
-            "the solver needs {} moves, the unit file says {moves}",
-            solution.moves.len()
-        );
-    }
-    Ok(solution
-        .moves
+/// The heatmaps' map: every board and token of the edition, and the done units' maxima
+/// (unit numbers as the census campaign numbers them: board-major).
+fn heatmap_cells(units: &[Unit]) -> UnitMap {
+    let boards: Vec<String> = Layout::canonical().iter().map(Layout::name).collect();
+    let targets: Vec<String> = Layout::canonical()[0]
+        .targets
         .iter()
-        .map(Move::notation)
-        .collect::<Vec<_>>()
-        .join(" "))
-}
-
-/// Unit maxima by (board, token) for the heatmaps.
-fn heatmap_cells(units: &[Unit]) -> BTreeMap<(String, String), (u8, u8)> {
-    units
+        .map(|&(token, _)| token.to_string())
+        .collect();
+    let maxima = units
         .iter()
-        .map(|u| {
-            (
-                (u.board.clone(), u.token.clone()),
-                (u.file.max_moves, u.legal_max()),
-            )
+        .filter_map(|u| {
+            let b = boards.iter().position(|b| *b == u.board)?;
+            let t = targets.iter().position(|t| *t == u.token)?;
+            let maxima = UnitMaxima {
+                unit: (b * targets.len() + t) as u64,
+                all: u.file.max_moves,
+                legal: u.legal_max(),
+            };
+            Some(((u.board.clone(), u.token.clone()), maxima))
         })
-        .collect()
+        .collect();
+    UnitMap {
+        boards,
+        targets,
+        maxima,
+    }
 }
 
 fn readme(census: &Census, figures: &pictures::Figures) -> String {

@@ -311,10 +311,48 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
     let (status, _, placement) = get(address, &path);
     assert_eq!(status, 200, "{placement}");
     assert_eq!(placement.matches("data-step=").count(), 5);
+    // The index counts an exhaustive campaign in units and placements, not seeds.
+    let (_, _, index) = get(address, "/");
+    assert!(index.contains(">1 / 2 units<"), "{index}");
+    assert!(
+        index.contains(" placements/s<") && !index.contains("seeds/s"),
+        "{index}"
+    );
+    // The census map: the done unit's cell, in both panels, leads to the unit's page, and
+    // the records are drawn, each leading to its placement's page.
+    let (status, _, census) = get(address, "/campaign/ex/census");
+    assert_eq!(status, 200, "{census}");
+    assert!(
+        census.contains(r#"data-units-done="1" data-units-total="2" data-max="5""#),
+        "{census}"
+    );
+    let unit_path = format!("/campaign/ex/unit/{}", records[0]["unit"]);
+    assert_eq!(
+        census
+            .matches(&format!(r#"<a href="{unit_path}">"#))
+            .count(),
+        2
+    );
+    assert_eq!(
+        census.matches(" data-token=").count(),
+        2 * 2,
+        "two panels of 2 boards × 1 token"
+    );
+    assert!(census.contains(&format!(r#"href="{path}""#)), "{census}");
+    let (status, _, unit) = get(address, &unit_path);
+    assert_eq!(status, 200, "{unit}");
+    assert!(unit.contains(r#"data-max="5""#), "{unit}");
+    assert!(unit.contains("Computed by <b>(imported)</b>"), "{unit}");
+    for (moves, count) in result.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        assert!(unit.contains(&format!(r#"<tr data-moves="{moves}" data-count="{count}""#)));
+    }
+    assert_eq!(unit.matches(&format!(r#"href="{path}""#)).count(), 1);
     for (bad, expected) in [
         ("/campaign/ex/placement/0/1-2-3", 404),
         ("/campaign/ex/placement/0/1-2-3-4", 404),
         ("/campaign/ex/puzzle/1", 404),
+        ("/campaign/ex/unit/999", 404),
+        ("/campaign/ex/unit/x", 400),
     ] {
         assert_eq!(get(address, bad).0, expected, "{bad}");
     }

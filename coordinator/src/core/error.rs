@@ -89,6 +89,9 @@ pub enum CoordinatorError {
         unit: u64,
         placement: [u8; 4],
     },
+    /// A unit with no result yet (or no such unit).
+    #[error("unit {unit} of {campaign:?} is not done")]
+    UnitNotDone { campaign: String, unit: u64 },
     #[error("the coordinator is shutting down")]
     ShuttingDown,
     #[error(transparent)]

@@ -36,8 +36,8 @@ pub use disputes::SETTLE_BUDGET;
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
     canonical_board, exhaustive_digest, DoneUnit, ExhaustiveRequest, Provenance, UnitBoard,
-    CONFIRMED_BY_COORDINATOR, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM,
-    DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
+    UnitMap, UnitMaxima, CONFIRMED_BY_COORDINATOR, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
+    DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
 };
 pub use identity::{Session, Worker};
 pub use progress::Remaining;

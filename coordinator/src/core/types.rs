@@ -192,8 +192,11 @@ pub struct CampaignStatus {
     pub seeds_done: u64,
     /// The most moves any mined seed needs (0 before the first result).
     pub hardest_moves: u8,
-    /// Seeds mined per second over the last minute.
+    /// Seeds mined per second over the last minute (units, for an exhaustive campaign).
     pub seeds_per_second: f64,
+    /// An exhaustive campaign's placements per unit (`None` for a seed campaign): its
+    /// progress and rate read in placements.
+    pub placements_per_unit: Option<u64>,
     /// Seeds solved in units still leased, as their workers last reported (not yet in
     /// `seeds_done`).
     pub seeds_in_progress: u64,

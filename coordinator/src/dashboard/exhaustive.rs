@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Records listed on a campaign page and by the records API.
-const RECORDS_SHOWN: usize = 12;
+pub(super) const RECORDS_SHOWN: usize = 12;
 
 fn distribution_json(d: &Distribution) -> Value {
     let side = |a: Aggregates| {
@@ -82,6 +82,24 @@ pub(super) async fn api_records(
     Ok(Json(json!({ "campaign": name, "records": records })))
 }
 
+/// The table of a distribution: placements by move count, all and legal, with shares.
+pub(super) fn histogram_table(body: &mut String, histogram: &[u64], legal_histogram: &[u64]) {
+    let all: u64 = histogram.iter().sum();
+    let legal: u64 = legal_histogram.iter().sum();
+    body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>placements</th><th>share</th><th>rarity</th><th>legal</th><th>share</th></tr>"#);
+    for (moves, &count) in histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        let legal_count = legal_histogram.get(moves).copied().unwrap_or(0);
+        let _ = write!(
+            body,
+            r#"<tr data-moves="{moves}" data-count="{count}" data-legal="{legal_count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.5} %</td><td class="num">{}</td><td class="num">{legal_count}</td><td class="num">{:.5} %</td></tr>"#,
+            count as f64 * 100.0 / all.max(1) as f64,
+            rarity(count, all),
+            legal_count as f64 * 100.0 / legal.max(1) as f64,
+        );
+    }
+    body.push_str("</table>");
+}
+
 /// A table row of a group: units, and placements, mean, maximum and count at the maximum
 /// over all and over legal placements.
 fn group_row(body: &mut String, group: &str, d: &Distribution) {
@@ -135,18 +153,7 @@ pub(super) fn campaign_page(
             ("legal placements", overall.legal_histogram.as_slice()),
         ],
     ));
-    body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>placements</th><th>share</th><th>rarity</th><th>legal</th><th>share</th></tr>"#);
-    for (moves, &count) in overall.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
-        let legal_count = overall.legal_histogram.get(moves).copied().unwrap_or(0);
-        let _ = write!(
-            body,
-            r#"<tr data-moves="{moves}" data-count="{count}" data-legal="{legal_count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.5} %</td><td class="num">{}</td><td class="num">{legal_count}</td><td class="num">{:.5} %</td></tr>"#,
-            count as f64 * 100.0 / all.puzzles().max(1) as f64,
-            rarity(count, all.puzzles()),
-            legal_count as f64 * 100.0 / legal.puzzles().max(1) as f64,
-        );
-    }
-    body.push_str("</table>");
+    histogram_table(&mut body, &overall.histogram, &overall.legal_histogram);
     let heading = r#"<tr><th rowspan="2">{what}</th><th rowspan="2">units</th><th colspan="4">all placements</th><th colspan="4">legal placements</th></tr><tr><th>count</th><th>mean</th><th>max</th><th>at max</th><th>count</th><th>mean</th><th>max</th><th>at max</th></tr>"#;
     for (what, id, groups) in [
         ("target", "by-target", &exact.by_target),
@@ -162,26 +169,36 @@ pub(super) fn campaign_page(
         }
         body.push_str("</table>");
     }
+    let _ = write!(
+        body,
+        r#"<p><a href="/campaign/{}/census">Map of the units' maxima</a> (each unit's distribution, provenance and hardest placements).</p>"#,
+        escape(name)
+    );
     body.push_str(r#"<h2>Records</h2><div class="hardest" id="records">"#);
     for mined in coordinator.find_placements(name, 0..=u8::MAX, RECORDS_SHOWN, true)? {
-        let puzzle = UnitBoard::new(&mined.board, &mined.token)
-            .ok()
-            .and_then(|unit| unit.puzzle(&mined.placement));
-        let Some(puzzle) = puzzle else { continue };
-        let board = ricochet::svg::board(&puzzle, &Picture::default());
-        let _ = write!(
-            body,
-            r#"<a class="card" href="/campaign/{n}/placement/{unit}/{cells}" data-unit="{unit}" data-placement="{cells}" data-moves="{moves}"><b>{board_name} {token}</b> · {moves} moves{board}</a>"#,
-            n = escape(name),
-            unit = mined.unit,
-            cells = cells_path(&mined.placement),
-            moves = mined.moves,
-            board_name = escape(&mined.board),
-            token = escape(&mined.token),
-        );
+        placement_card(&mut body, name, &mined);
     }
     body.push_str("</div>");
     Ok(Html(page(&format!("Campaign {name}"), &body, None)))
+}
+
+/// A card of a listed placement: its board drawn, linking to its page.
+pub(super) fn placement_card(body: &mut String, name: &str, mined: &MinedPlacement) {
+    let puzzle = UnitBoard::new(&mined.board, &mined.token)
+        .ok()
+        .and_then(|unit| unit.puzzle(&mined.placement));
+    let Some(puzzle) = puzzle else { return };
+    let board = ricochet::svg::board(&puzzle, &Picture::default());
+    let _ = write!(
+        body,
+        r#"<a class="card" href="/campaign/{n}/placement/{unit}/{cells}" data-unit="{unit}" data-placement="{cells}" data-moves="{moves}"><b>{board_name} {token}</b> · {moves} moves{board}</a>"#,
+        n = escape(name),
+        unit = mined.unit,
+        cells = cells_path(&mined.placement),
+        moves = mined.moves,
+        board_name = escape(&mined.board),
+        token = escape(&mined.token),
+    );
 }
 
 /// A placement a unit lists, with the playback of its solution when it has one.

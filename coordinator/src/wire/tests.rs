@@ -26,6 +26,7 @@ fn status() -> CampaignStatus {
         hardest_moves: 21,
         seeds_per_second: 1.5,
         seeds_in_progress: 17,
+        placements_per_unit: Some(656_239_500),
         quarantined: vec![QuarantinedUnit {
             unit: 3,
             failures: 5,

@@ -181,7 +181,7 @@ fn unknown_versions_and_damaged_records_are_corrupt_not_misread() {
     // Likewise a result block of an unknown kind, or a truncated record.
     let block = [&[BLOCK_EXHAUSTIVE][..], &encode(&record(20))].concat();
     for damaged in [
-        [&[4][..], &block[1..]].concat(),
+        [&[BLOCK_EXHAUSTIVE + 1][..], &block[1..]].concat(),
         block[..block.len() / 2].to_vec(),
         Vec::new(),
     ] {

@@ -4,24 +4,21 @@
 //! them: the exact distribution by board and target, and placements by depth.
 
 mod checks;
+mod queries;
 
 pub(super) use checks::{check_exhaustive, check_exhaustive_integrity};
 pub use checks::{exhaustive_digest, UnitBoard};
 
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
-use super::{
-    CampaignStats, CampaignStatus, Coordinator, CoordinatorError, ExactStats, ExhaustiveUnit,
-    MinedPlacement, Outcome, Result,
-};
+use super::{CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, Outcome, Result};
 use crate::unix_ms;
 use ricochet::Layout;
 use rrm_store::{
-    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Group, Mismatch,
-    PlacementCells, Resolution, UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
+    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Mismatch,
+    Resolution, UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
 };
 use std::collections::BTreeMap;
-use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 /// Sampled placements per unit unless told otherwise (each re-solved on acceptance).
@@ -64,6 +61,23 @@ pub struct DoneUnit {
     pub token: String,
     pub record: ExhaustiveRecord,
     pub provenance: Provenance,
+}
+
+/// A done unit's maxima: over all its placements and over its legal ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitMaxima {
+    pub unit: u64,
+    pub all: u8,
+    pub legal: u8,
+}
+
+/// An exhaustive campaign's boards and targets, and the maxima of its done units by
+/// (board, target): what a census heatmap draws.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UnitMap {
+    pub boards: Vec<String>,
+    pub targets: Vec<String>,
+    pub maxima: BTreeMap<(String, String), UnitMaxima>,
 }
 
 /// An exhaustive campaign to create: boards (any rotation) and tokens, all when empty.
@@ -299,48 +313,6 @@ impl Coordinator {
         Ok(Outcome::Accepted)
     }
 
-    /// Every done unit of exhaustive campaign `name` with its result and provenance, in
-    /// unit order.
-    pub fn done_units(&self, name: &str) -> Result<Vec<DoneUnit>> {
-        let state = self.lock();
-        let campaign = state.campaign(name)?;
-        let spec = exhaustive_of(campaign)?;
-        let mut done = Vec::new();
-        for (&unit, record) in &campaign.exhaustive {
-            let Some((board, token)) = spec.unit(unit) else {
-                continue;
-            };
-            let Some(UnitState::Done {
-                producer,
-                verification,
-                ..
-            }) = campaign.records.get(&unit).map(|r| &r.state)
-            else {
-                continue;
-            };
-            let (verified_by, check_pending) = match verification {
-                Verification::Agreed { by } => (Some(by.clone()), false),
-                Verification::Confirmed => (Some(CONFIRMED_BY_COORDINATOR.to_string()), false),
-                Verification::Pending | Verification::Leased(_) => (None, true),
-                Verification::NotChosen => (None, false),
-            };
-            done.push(DoneUnit {
-                unit,
-                board: board.to_string(),
-                token: token.to_string(),
-                provenance: Provenance {
-                    producer: Some(producer.clone()),
-                    verified_by,
-                    check_pending,
-                    cpu_ms: record.cpu_ms,
-                    rrm_version: record.rrm_version.clone(),
-                },
-                record: record.clone(),
-            });
-        }
-        Ok(done)
-    }
-
     /// What exhaustive campaign `name` asks of the unit of `board` (any rotation) and
     /// `token`.
     pub fn exhaustive_work(&self, name: &str, board: &str, token: &str) -> Result<ExhaustiveUnit> {
@@ -393,153 +365,6 @@ impl Coordinator {
         self.metrics.mismatched(name);
         Ok(Some(Outcome::Mismatch))
     }
-
-    /// The statistics of campaign `name`: for an exhaustive campaign the exact
-    /// distribution over its done units, overall, by target token and by board.
-    pub fn stats(&self, name: &str) -> Result<CampaignStats> {
-        let state = self.lock();
-        let campaign = state.campaign(name)?;
-        let mut stats = CampaignStats {
-            campaign: name.to_string(),
-            aggregates: Aggregates::default(),
-            exhaustive: None,
-        };
-        let Kind::Exhaustive(spec) = &campaign.kind else {
-            stats.aggregates = campaign.aggregates.clone();
-            return Ok(stats);
-        };
-        let mut exact = ExactStats::default();
-        for (&unit, record) in &campaign.exhaustive {
-            let Some((board, token)) = spec.unit(unit) else {
-                continue;
-            };
-            let result = &record.result;
-            exact.overall.add(result);
-            exact
-                .by_target
-                .entry(token.to_string())
-                .or_default()
-                .add(result);
-            exact
-                .by_board
-                .entry(board.to_string())
-                .or_default()
-                .add(result);
-        }
-        let aggregates = &mut stats.aggregates;
-        aggregates.histogram = exact.overall.histogram.clone();
-        for (groups, exact) in [
-            (&mut aggregates.by_target, &exact.by_target),
-            (&mut aggregates.by_arrangement, &exact.by_board),
-        ] {
-            for (name, distribution) in exact {
-                groups.insert(name.clone(), group_of(&distribution.histogram));
-            }
-        }
-        stats.exhaustive = Some(exact);
-        Ok(stats)
-    }
-
-    /// Placements of exhaustive campaign `name` needing `moves` (inclusive range), most
-    /// moves first, then by unit: each unit's placements at its maximum (with the
-    /// coordinator's solutions), and unless `hardest_only` its top placements per depth
-    /// too; at most `limit`.
-    pub fn find_placements(
-        &self,
-        name: &str,
-        moves: RangeInclusive<u8>,
-        limit: usize,
-        hardest_only: bool,
-    ) -> Result<Vec<MinedPlacement>> {
-        let state = self.lock();
-        let campaign = state.campaign(name)?;
-        let spec = exhaustive_of(campaign)?;
-        let mut found: BTreeMap<(std::cmp::Reverse<u8>, u64, usize), MinedPlacement> =
-            BTreeMap::new();
-        for (&unit, record) in &campaign.exhaustive {
-            let listed = listed(name, &spec, unit, record, &moves, hardest_only)?;
-            for (index, mined) in listed.into_iter().enumerate() {
-                found.insert((std::cmp::Reverse(mined.moves), unit, index), mined);
-                if found.len() > limit {
-                    found.pop_last();
-                }
-            }
-        }
-        Ok(found.into_values().collect())
-    }
-
-    /// One placement a done unit of campaign `name` lists (at its maximum, with the
-    /// coordinator's solution, or in its top placements of a depth).
-    pub fn placement(
-        &self,
-        name: &str,
-        unit: u64,
-        cells: PlacementCells,
-    ) -> Result<MinedPlacement> {
-        let state = self.lock();
-        let campaign = state.campaign(name)?;
-        let spec = exhaustive_of(campaign)?;
-        let not_listed = || CoordinatorError::NotListed {
-            campaign: name.to_string(),
-            unit,
-            placement: cells,
-        };
-        let record = campaign.exhaustive.get(&unit).ok_or_else(not_listed)?;
-        listed(name, &spec, unit, record, &(0..=u8::MAX), false)?
-            .into_iter()
-            .find(|mined| mined.placement == cells)
-            .ok_or_else(not_listed)
-    }
-}
-
-/// The placements a done unit lists needing `moves`: those at its maximum (with the
-/// coordinator's solutions), then unless `hardest_only` its top placements and its legal
-/// samples per depth not listed already.
-fn listed(
-    name: &str,
-    spec: &ExhaustiveSpec,
-    unit: u64,
-    record: &ExhaustiveRecord,
-    moves: &RangeInclusive<u8>,
-    hardest_only: bool,
-) -> Result<Vec<MinedPlacement>> {
-    let Some(work) = unit_work(spec, unit) else {
-        return Ok(Vec::new());
-    };
-    let target_cell = unit_board(&work)?.target_cell;
-    let mined = |placement, moves, solution| MinedPlacement {
-        campaign: name.to_string(),
-        unit,
-        board: work.board.clone(),
-        token: work.token.clone(),
-        target_cell,
-        placement,
-        moves,
-        solution,
-    };
-    let result = &record.result;
-    let mut listed: Vec<MinedPlacement> = Vec::new();
-    if moves.contains(&result.max_moves) {
-        for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
-            listed.push(mined(*cells, result.max_moves, solution.clone()));
-        }
-    }
-    if !hardest_only {
-        let samples = result
-            .legal_samples
-            .iter()
-            .zip(1u8..)
-            .map(|(list, d)| (d, list));
-        let by_depth = result.top.iter().map(|(d, list)| (*d, list)).chain(samples);
-        for (depth, placements) in by_depth.filter(|(d, _)| moves.contains(d)) {
-            for cells in placements {
-                if !listed.iter().any(|m| m.placement == *cells) {
-                    listed.push(mined(*cells, depth, Vec::new()));
-                }
-            }
-        }
-    }
-    Ok(listed)
 }
 
 /// The spec of an exhaustive campaign; a seed campaign is refused.
@@ -551,17 +376,6 @@ fn exhaustive_of(campaign: &CampaignState) -> Result<Arc<ExhaustiveSpec>> {
             expected: "an exhaustive campaign",
         }),
     }
-}
-
-/// The count, total and maximum of a histogram's placements.
-fn group_of(histogram: &[u64]) -> Group {
-    let mut group = Group::default();
-    for (depth, &count) in histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
-        group.puzzles += count;
-        group.total_moves += depth as u64 * count;
-        group.max_moves = depth as u8;
-    }
-    group
 }
 
 /// The most moves any placement of a done unit needs (0 before the first result).

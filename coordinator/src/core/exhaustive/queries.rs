@@ -1,0 +1,285 @@
+//! The queries on exhaustive campaigns: their done units with provenance (one or all),
+//! each unit's maxima for the census map, the exact distribution by board and target, and
+//! the placements the units list, by depth.
+
+use super::{
+    exhaustive_of, unit_board, unit_work, DoneUnit, Provenance, UnitMap, UnitMaxima,
+    CONFIRMED_BY_COORDINATOR,
+};
+use crate::core::campaign_state::{CampaignState, Kind};
+use crate::core::{
+    CampaignStats, Coordinator, CoordinatorError, ExactStats, MinedPlacement, Result,
+};
+use rrm_store::{
+    Aggregates, ExhaustiveRecord, ExhaustiveSpec, Group, PlacementCells, UnitState, Verification,
+};
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+
+impl Coordinator {
+    /// Every done unit of exhaustive campaign `name` with its result and provenance, in
+    /// unit order.
+    pub fn done_units(&self, name: &str) -> Result<Vec<DoneUnit>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        Ok(campaign
+            .exhaustive
+            .iter()
+            .filter_map(|(&unit, record)| done_unit(campaign, &spec, unit, record))
+            .collect())
+    }
+
+    /// Done unit `unit` of exhaustive campaign `name` with its result and provenance.
+    pub fn done_unit(&self, name: &str, unit: u64) -> Result<DoneUnit> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        campaign
+            .exhaustive
+            .get(&unit)
+            .and_then(|record| done_unit(campaign, &spec, unit, record))
+            .ok_or_else(|| CoordinatorError::UnitNotDone {
+                campaign: name.to_string(),
+                unit,
+            })
+    }
+
+    /// The map of exhaustive campaign `name`: its boards and targets, and each done unit's
+    /// maxima (what the census heatmap draws), without copying the units' lists.
+    pub fn unit_maxima(&self, name: &str) -> Result<UnitMap> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let maxima = campaign
+            .exhaustive
+            .iter()
+            .filter_map(|(&unit, record)| {
+                let (board, token) = spec.unit(unit)?;
+                let result = &record.result;
+                let legal = result.legal_histogram.iter().rposition(|&c| c > 0);
+                let maxima = UnitMaxima {
+                    unit,
+                    all: result.max_moves,
+                    legal: legal.map_or(0, |d| d as u8),
+                };
+                Some(((board.to_string(), token.to_string()), maxima))
+            })
+            .collect();
+        Ok(UnitMap {
+            boards: spec.boards.clone(),
+            targets: spec.targets.clone(),
+            maxima,
+        })
+    }
+
+    /// The statistics of campaign `name`: for an exhaustive campaign the exact
+    /// distribution over its done units, overall, by target token and by board.
+    pub fn stats(&self, name: &str) -> Result<CampaignStats> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let mut stats = CampaignStats {
+            campaign: name.to_string(),
+            aggregates: Aggregates::default(),
+            exhaustive: None,
+        };
+        let Kind::Exhaustive(spec) = &campaign.kind else {
+            stats.aggregates = campaign.aggregates.clone();
+            return Ok(stats);
+        };
+        let mut exact = ExactStats::default();
+        for (&unit, record) in &campaign.exhaustive {
+            let Some((board, token)) = spec.unit(unit) else {
+                continue;
+            };
+            let result = &record.result;
+            exact.overall.add(result);
+            exact
+                .by_target
+                .entry(token.to_string())
+                .or_default()
+                .add(result);
+            exact
+                .by_board
+                .entry(board.to_string())
+                .or_default()
+                .add(result);
+        }
+        let aggregates = &mut stats.aggregates;
+        aggregates.histogram = exact.overall.histogram.clone();
+        for (groups, exact) in [
+            (&mut aggregates.by_target, &exact.by_target),
+            (&mut aggregates.by_arrangement, &exact.by_board),
+        ] {
+            for (name, distribution) in exact {
+                groups.insert(name.clone(), group_of(&distribution.histogram));
+            }
+        }
+        stats.exhaustive = Some(exact);
+        Ok(stats)
+    }
+
+    /// Placements of exhaustive campaign `name` needing `moves` (inclusive range), most
+    /// moves first, then the units in turns (each one's first, then each one's second...):
+    /// each unit's placements at its maximum (with the coordinator's solutions), and unless
+    /// `hardest_only` the rest it lists (see `listed`); at most `limit`.
+    pub fn find_placements(
+        &self,
+        name: &str,
+        moves: RangeInclusive<u8>,
+        limit: usize,
+        hardest_only: bool,
+    ) -> Result<Vec<MinedPlacement>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        // Within a depth, the units take turns (first placement of each, then second...):
+        // a limit then cuts every unit's list short rather than the last units'.
+        let mut found: BTreeMap<(std::cmp::Reverse<u8>, usize, u64), MinedPlacement> =
+            BTreeMap::new();
+        for (&unit, record) in &campaign.exhaustive {
+            let listed = listed(name, &spec, unit, record, &moves, hardest_only)?;
+            for (index, mined) in listed.into_iter().enumerate() {
+                found.insert((std::cmp::Reverse(mined.moves), index, unit), mined);
+                if found.len() > limit {
+                    found.pop_last();
+                }
+            }
+        }
+        Ok(found.into_values().collect())
+    }
+
+    /// One placement a done unit of campaign `name` lists (at its maximum, with the
+    /// coordinator's solution, or in its top placements of a depth).
+    pub fn placement(
+        &self,
+        name: &str,
+        unit: u64,
+        cells: PlacementCells,
+    ) -> Result<MinedPlacement> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let not_listed = || CoordinatorError::NotListed {
+            campaign: name.to_string(),
+            unit,
+            placement: cells,
+        };
+        let record = campaign.exhaustive.get(&unit).ok_or_else(not_listed)?;
+        listed(name, &spec, unit, record, &(0..=u8::MAX), false)?
+            .into_iter()
+            .find(|mined| mined.placement == cells)
+            .ok_or_else(not_listed)
+    }
+}
+
+/// A done unit with its provenance, or `None` when it is not done (or not the spec's).
+fn done_unit(
+    campaign: &CampaignState,
+    spec: &ExhaustiveSpec,
+    unit: u64,
+    record: &ExhaustiveRecord,
+) -> Option<DoneUnit> {
+    let (board, token) = spec.unit(unit)?;
+    let Some(UnitState::Done {
+        producer,
+        verification,
+        ..
+    }) = campaign.records.get(&unit).map(|r| &r.state)
+    else {
+        return None;
+    };
+    let (verified_by, check_pending) = match verification {
+        Verification::Agreed { by } => (Some(by.clone()), false),
+        Verification::Confirmed => (Some(CONFIRMED_BY_COORDINATOR.to_string()), false),
+        Verification::Pending | Verification::Leased(_) => (None, true),
+        Verification::NotChosen => (None, false),
+    };
+    Some(DoneUnit {
+        unit,
+        board: board.to_string(),
+        token: token.to_string(),
+        provenance: Provenance {
+            producer: Some(producer.clone()),
+            verified_by,
+            check_pending,
+            cpu_ms: record.cpu_ms,
+            rrm_version: record.rrm_version.clone(),
+        },
+        record: record.clone(),
+    })
+}
+
+/// The placements a done unit lists needing `moves`: those at its maximum (with the
+/// coordinator's solutions), then unless `hardest_only` those at its legal maximum (with
+/// solutions too), its top placements and its legal samples per depth not listed already.
+fn listed(
+    name: &str,
+    spec: &ExhaustiveSpec,
+    unit: u64,
+    record: &ExhaustiveRecord,
+    moves: &RangeInclusive<u8>,
+    hardest_only: bool,
+) -> Result<Vec<MinedPlacement>> {
+    let Some(work) = unit_work(spec, unit) else {
+        return Ok(Vec::new());
+    };
+    let target_cell = unit_board(&work)?.target_cell;
+    let mined = |placement, moves, solution| MinedPlacement {
+        campaign: name.to_string(),
+        unit,
+        board: work.board.clone(),
+        token: work.token.clone(),
+        target_cell,
+        placement,
+        moves,
+        solution,
+    };
+    let result = &record.result;
+    let mut listed: Vec<MinedPlacement> = Vec::new();
+    if moves.contains(&result.max_moves) {
+        for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
+            listed.push(mined(*cells, result.max_moves, solution.clone()));
+        }
+    }
+    if !hardest_only {
+        let legal_max = result.legal_histogram.iter().rposition(|&c| c > 0);
+        if let Some(depth) = legal_max.map(|d| d as u8).filter(|d| moves.contains(d)) {
+            let solutions = record.legal_hardest_solutions.iter().map(Some);
+            let with_solutions = result
+                .legal_hardest
+                .iter()
+                .zip(solutions.chain(std::iter::repeat(None)));
+            for (cells, solution) in with_solutions {
+                if !listed.iter().any(|m| m.placement == *cells) {
+                    listed.push(mined(*cells, depth, solution.cloned().unwrap_or_default()));
+                }
+            }
+        }
+        let samples = result
+            .legal_samples
+            .iter()
+            .zip(1u8..)
+            .map(|(list, d)| (d, list));
+        let by_depth = result.top.iter().map(|(d, list)| (*d, list)).chain(samples);
+        for (depth, placements) in by_depth.filter(|(d, _)| moves.contains(d)) {
+            for cells in placements {
+                if !listed.iter().any(|m| m.placement == *cells) {
+                    listed.push(mined(*cells, depth, Vec::new()));
+                }
+            }
+        }
+    }
+    Ok(listed)
+}
+
+/// The count, total and maximum of a histogram's placements.
+fn group_of(histogram: &[u64]) -> Group {
+    let mut group = Group::default();
+    for (depth, &count) in histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        group.puzzles += count;
+        group.total_moves += depth as u64 * count;
+        group.max_moves = depth as u8;
+    }
+    group
+}

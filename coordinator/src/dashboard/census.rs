@@ -1,0 +1,169 @@
+//! The census pages of an exhaustive campaign: the map of its units' maxima (a heatmap
+//! of boards × targets, all and legal placements, each done unit's cell leading to its
+//! page) with the record positions drawn, and a page per unit: its exact distribution,
+//! who computed and who checked it, and its hardest placements drawn.
+
+use super::exhaustive::{histogram_table, placement_card, RECORDS_SHOWN};
+use super::{page, Coord, PageError};
+use crate::charts::{histogram_svg, unit_heatmap_svg};
+use crate::core::{DoneUnit, MinedPlacement, UnitBoard};
+use axum::extract::{Path, State};
+use axum::response::Html;
+use ricochet::svg::escape;
+use rrm_store::PlacementCells;
+use std::fmt::Write;
+
+/// `/campaign/NAME/census`: the heatmap of unit maxima and the records, over all
+/// placements and over legal ones.
+pub(super) async fn census_page(
+    State(coordinator): Coord,
+    Path(name): Path<String>,
+) -> Result<Html<String>, PageError> {
+    let map = coordinator.unit_maxima(&name)?;
+    let status = coordinator.status(&name)?;
+    let most = |legal: bool| {
+        map.maxima
+            .values()
+            .map(|m| if legal { m.legal } else { m.all })
+            .max()
+            .unwrap_or(0)
+    };
+    let (max_all, max_legal) = (most(false), most(true));
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        r#"<p id="census" data-units-done="{done}" data-units-total="{total}" data-max="{max_all}" data-legal-max="{max_legal}">{done} of {total} units analysed. The hardest placement needs <b>{max_all}</b> moves; the hardest legal one (no robot on a target) <b>{max_legal}</b>. Each cell is a unit, coloured by its maximum: open it for its distribution, its provenance and its hardest placements.</p>"#,
+        done = map.maxima.len(),
+        total = status.units_total,
+    );
+    let base = format!("/campaign/{}", escape(&name));
+    body.push_str(&unit_heatmap_svg(&map, |unit| {
+        Some(format!("{base}/unit/{unit}"))
+    }));
+    for (legal, max, id) in [
+        (false, max_all, "records"),
+        (true, max_legal, "legal-records"),
+    ] {
+        let _ = write!(
+            body,
+            r#"<h2>{} at {max} moves</h2><div class="hardest" id="{id}">"#,
+            if legal { "Legal records" } else { "Records" }
+        );
+        let units = map
+            .maxima
+            .values()
+            .filter(|m| max > 0 && if legal { m.legal } else { m.all } == max);
+        let mut shown = 0;
+        for maxima in units {
+            let done = coordinator.done_unit(&name, maxima.unit)?;
+            for mined in hardest(&name, &done, legal) {
+                if shown == RECORDS_SHOWN {
+                    break;
+                }
+                placement_card(&mut body, &name, &mined);
+                shown += 1;
+            }
+        }
+        body.push_str("</div>");
+    }
+    Ok(Html(page(&format!("Census {name}"), &body, None)))
+}
+
+/// `/campaign/NAME/unit/N`: one done unit.
+pub(super) async fn unit_page(
+    State(coordinator): Coord,
+    Path((name, unit)): Path<(String, u64)>,
+) -> Result<Html<String>, PageError> {
+    let done = coordinator.done_unit(&name, unit)?;
+    let result = &done.record.result;
+    let legal_max = result
+        .legal_histogram
+        .iter()
+        .rposition(|&c| c > 0)
+        .unwrap_or(0);
+    let provenance = &done.provenance;
+    let check = match (&provenance.verified_by, provenance.check_pending) {
+        (Some(by), _) => format!("checked by <b>{}</b>, who agreed", escape(by)),
+        (None, true) => "drawn for a second computation, not made yet".into(),
+        (None, false) => "not drawn for a second computation".into(),
+    };
+    let mut body = String::new();
+    let _ = write!(
+        body,
+        r#"<p id="unit" data-unit="{unit}" data-max="{max}" data-legal-max="{legal_max}">Board <b>{board}</b>, target <b>{token}</b>: {placements} placements, hardest <b>{max}</b> moves ({at_max} placements), hardest legal {legal_max}; {unsolvable} unsolvable.</p><p id="provenance">Computed by <b>{producer}</b> in {cpu:.1} s of CPU (rrm {version}); {check}. <a href="/campaign/{n}/census">Back to the map</a>.</p>"#,
+        board = escape(&done.board),
+        token = escape(&done.token),
+        placements = result.histogram.iter().sum::<u64>() + result.unsolvable,
+        max = result.max_moves,
+        at_max = result
+            .histogram
+            .get(usize::from(result.max_moves))
+            .copied()
+            .unwrap_or(0),
+        unsolvable = result.unsolvable,
+        producer = escape(provenance.producer.as_deref().unwrap_or("?")),
+        cpu = provenance.cpu_ms as f64 / 1000.0,
+        version = escape(&provenance.rrm_version),
+        n = escape(&name),
+    );
+    body.push_str(&histogram_svg(
+        &format!("{} {}", done.board, done.token),
+        &[
+            ("all placements", result.histogram.as_slice()),
+            ("legal placements", result.legal_histogram.as_slice()),
+        ],
+    ));
+    histogram_table(&mut body, &result.histogram, &result.legal_histogram);
+    for (legal, heading, id) in [
+        (false, "Hardest placements", "hardest"),
+        (true, "Hardest legal placements", "legal-hardest"),
+    ] {
+        let _ = write!(body, r#"<h2>{heading}</h2><div class="hardest" id="{id}">"#);
+        for mined in hardest(&name, &done, legal).take(RECORDS_SHOWN) {
+            placement_card(&mut body, &name, &mined);
+        }
+        body.push_str("</div>");
+    }
+    let title = format!("{} {} · unit {unit}", done.board, done.token);
+    Ok(Html(page(&title, &body, None)))
+}
+
+/// A done unit's placements at its maximum (or at its legal maximum), with the
+/// coordinator's solutions.
+fn hardest<'a>(
+    name: &'a str,
+    done: &'a DoneUnit,
+    legal: bool,
+) -> impl Iterator<Item = MinedPlacement> + 'a {
+    let result = &done.record.result;
+    let (placements, solutions, moves): (&[PlacementCells], &[Vec<String>], u8) = if legal {
+        let depth = result.legal_histogram.iter().rposition(|&c| c > 0);
+        (
+            &result.legal_hardest,
+            &done.record.legal_hardest_solutions,
+            depth.map_or(0, |d| d as u8),
+        )
+    } else {
+        (
+            &result.hardest,
+            &done.record.hardest_solutions,
+            result.max_moves,
+        )
+    };
+    let target_cell = UnitBoard::new(&done.board, &done.token)
+        .map(|unit| unit.target_cell)
+        .unwrap_or_default();
+    placements
+        .iter()
+        .zip(solutions.iter().map(Some).chain(std::iter::repeat(None)))
+        .map(move |(&placement, solution)| MinedPlacement {
+            campaign: name.to_string(),
+            unit: done.unit,
+            board: done.board.clone(),
+            token: done.token.clone(),
+            target_cell,
+            placement,
+            moves,
+            solution: solution.cloned().unwrap_or_default(),
+        })
+}
