@@ -255,11 +255,28 @@ fn units_text(spec: &CampaignSpec) -> String {
     text
 }
 
+/// "  5.1 M placements/s, ETA 2 hours" of an exhaustive campaign mining now (its rate is
+/// in units per second over the last minute), else nothing.
+fn placement_rate(status: &CampaignStatus) -> String {
+    let (Some(per_unit), rate) = (status.placements_per_unit, status.seeds_per_second) else {
+        return String::new();
+    };
+    if rate <= 0.0 {
+        return String::new();
+    }
+    let left = status.units_total.saturating_sub(status.units_done) as f64 / rate;
+    format!(
+        "  {:.1} M placements/s, ETA {}",
+        rate * per_unit as f64 / 1e6,
+        indicatif::HumanDuration(std::time::Duration::from_secs_f64(left))
+    )
+}
+
 fn status_line(status: &CampaignStatus) -> String {
     let spec = &status.campaign.spec;
     let mut line = if spec.is_exhaustive() {
         format!(
-            "{:<20} {}  units {}/{} done, {} leased, {} quarantined, {} verified, {} to check  hardest {}",
+            "{:<20} {}  units {}/{} done, {} leased, {} quarantined, {} verified, {} to check  hardest {}{}",
             spec.name,
             spec.generator,
             status.units_done,
@@ -268,7 +285,8 @@ fn status_line(status: &CampaignStatus) -> String {
             status.units_quarantined,
             status.units_verified,
             status.units_to_check,
-            status.hardest_moves
+            status.hardest_moves,
+            placement_rate(status)
         )
     } else {
         format!(
@@ -348,6 +366,8 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
         "units_verified": status.units_verified,
         "units_to_check": status.units_to_check,
         "seeds_done": status.seeds_done,
+        "seeds_per_second": status.seeds_per_second,
+        "placements_per_unit": status.placements_per_unit,
         "hardest_moves": status.hardest_moves,
         "quarantined": status.quarantined.iter().map(|q| serde_json::json!({"unit": q.unit, "failures": q.failures, "last_error": q.last_error})).collect::<Vec<_>>(),
         "mismatches_resolved": status.mismatches.iter().filter(|m| !m.resolution.is_pending()).count(),
@@ -366,4 +386,56 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
             "reason": d.reason,
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rrm_store::{Campaign, CampaignSpec};
+
+    fn status(placements_per_unit: Option<u64>, units_per_second: f64) -> CampaignStatus {
+        CampaignStatus {
+            campaign: Campaign {
+                id: 1,
+                spec: CampaignSpec {
+                    name: "census".into(),
+                    generator: rrm_store::EXHAUSTIVE_FOGLEMAN.into(),
+                    seed_start: 0,
+                    seed_end: 1536,
+                    unit_size: 1,
+                    record_threshold: 22,
+                },
+                created_unix_ms: 0,
+            },
+            units_total: 1536,
+            units_done: 1036,
+            units_leased: 2,
+            units_quarantined: 0,
+            units_verified: 50,
+            units_to_check: 0,
+            seeds_done: 1036,
+            hardest_moves: 23,
+            seeds_per_second: units_per_second,
+            seeds_in_progress: 0,
+            placements_per_unit,
+            quarantined: Vec::new(),
+            mismatches: Vec::new(),
+            distrusted: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn exhaustive_campaigns_mining_show_placements_per_second_and_an_eta() {
+        // 0.1 units/s of 656,239,500 placements; 500 units left: 5,000 s.
+        let line = status_line(&status(Some(656_239_500), 0.1));
+        assert!(line.contains("units 1036/1536 done"), "{line}");
+        assert!(
+            line.ends_with("  65.6 M placements/s, ETA 83 minutes"),
+            "{line}"
+        );
+        assert!(!line.contains("seed"), "{line}");
+        // Idle, or a seed campaign's status: no rate in placements.
+        assert_eq!(placement_rate(&status(Some(656_239_500), 0.0)), "");
+        assert_eq!(placement_rate(&status(None, 0.1)), "");
+    }
 }

@@ -124,21 +124,6 @@ pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
     svg
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn one_bar_per_non_empty_bin_and_series() {
-        let a = [0, 5, 100, 2];
-        let b = [0, 1, 0, 7, 1];
-        let svg = histogram_svg("x & y", &[("a", &a), ("b", &b)]);
-        assert_eq!(svg.matches(r#"class="bar""#).count(), 3 + 3);
-        assert!(svg.contains(r#"data-moves="2" data-count="100""#));
-        assert!(svg.contains("x &amp; y"));
-    }
-}
-
 /// Side of a heatmap cell.
 const HEAT_CELL: usize = 14;
 
@@ -235,4 +220,19 @@ fn heat(value: u8, low: u8, high: u8) -> String {
         lerp(237.0, 15.0),
         lerp(160.0, 21.0)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_bar_per_non_empty_bin_and_series() {
+        let a = [0, 5, 100, 2];
+        let b = [0, 1, 0, 7, 1];
+        let svg = histogram_svg("x & y", &[("a", &a), ("b", &b)]);
+        assert_eq!(svg.matches(r#"class="bar""#).count(), 3 + 3);
+        assert!(svg.contains(r#"data-moves="2" data-count="100""#));
+        assert!(svg.contains("x &amp; y"));
+    }
 }

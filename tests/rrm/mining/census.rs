@@ -3,7 +3,7 @@
 //! and export again to the same bytes; `rrm census report` turns them into census.json,
 //! records that replay, and pictures.
 
-use super::exhaustive::{exhaust_json, honest, BOARD, ROTATED, TOKEN};
+use super::exhaustive::{create_campaign, exhaust_json, honest, BOARD, TOKEN};
 use crate::referee::check_solution;
 use crate::rrm_ok;
 use ricochet::PuzzleRecord;
@@ -13,19 +13,7 @@ use std::path::Path;
 
 /// A store in `dir` with the one-unit exhaustive campaign `census`.
 fn campaign(dir: &Path) {
-    rrm_ok(&[
-        "campaign",
-        "create",
-        "census",
-        "--exhaustive",
-        "fogleman",
-        "--boards",
-        ROTATED,
-        "--targets",
-        TOKEN,
-        "--data",
-        dir.to_str().unwrap(),
-    ]);
+    create_campaign("census", dir);
 }
 
 fn import(dir: &Path, file: &Path) -> String {

@@ -430,6 +430,24 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
 }
 
 /// `honest` as `rrm exhaust --json` prints it.
+/// `rrm campaign create NAME --exhaustive fogleman` of the honest unit's board (given
+/// rotated) and token, in the store at `dir`.
+pub(super) fn create_campaign(name: &str, dir: &std::path::Path) {
+    rrm_ok(&[
+        "campaign",
+        "create",
+        name,
+        "--exhaustive",
+        "fogleman",
+        "--boards",
+        ROTATED,
+        "--targets",
+        TOKEN,
+        "--data",
+        dir.to_str().unwrap(),
+    ]);
+}
+
 pub(super) fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
     let placement =
         |c: &[u8; 4]| serde_json::json!({"target_robot": c[0], "helpers": [c[1], c[2], c[3]]});
@@ -454,19 +472,7 @@ fn exhaust_json_files_import_through_the_checks() {
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().to_str().unwrap();
-    rrm_ok(&[
-        "campaign",
-        "create",
-        "imp",
-        "--exhaustive",
-        "fogleman",
-        "--boards",
-        ROTATED,
-        "--targets",
-        TOKEN,
-        "--data",
-        dir,
-    ]);
+    create_campaign("imp", data.path());
     let mut forged = honest.clone();
     forged.sample[easier_sample(honest).0].1 = Some(easier_sample(honest).2 + 1);
     let forged_file = data.path().join("forged.json");
