@@ -46,6 +46,24 @@ pub(super) struct CampaignState {
 }
 
 impl CampaignState {
+    /// What a worker may report solved of `unit`: its seeds, or an exhaustive unit's
+    /// placements (0 for a unit the campaign does not have).
+    pub(super) fn unit_work_size(&self, unit: u64) -> u64 {
+        let spec = &self.campaign.spec;
+        if unit >= spec.units_total() {
+            return 0;
+        }
+        match &self.kind {
+            Kind::Seeds(_) => {
+                let seeds = spec.unit_seeds(unit);
+                seeds.end - seeds.start
+            }
+            Kind::Exhaustive(exhaustive) => {
+                super::queries::placements_per_unit(exhaustive).unwrap_or(0)
+            }
+        }
+    }
+
     pub(super) fn new(campaign: Campaign, kind: Kind, aggregates: Aggregates) -> CampaignState {
         CampaignState {
             campaign,

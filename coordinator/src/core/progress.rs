@@ -52,16 +52,23 @@ impl State {
         !self.campaigns.is_empty() && self.campaigns.values().all(finished)
     }
 
-    /// Keeps what `worker` reports in a heartbeat: `seeds_solved[i]` seeds of `leases[i]`.
-    /// Only leases it still holds count.
+    /// Keeps what `worker` reports in a heartbeat: `seeds_solved[i]` seeds of `leases[i]`,
+    /// at most the unit's size (a worker's word, shown on the dashboard, must not claim
+    /// more than the unit holds). Only leases it still holds count.
     pub(super) fn note_progress(&mut self, worker: u64, leases: &[LeaseRef], seeds_solved: &[u64]) {
         let progress = &mut self.progress.0;
+        let campaigns = &self.campaigns;
         progress.retain(|_, (holder, _)| *holder != worker);
         for (lease, &seeds) in leases.iter().zip(seeds_solved) {
-            progress.insert(lease.clone(), (worker, seeds));
+            let Some(campaign) = campaigns.get(&lease.campaign) else {
+                continue;
+            };
+            if holds(campaigns, lease, worker) {
+                let seeds = seeds.min(campaign.unit_work_size(lease.unit));
+                progress.insert(lease.clone(), (worker, seeds));
+            }
         }
         // Also forgets the reports of workers that went away without a word.
-        let campaigns = &self.campaigns;
         progress.retain(|lease, (holder, _)| holds(campaigns, lease, *holder));
     }
 

@@ -218,7 +218,7 @@ fn mined(campaign: &str, entry: HardEntry) -> MinedPuzzle {
 
 /// The placements of each unit of an exhaustive campaign (the same on every board of
 /// the first edition); `None` if its first board cannot be read.
-fn placements_per_unit(spec: &ExhaustiveSpec) -> Option<u64> {
+pub(super) fn placements_per_unit(spec: &ExhaustiveSpec) -> Option<u64> {
     let (board, token) = spec.unit(0)?;
     UnitBoard::new(board, token)
         .ok()

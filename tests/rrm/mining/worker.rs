@@ -323,6 +323,10 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
             .unwrap()
             .into_inner();
         assert_eq!(reported.seeds_in_progress, 7);
+        // A worker claiming more than its unit holds is believed up to the unit's 10 seeds.
+        client.heartbeat(beat(vec![u64::MAX])).await.unwrap();
+        let claimed = server.coordinator.status("progress").unwrap();
+        assert_eq!(claimed.seeds_in_progress, 10);
 
         let seeds = unit.seed_start..unit.seed_end;
         let cancel = std::sync::atomic::AtomicBool::new(false);
