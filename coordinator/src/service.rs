@@ -120,10 +120,26 @@ const KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20
 type MiningServer = pb::mining_server::MiningServer<Service>;
 type QueryServer = pb::query_server::QueryServer<Service>;
 
+/// Bytes of an error message a status carries at most: messages echo what clients sent
+/// (names, versions), and a client must not make the coordinator send, or log, megabytes.
+const MESSAGE_BOUND: usize = 512;
+
+/// `text` cut to [`MESSAGE_BOUND`] bytes (at a character boundary), saying how long it was.
+fn clipped(text: String) -> String {
+    if text.len() <= MESSAGE_BOUND {
+        return text;
+    }
+    let cut = (0..=MESSAGE_BOUND - 40)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}… ({} bytes in all)", &text[..cut], text.len())
+}
+
 impl From<CoordinatorError> for Status {
     fn from(error: CoordinatorError) -> Status {
         use CoordinatorError::*;
-        let message = error.to_string();
+        let message = clipped(error.to_string());
         match error {
             UnknownCampaign(_)
             | UnknownUnit { .. }
@@ -211,10 +227,10 @@ impl pb::mining_server::Mining for Service {
         check_name("worker name", &request.name)?;
         let ours = env!("CARGO_PKG_VERSION");
         if request.version != ours {
-            return Err(Status::failed_precondition(format!(
+            return Err(Status::failed_precondition(clipped(format!(
                 "worker version {:?} does not match coordinator version {ours}",
                 request.version
-            )));
+            ))));
         }
         // With tokens, the token's name is the worker's identity; what it calls itself
         // is only logged.

@@ -419,3 +419,44 @@ fn campaign_retry_releases_quarantined_units() {
     );
     honest_worker_finishes(&server, &tokens, "retried", seeds);
 }
+
+#[test]
+fn client_strings_come_back_cut_short() {
+    let server = Server::with_campaign(checking(0.0), spec("echo", 1..11, 10));
+    block_on(async {
+        let mut client = pb::mining_client::MiningClient::connect(server.url.clone())
+            .await
+            .unwrap();
+        // A 100 kB version and a 100 kB campaign name: refused, and not sent back whole.
+        let huge = "v".repeat(100_000);
+        let refused = client
+            .register(pb::RegisterRequest {
+                name: "echo".into(),
+                threads: 1,
+                version: huge.clone(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+        assert!(
+            refused.message().len() <= 512,
+            "{}",
+            refused.message().len()
+        );
+        assert!(
+            refused.message().contains(" bytes in all)"),
+            "{}",
+            refused.message()
+        );
+        let unknown = query(&server.url)
+            .await
+            .get_campaign_status(pb::CampaignRequest { campaign: huge })
+            .await
+            .unwrap_err();
+        assert!(
+            unknown.message().len() <= 512,
+            "{}",
+            unknown.message().len()
+        );
+    });
+}
