@@ -15,7 +15,8 @@ use ricochet::svg::{escape, Picture};
 use ricochet::{Generator, Move, Puzzle, Solver};
 use rrm_coordinator::{MinedPlacement, UnitBoard};
 use serde_json::json;
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::ops::RangeInclusive;
@@ -110,20 +111,21 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let spec = backend.status(&name)?.campaign.spec;
     let (generator, candidates): (_, Vec<Candidate>) = if spec.is_exhaustive() {
         let placements = backend.find_placements(&name, moves.clone(), CANDIDATES, false)?;
+        // One board per unit, not per candidate: a unit lists hundreds.
+        let mut boards: HashMap<u64, UnitBoard> = HashMap::new();
         let mut candidates = Vec::with_capacity(placements.len());
         for mined in placements {
-            let unit = UnitBoard::new(&mined.board, &mined.token)?;
+            let unit = match boards.entry(mined.unit) {
+                Entry::Occupied(known) => known.into_mut(),
+                Entry::Vacant(new) => new.insert(UnitBoard::new(&mined.board, &mined.token)?),
+            };
             if args.all_placements || unit.is_legal(&mined.placement) {
-                candidates.push(mined);
+                candidates.push(Candidate {
+                    moves: mined.moves,
+                    origin: Origin::Placement(mined),
+                });
             }
         }
-        let candidates = candidates
-            .into_iter()
-            .map(|mined| Candidate {
-                moves: mined.moves,
-                origin: Origin::Placement(mined),
-            })
-            .collect();
         (None, candidates)
     } else {
         let generator: Generator = spec.generator.parse()?;

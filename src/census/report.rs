@@ -13,7 +13,8 @@ use crate::unit_result::UnitResultJson;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use ricochet::{Layout, PuzzleRecord};
-use rrm_coordinator::{UnitBoard, UnitMap, UnitMaxima};
+use rrm_coordinator::{Distribution, UnitBoard, UnitMap, UnitMaxima};
+use rrm_store::deepest;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -114,7 +115,7 @@ struct Unit {
 
 impl Unit {
     fn legal_max(&self) -> u8 {
-        last_depth(&self.file.legal_histogram)
+        deepest(&self.file.legal_histogram)
     }
 }
 
@@ -179,35 +180,12 @@ fn read_units(dir: &Path) -> Result<Vec<Unit>> {
         .collect()
 }
 
-fn last_depth(histogram: &[u64]) -> u8 {
-    histogram.iter().rposition(|&c| c > 0).unwrap_or(0) as u8
-}
-
-fn add(sum: &mut Vec<u64>, more: &[u64]) {
-    if sum.len() < more.len() {
-        sum.resize(more.len(), 0);
-    }
-    for (total, count) in sum.iter_mut().zip(more) {
-        *total += count;
-    }
-}
-
-fn mean(histogram: &[u64]) -> f64 {
-    let total: u64 = histogram.iter().sum();
-    let moves: u64 = histogram
-        .iter()
-        .enumerate()
-        .map(|(d, &c)| d as u64 * c)
-        .sum();
-    moves as f64 / total.max(1) as f64
-}
-
 fn census(units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
-    let (mut all, mut legal) = (Vec::new(), Vec::new());
+    let mut edition = Distribution::default();
     let mut checks = Checks::default();
     for unit in units {
-        add(&mut all, &unit.file.histogram);
-        add(&mut legal, &unit.file.legal_histogram);
+        let file = &unit.file;
+        edition.add_histograms(&file.histogram, &file.legal_histogram, file.unsolvable);
         let Some(provenance) = &unit.file.provenance else {
             continue;
         };
@@ -223,7 +201,8 @@ fn census(units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
             checks.record_candidates_verified += usize::from(provenance.verified_by.is_some());
         }
     }
-    let (max, legal_max) = (last_depth(&all), last_depth(&legal));
+    let (all, legal) = (edition.all(), edition.legal());
+    let (max, legal_max) = (all.max_moves(), legal.max_moves());
     let (all_records, all_complete) = records(units, max, false)?;
     let (legal_records, legal_complete) = records(units, legal_max, true)?;
     Ok(Census {
@@ -231,15 +210,15 @@ fn census(units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
         units_done: units.len(),
         placements: units.iter().map(|u| u.file.placements).sum(),
         all: Extreme {
-            mean_moves: mean(&all),
-            histogram: all,
+            mean_moves: all.mean(),
+            histogram: all.histogram,
             max_moves: max,
             records: all_records,
             complete: all_complete,
         },
         legal: Extreme {
-            mean_moves: mean(&legal),
-            histogram: legal,
+            mean_moves: legal.mean(),
+            histogram: legal.histogram,
             max_moves: legal_max,
             records: legal_records,
             complete: legal_complete,
@@ -285,7 +264,7 @@ fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)
             (&file.hardest, &file.hardest_solutions, &file.histogram)
         };
         let at = histogram.get(usize::from(moves)).copied().unwrap_or(0);
-        if at == 0 || last_depth(histogram) != moves {
+        if at == 0 || deepest(histogram) != moves {
             continue;
         }
         complete &= list.len() as u64 == at;

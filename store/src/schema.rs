@@ -184,7 +184,7 @@ impl Group {
         subtract_bins(&mut self.histogram, &other.histogram);
         self.puzzles = self.puzzles.saturating_sub(other.puzzles);
         self.total_moves = self.total_moves.saturating_sub(other.total_moves);
-        self.max_moves = self.histogram.iter().rposition(|&c| c > 0).unwrap_or(0) as u8;
+        self.max_moves = deepest(&self.histogram);
     }
 
     /// Adds the puzzles of `other`.
@@ -244,7 +244,7 @@ impl Aggregates {
 
     /// The hardest move count seen (0 when empty).
     pub fn max_moves(&self) -> u8 {
-        self.histogram.iter().rposition(|&c| c > 0).unwrap_or(0) as u8
+        deepest(&self.histogram)
     }
 
     /// Adds the counts of `other`.
@@ -397,6 +397,18 @@ pub struct ExhaustiveResult {
     pub legal_samples: Vec<Vec<PlacementCells>>,
     /// Legal placements at the deepest depth a legal placement needs.
     pub legal_hardest: Vec<PlacementCells>,
+}
+
+impl ExhaustiveResult {
+    /// The most moves a legal placement needs (0 when none is legal).
+    pub fn legal_max_moves(&self) -> u8 {
+        deepest(&self.legal_histogram)
+    }
+}
+
+/// The deepest non-empty bin of a histogram of move counts (0 when all are empty).
+pub fn deepest(histogram: &[u64]) -> u8 {
+    histogram.iter().rposition(|&count| count > 0).unwrap_or(0) as u8
 }
 
 /// An accepted exhaustive result as stored (kind byte 4 in `results`, version 2): the

@@ -1,6 +1,7 @@
 //! One campaign's state in memory: its kind, its unit records and the sets derived from
 //! them (pending, leased, awaiting verification), its statistics and its recent rate.
 
+use super::UnitBoard;
 use ricochet::Generator;
 use rrm_store::{
     Aggregates, Campaign, ExhaustiveRecord, ExhaustiveSpec, Lease, UnitRecord, UnitState,
@@ -43,6 +44,8 @@ pub(super) struct CampaignState {
     pub(super) seeds_done: u64,
     /// (when, seeds done then) at each accepted result of the last minute, for the rate.
     progress: VecDeque<(Instant, u64)>,
+    /// An exhaustive campaign's placements per unit (worked out once: it takes a board).
+    pub(super) placements_per_unit: Option<u64>,
 }
 
 impl CampaignState {
@@ -58,14 +61,17 @@ impl CampaignState {
                 let seeds = spec.unit_seeds(unit);
                 seeds.end - seeds.start
             }
-            Kind::Exhaustive(exhaustive) => {
-                super::queries::placements_per_unit(exhaustive).unwrap_or(0)
-            }
+            Kind::Exhaustive(_) => self.placements_per_unit.unwrap_or(0),
         }
     }
 
     pub(super) fn new(campaign: Campaign, kind: Kind, aggregates: Aggregates) -> CampaignState {
+        let placements_per_unit = match &kind {
+            Kind::Seeds(_) => None,
+            Kind::Exhaustive(spec) => placements_per_unit(spec),
+        };
         CampaignState {
+            placements_per_unit,
             campaign,
             kind,
             exhaustive: BTreeMap::new(),
@@ -202,4 +208,13 @@ pub(super) fn current_lease_mut(record: &mut UnitRecord) -> Option<&mut Lease> {
         } => Some(lease),
         _ => None,
     }
+}
+
+/// The placements of each unit of an exhaustive campaign (the same on every board of
+/// the first edition); `None` if its first board cannot be read.
+fn placements_per_unit(spec: &ExhaustiveSpec) -> Option<u64> {
+    let (board, token) = spec.unit(0)?;
+    UnitBoard::new(board, token)
+        .ok()
+        .map(|unit| unit.placements())
 }

@@ -3,12 +3,11 @@
 
 use super::campaign_state::{current_lease, CampaignState, Kind};
 use super::exhaustive::hardest_moves;
-use super::UnitBoard;
 use super::{CampaignStatus, Coordinator, CoordinatorError, MinedPuzzle, QuarantinedUnit, Result};
 use crate::unix_ms;
 use ricochet::Generator;
 use rrm_proto::UNSOLVED;
-use rrm_store::{Aggregates, CampaignSpec, ExhaustiveSpec, HardEntry, UnitState, Verification};
+use rrm_store::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
@@ -69,10 +68,7 @@ impl Coordinator {
                 Kind::Exhaustive(_) => hardest_moves(&campaign.exhaustive),
             },
             seeds_per_second: campaign.rate(),
-            placements_per_unit: match &campaign.kind {
-                Kind::Seeds(_) => None,
-                Kind::Exhaustive(spec) => placements_per_unit(spec),
-            },
+            placements_per_unit: campaign.placements_per_unit,
             seeds_in_progress: state.seeds_in_progress(name),
             quarantined: Vec::new(),
             mismatches: self.store.mismatches(campaign.campaign.id)?,
@@ -214,13 +210,4 @@ fn mined(campaign: &str, entry: HardEntry) -> MinedPuzzle {
         solution: entry.solution,
         re_solved: entry.re_solved,
     }
-}
-
-/// The placements of each unit of an exhaustive campaign (the same on every board of
-/// the first edition); `None` if its first board cannot be read.
-pub(super) fn placements_per_unit(spec: &ExhaustiveSpec) -> Option<u64> {
-    let (board, token) = spec.unit(0)?;
-    UnitBoard::new(board, token)
-        .ok()
-        .map(|unit| unit.placements())
 }

@@ -112,10 +112,19 @@ impl Distribution {
 
     /// Adds one unit's result.
     pub fn add(&mut self, result: &ExhaustiveResult) {
+        self.add_histograms(
+            &result.histogram,
+            &result.legal_histogram,
+            result.unsolvable,
+        );
+    }
+
+    /// Adds one unit's histograms (all and legal placements) and unsolvable count.
+    pub fn add_histograms(&mut self, histogram: &[u64], legal: &[u64], unsolvable: u64) {
         self.units += 1;
-        add_histogram(&mut self.histogram, &result.histogram);
-        add_histogram(&mut self.legal_histogram, &result.legal_histogram);
-        self.unsolvable += result.unsolvable;
+        add_histogram(&mut self.histogram, histogram);
+        add_histogram(&mut self.legal_histogram, legal);
+        self.unsolvable += unsolvable;
     }
 }
 

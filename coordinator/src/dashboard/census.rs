@@ -6,11 +6,9 @@
 use super::exhaustive::{histogram_table, placement_card, RECORDS_SHOWN};
 use super::{page, Coord, PageError};
 use crate::charts::{histogram_svg, unit_heatmap_svg};
-use crate::core::{DoneUnit, MinedPlacement, UnitBoard};
 use axum::extract::{Path, State};
 use axum::response::Html;
 use ricochet::svg::escape;
-use rrm_store::PlacementCells;
 use std::fmt::Write;
 
 /// `/campaign/NAME/census`: the heatmap of unit maxima and the records, over all
@@ -55,8 +53,7 @@ pub(super) async fn census_page(
             .filter(|m| max > 0 && if legal { m.legal } else { m.all } == max);
         let mut shown = 0;
         for maxima in units {
-            let done = coordinator.done_unit(&name, maxima.unit)?;
-            for mined in hardest(&name, &done, legal) {
+            for mined in coordinator.hardest_placements(&name, maxima.unit, legal)? {
                 if shown == RECORDS_SHOWN {
                     break;
                 }
@@ -76,11 +73,7 @@ pub(super) async fn unit_page(
 ) -> Result<Html<String>, PageError> {
     let done = coordinator.done_unit(&name, unit)?;
     let result = &done.record.result;
-    let legal_max = result
-        .legal_histogram
-        .iter()
-        .rposition(|&c| c > 0)
-        .unwrap_or(0);
+    let legal_max = result.legal_max_moves();
     let provenance = &done.provenance;
     let check = match (&provenance.verified_by, provenance.check_pending) {
         (Some(by), _) => format!("checked by <b>{}</b>, who agreed", escape(by)),
@@ -119,51 +112,12 @@ pub(super) async fn unit_page(
         (true, "Hardest legal placements", "legal-hardest"),
     ] {
         let _ = write!(body, r#"<h2>{heading}</h2><div class="hardest" id="{id}">"#);
-        for mined in hardest(&name, &done, legal).take(RECORDS_SHOWN) {
-            placement_card(&mut body, &name, &mined);
+        let hardest = coordinator.hardest_placements(&name, unit, legal)?;
+        for mined in hardest.iter().take(RECORDS_SHOWN) {
+            placement_card(&mut body, &name, mined);
         }
         body.push_str("</div>");
     }
     let title = format!("{} {} · unit {unit}", done.board, done.token);
     Ok(Html(page(&title, &body, None)))
-}
-
-/// A done unit's placements at its maximum (or at its legal maximum), with the
-/// coordinator's solutions.
-fn hardest<'a>(
-    name: &'a str,
-    done: &'a DoneUnit,
-    legal: bool,
-) -> impl Iterator<Item = MinedPlacement> + 'a {
-    let result = &done.record.result;
-    let (placements, solutions, moves): (&[PlacementCells], &[Vec<String>], u8) = if legal {
-        let depth = result.legal_histogram.iter().rposition(|&c| c > 0);
-        (
-            &result.legal_hardest,
-            &done.record.legal_hardest_solutions,
-            depth.map_or(0, |d| d as u8),
-        )
-    } else {
-        (
-            &result.hardest,
-            &done.record.hardest_solutions,
-            result.max_moves,
-        )
-    };
-    let target_cell = UnitBoard::new(&done.board, &done.token)
-        .map(|unit| unit.target_cell)
-        .unwrap_or_default();
-    placements
-        .iter()
-        .zip(solutions.iter().map(Some).chain(std::iter::repeat(None)))
-        .map(move |(&placement, solution)| MinedPlacement {
-            campaign: name.to_string(),
-            unit: done.unit,
-            board: done.board.clone(),
-            token: done.token.clone(),
-            target_cell,
-            placement,
-            moves,
-            solution: solution.cloned().unwrap_or_default(),
-        })
 }

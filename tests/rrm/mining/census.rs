@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// A store in `dir` with the one-unit exhaustive campaign `census`.
 fn campaign(dir: &Path) {
-    create_campaign("census", dir);
+    create_campaign("census", &["--data", dir.to_str().unwrap()]);
 }
 
 fn import(dir: &Path, file: &Path) -> String {

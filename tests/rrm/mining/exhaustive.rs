@@ -388,19 +388,7 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
     let data = tempfile::tempdir().unwrap();
     let (mut process, address) = coordinator_process(data.path(), "127.0.0.1:0");
     let url = format!("http://{address}");
-    rrm_ok(&[
-        "campaign",
-        "create",
-        "kill",
-        "--exhaustive",
-        "fogleman",
-        "--boards",
-        ROTATED,
-        "--targets",
-        TOKEN,
-        "--coordinator",
-        &url,
-    ]);
+    create_campaign("kill", &["--coordinator", &url]);
     block_on(async {
         let (mut client, worker) = raw_worker(&url, "raw").await;
         let unit = leased_unit(&mut client, &worker).await;
@@ -431,9 +419,9 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
 
 /// `honest` as `rrm exhaust --json` prints it.
 /// `rrm campaign create NAME --exhaustive fogleman` of the honest unit's board (given
-/// rotated) and token, in the store at `dir`.
-pub(super) fn create_campaign(name: &str, dir: &std::path::Path) {
-    rrm_ok(&[
+/// rotated) and token, in the store `store` names (`--data DIR` or `--coordinator URL`).
+pub(super) fn create_campaign(name: &str, store: &[&str]) {
+    let create = [
         "campaign",
         "create",
         name,
@@ -443,9 +431,8 @@ pub(super) fn create_campaign(name: &str, dir: &std::path::Path) {
         ROTATED,
         "--targets",
         TOKEN,
-        "--data",
-        dir.to_str().unwrap(),
-    ]);
+    ];
+    rrm_ok(&[&create[..], store].concat());
 }
 
 pub(super) fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
@@ -472,7 +459,7 @@ fn exhaust_json_files_import_through_the_checks() {
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
     let dir = data.path().to_str().unwrap();
-    create_campaign("imp", data.path());
+    create_campaign("imp", &["--data", dir]);
     let mut forged = honest.clone();
     forged.sample[easier_sample(honest).0].1 = Some(easier_sample(honest).2 + 1);
     let forged_file = data.path().join("forged.json");

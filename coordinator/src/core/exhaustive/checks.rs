@@ -190,7 +190,7 @@ pub(in crate::core) fn check_exhaustive(
         check_list(unit, list, placements, work.top_per_depth as usize, found)?;
     }
     check_sample(work, unit, result)?;
-    let legal_max = check_legal_lists(work, unit, result)?;
+    check_legal_lists(work, unit, result)?;
     let hardest_solutions =
         re_solve_drawn(unit, &result.hardest, max, PlacementList::Hardest, max)?;
     let legal_hardest_solutions = re_solve_drawn(
@@ -198,7 +198,7 @@ pub(in crate::core) fn check_exhaustive(
         &result.legal_hardest,
         max,
         PlacementList::LegalHardest,
-        legal_max,
+        result.legal_max_moves(),
     )?;
     for (index, (cells, depth)) in result.sample.iter().enumerate() {
         re_solve(unit, cells, max, PlacementList::Sample, index, *depth)?;
@@ -214,13 +214,12 @@ pub(in crate::core) fn check_exhaustive(
 
 /// The legal lists: one sample per depth from 1 to the maximum, each of
 /// `min(legal placements, LEGAL_PER_DEPTH)` legal placements, and the legal hardest:
-/// `min(legal placements at the legal maximum, max_hardest)` of them. Returns the legal
-/// maximum (0 when no placement is legal).
+/// `min(legal placements at the legal maximum, max_hardest)` of them.
 fn check_legal_lists(
     work: &ExhaustiveUnit,
     unit: &UnitBoard,
     result: &ExhaustiveResult,
-) -> Result<u8, Rejection> {
+) -> Result<(), Rejection> {
     let depths = usize::from(result.max_moves);
     if result.legal_samples.len() != depths {
         return Err(Rejection::WrongCount {
@@ -236,12 +235,8 @@ fn check_legal_lists(
         check_list(unit, list, placements, LEGAL_PER_DEPTH, found)?;
         check_legal(unit, list, placements)?;
     }
-    let legal_max = (1..result.legal_histogram.len())
-        .rev()
-        .find(|&d| result.legal_histogram[d] > 0)
-        .unwrap_or(0);
     let list = PlacementList::LegalHardest;
-    let found = result.legal_histogram[legal_max];
+    let found = result.legal_histogram[usize::from(result.legal_max_moves())];
     check_list(
         unit,
         list,
@@ -249,8 +244,7 @@ fn check_legal_lists(
         work.max_hardest as usize,
         found,
     )?;
-    check_legal(unit, list, &result.legal_hardest)?;
-    Ok(legal_max as u8)
+    check_legal(unit, list, &result.legal_hardest)
 }
 
 /// Every placement of a legal list leaves the board's target cells free.

@@ -262,16 +262,17 @@ impl Coordinator {
         if let Some(outcome) = self.compare_import(name, unit, digest)? {
             return Ok(outcome);
         }
-        let mut checked = check_exhaustive(&work, &unit_board(&work)?, &result, provenance.cpu_ms)?;
+        let mut record = check_exhaustive(&work, &unit_board(&work)?, &result, provenance.cpu_ms)?;
         if !provenance.rrm_version.is_empty() {
-            checked.rrm_version = provenance.rrm_version.clone();
+            record.rrm_version = provenance.rrm_version.clone();
         }
+        let checked = Checked::Exhaustive(record);
         let verification = match provenance.verified_by {
             Some(by) if by == CONFIRMED_BY_COORDINATOR => Verification::Confirmed,
             Some(by) => Verification::Agreed { by },
             // A check drawn before stays drawn: a new draw could drop it.
             None if provenance.check_pending => Verification::Pending,
-            None => self.draw_verification(&Checked::Exhaustive(checked.clone())),
+            None => self.draw_verification(&checked),
         };
         let mut state = self.lock();
         let commit = state.next_commit;
@@ -309,7 +310,7 @@ impl Coordinator {
             commit,
             verification,
         };
-        self.write_done(&mut state, name, unit, record, Checked::Exhaustive(checked))?;
+        self.write_done(&mut state, name, unit, record, checked)?;
         Ok(Outcome::Accepted)
     }
 

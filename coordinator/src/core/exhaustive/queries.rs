@@ -8,12 +8,13 @@ use super::{
 };
 use crate::core::campaign_state::{CampaignState, Kind};
 use crate::core::{
-    CampaignStats, Coordinator, CoordinatorError, ExactStats, MinedPlacement, Result,
+    CampaignStats, Coordinator, CoordinatorError, ExactStats, ExhaustiveUnit, MinedPlacement,
+    Result,
 };
 use rrm_store::{
     Aggregates, ExhaustiveRecord, ExhaustiveSpec, Group, PlacementCells, UnitState, Verification,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
 
 impl Coordinator {
@@ -45,6 +46,26 @@ impl Coordinator {
             })
     }
 
+    /// The placements at done unit `unit`'s maximum (or at its legal maximum, if `legal`),
+    /// with the coordinator's solutions (empty for those it did not draw).
+    pub fn hardest_placements(
+        &self,
+        name: &str,
+        unit: u64,
+        legal: bool,
+    ) -> Result<Vec<MinedPlacement>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let not_done = || CoordinatorError::UnitNotDone {
+            campaign: name.to_string(),
+            unit,
+        };
+        let record = campaign.exhaustive.get(&unit).ok_or_else(not_done)?;
+        let lister = Lister::new(name, &spec, unit)?.ok_or_else(not_done)?;
+        Ok(lister.hardest(record, legal))
+    }
+
     /// The map of exhaustive campaign `name`: its boards and targets, and each done unit's
     /// maxima (what the census heatmap draws), without copying the units' lists.
     pub fn unit_maxima(&self, name: &str) -> Result<UnitMap> {
@@ -56,12 +77,10 @@ impl Coordinator {
             .iter()
             .filter_map(|(&unit, record)| {
                 let (board, token) = spec.unit(unit)?;
-                let result = &record.result;
-                let legal = result.legal_histogram.iter().rposition(|&c| c > 0);
                 let maxima = UnitMaxima {
                     unit,
-                    all: result.max_moves,
-                    legal: legal.map_or(0, |d| d as u8),
+                    all: record.result.max_moves,
+                    legal: record.result.legal_max_moves(),
                 };
                 Some(((board.to_string(), token.to_string()), maxima))
             })
@@ -210,6 +229,61 @@ fn done_unit(
     })
 }
 
+/// A done unit's placements as [`MinedPlacement`]s: the unit's board, token and target
+/// cell are looked up once.
+struct Lister<'a> {
+    name: &'a str,
+    unit: u64,
+    work: ExhaustiveUnit,
+    target_cell: u8,
+}
+
+impl<'a> Lister<'a> {
+    /// `None` for a unit the spec does not have.
+    fn new(name: &'a str, spec: &ExhaustiveSpec, unit: u64) -> Result<Option<Lister<'a>>> {
+        let Some(work) = unit_work(spec, unit) else {
+            return Ok(None);
+        };
+        let target_cell = unit_board(&work)?.target_cell;
+        Ok(Some(Lister {
+            name,
+            unit,
+            work,
+            target_cell,
+        }))
+    }
+
+    fn mined(&self, placement: PlacementCells, moves: u8, solution: Vec<String>) -> MinedPlacement {
+        MinedPlacement {
+            campaign: self.name.to_string(),
+            unit: self.unit,
+            board: self.work.board.clone(),
+            token: self.work.token.clone(),
+            target_cell: self.target_cell,
+            placement,
+            moves,
+            solution,
+        }
+    }
+
+    /// The placements at the unit's maximum (or its legal maximum), with the coordinator's
+    /// solutions (empty for those it did not draw).
+    fn hardest(&self, record: &ExhaustiveRecord, legal: bool) -> Vec<MinedPlacement> {
+        let result = &record.result;
+        let (moves, placements, solutions) = if legal {
+            let lists = (&result.legal_hardest, &record.legal_hardest_solutions);
+            (result.legal_max_moves(), lists.0, lists.1)
+        } else {
+            (result.max_moves, &result.hardest, &record.hardest_solutions)
+        };
+        placements
+            .iter()
+            .zip(solutions)
+            .map(|(&cells, solution)| self.mined(cells, moves, solution.clone()))
+            .collect()
+    }
+}
+
 /// The placements a done unit lists needing `moves`: those at its maximum (with the
 /// coordinator's solutions), then unless `hardest_only` those at its legal maximum (with
 /// solutions too), its top placements and its legal samples per depth not listed already.
@@ -221,52 +295,32 @@ fn listed(
     moves: &RangeInclusive<u8>,
     hardest_only: bool,
 ) -> Result<Vec<MinedPlacement>> {
-    let Some(work) = unit_work(spec, unit) else {
+    let Some(lister) = Lister::new(name, spec, unit)? else {
         return Ok(Vec::new());
-    };
-    let target_cell = unit_board(&work)?.target_cell;
-    let mined = |placement, moves, solution| MinedPlacement {
-        campaign: name.to_string(),
-        unit,
-        board: work.board.clone(),
-        token: work.token.clone(),
-        target_cell,
-        placement,
-        moves,
-        solution,
     };
     let result = &record.result;
     let mut listed: Vec<MinedPlacement> = Vec::new();
     if moves.contains(&result.max_moves) {
-        for (cells, solution) in result.hardest.iter().zip(&record.hardest_solutions) {
-            listed.push(mined(*cells, result.max_moves, solution.clone()));
-        }
+        listed = lister.hardest(record, false);
     }
-    if !hardest_only {
-        let legal_max = result.legal_histogram.iter().rposition(|&c| c > 0);
-        if let Some(depth) = legal_max.map(|d| d as u8).filter(|d| moves.contains(d)) {
-            let solutions = record.legal_hardest_solutions.iter().map(Some);
-            let with_solutions = result
-                .legal_hardest
-                .iter()
-                .zip(solutions.chain(std::iter::repeat(None)));
-            for (cells, solution) in with_solutions {
-                if !listed.iter().any(|m| m.placement == *cells) {
-                    listed.push(mined(*cells, depth, solution.cloned().unwrap_or_default()));
-                }
-            }
-        }
-        let samples = result
-            .legal_samples
-            .iter()
-            .zip(1u8..)
-            .map(|(list, d)| (d, list));
-        let by_depth = result.top.iter().map(|(d, list)| (*d, list)).chain(samples);
-        for (depth, placements) in by_depth.filter(|(d, _)| moves.contains(d)) {
-            for cells in placements {
-                if !listed.iter().any(|m| m.placement == *cells) {
-                    listed.push(mined(*cells, depth, Vec::new()));
-                }
+    if hardest_only {
+        return Ok(listed);
+    }
+    let mut seen: HashSet<PlacementCells> = listed.iter().map(|m| m.placement).collect();
+    if moves.contains(&result.legal_max_moves()) {
+        let legal = lister.hardest(record, true);
+        listed.extend(legal.into_iter().filter(|m| seen.insert(m.placement)));
+    }
+    let samples = result
+        .legal_samples
+        .iter()
+        .zip(1u8..)
+        .map(|(list, d)| (d, list));
+    let by_depth = result.top.iter().map(|(d, list)| (*d, list)).chain(samples);
+    for (depth, placements) in by_depth.filter(|(d, _)| moves.contains(d)) {
+        for &cells in placements {
+            if seen.insert(cells) {
+                listed.push(lister.mined(cells, depth, Vec::new()));
             }
         }
     }
