@@ -114,7 +114,7 @@ fn submit_all(
     let mut refused = 0;
     let mut cpu = Vec::with_capacity(honest.len());
     for i in 0..honest.len() {
-        let session = coordinator.register(None, &format!("submitter-{i}"));
+        let session = coordinator.register(None, &format!("submitter-{i}"), 1)?;
         let worker = coordinator.authenticate(&session, None)?;
         let assignment = coordinator.lease(&worker)?.context("a unit to lease")?;
         let solved = &honest[assignment.lease.unit as usize];

@@ -78,6 +78,13 @@ pub struct Config {
     pub connections: ConnectionLimits,
     /// Free space the store's volume keeps: below it nothing is leased.
     pub min_free_disk: DiskReserve,
+    /// A lease whose reported progress has not grown for this long is taken back and
+    /// charged to its holder, whatever its heartbeats.
+    pub stall_timeout: Duration,
+    /// Registrations kept per identity (token) and in all; past them the longest silent
+    /// one without a lease is dropped.
+    pub max_registrations_per_identity: usize,
+    pub max_registrations: usize,
 }
 
 impl Default for Config {
@@ -99,6 +106,9 @@ impl Default for Config {
             max_checking: std::thread::available_parallelism().map_or(2, |n| 2 * n.get()),
             connections: ConnectionLimits::default(),
             min_free_disk: DiskReserve::Default,
+            stall_timeout: Duration::from_secs(600),
+            max_registrations_per_identity: 64,
+            max_registrations: 4096,
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::auth::{Caller, Gate, Roles};
 use crate::connections::Incoming;
 use crate::core::{
     Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Remaining, Session, Submission, Worker,
+    HARDEST_SHOWN,
 };
 use crate::flush::{FlushError, GroupFlush};
 use crate::limits::CallLimitLayer;
@@ -157,7 +158,9 @@ impl From<CoordinatorError> for Status {
             CampaignTooLarge { .. } => Status::resource_exhausted(message),
             CampaignExists(_) => Status::already_exists(message),
             ShuttingDown => Status::unavailable(message),
-            DiskLow { .. } => Status::resource_exhausted(message),
+            DiskLow { .. } | LeaseQuota { .. } | TooManyRegistrations { .. } => {
+                Status::resource_exhausted(message)
+            }
             Store(error) if error.is_disk_full() => Status::resource_exhausted(message),
             Store(_) => Status::internal(message),
         }
@@ -234,9 +237,11 @@ impl pb::mining_server::Mining for Service {
         }
         // With tokens, the token's name is the worker's identity; what it calls itself
         // is only logged.
-        let session = self
-            .coordinator
-            .register(caller.map(|caller| caller.name), &request.name);
+        let session = self.coordinator.register(
+            caller.map(|caller| caller.name),
+            &request.name,
+            request.threads,
+        )?;
         let worker = self.worker(None, session.worker, &session.secret)?;
         let span = rpc_span("Register");
         span.record("worker", worker.identity.as_str());
@@ -473,7 +478,7 @@ impl pb::query_server::Query for Service {
         let min_moves = moves_u8(request.min_moves, "minimum moves")?;
         let puzzles = self
             .coordinator
-            .hardest(&request.campaign, limit.min(10_000), min_moves)?;
+            .hardest(&request.campaign, limit.min(HARDEST_SHOWN), min_moves)?;
         Ok(Response::new(pb::HardestReply {
             puzzles: puzzles.into_iter().map(Into::into).collect(),
         }))

@@ -203,6 +203,9 @@ fn load_test(
         max_campaign_units: u64::MAX,
         max_campaign_seeds: u64::MAX,
         max_requests: defaults.max_requests.max(args.workers + 16),
+        // The simulated workers send no solutions, so none are asked for: the load is
+        // the round trip, not the solver (`rrm checkbench` measures the checks).
+        top_count: 0,
         connections: rrm_coordinator::ConnectionLimits {
             per_peer: defaults.connections.per_peer.max(args.workers + 16),
             total: defaults.connections.total.max(args.workers + 16),

@@ -1,6 +1,7 @@
 //! One campaign's state in memory: its kind, its unit records and the sets derived from
 //! them (pending, leased, awaiting verification), its statistics and its recent rate.
 
+use super::hardest::{HardestList, HARDEST_SHOWN};
 use super::UnitBoard;
 use ricochet::Generator;
 use rrm_store::{
@@ -40,6 +41,8 @@ pub(super) struct CampaignState {
     /// Units whose main or verification lease is out.
     pub(super) leased: BTreeSet<u64>,
     pub(super) aggregates: Aggregates,
+    /// A seed campaign's shown hardest list (empty for exhaustive ones).
+    pub(super) hardest: HardestList,
     pub(super) units_done: u64,
     pub(super) seeds_done: u64,
     /// (when, seeds done then) at each accepted result of the last minute, for the rate.
@@ -49,6 +52,14 @@ pub(super) struct CampaignState {
 }
 
 impl CampaignState {
+    /// Reads the shown hardest list back from the store: on open, and after a result
+    /// was taken out of it.
+    pub(super) fn reload_hardest(&mut self, store: &rrm_store::Store) -> rrm_store::Result<()> {
+        let stored = store.hardest(self.campaign.id, HARDEST_SHOWN, 0)?;
+        self.hardest = HardestList::from_stored(&stored);
+        Ok(())
+    }
+
     /// What a worker may report solved of `unit`: its seeds, or an exhaustive unit's
     /// placements (0 for a unit the campaign does not have).
     pub(super) fn unit_work_size(&self, unit: u64) -> u64 {
@@ -81,6 +92,7 @@ impl CampaignState {
             to_verify: BTreeSet::new(),
             leased: BTreeSet::new(),
             aggregates,
+            hardest: HardestList::default(),
             units_done: 0,
             seeds_done: 0,
             progress: VecDeque::new(),

@@ -1,8 +1,10 @@
 //! The pure checks of a submission, which need no store and no lock: its integrity
 //! (lengths, digest), its contents (no impossible values, kept solutions replayed,
-//! record candidates, unsolved claims and a few secretly drawn seeds solved again, only
-//! the solutions asked for), and what it adds to the statistics.
+//! record candidates, kept puzzles entering the shown hardest list, unsolved claims and
+//! a few secretly drawn seeds solved again, only the solutions asked for and all of
+//! them), and what it adds to the statistics.
 
+use super::hardest::Bar;
 use super::identity::secret_draw;
 use super::{Counts, Rejection, Submission};
 use ricochet::solver::with_thread_solver;
@@ -70,6 +72,9 @@ pub(super) struct ContentChecks {
     /// average (see [`spot_count`]).
     pub(super) spot_checks: u32,
     pub(super) spot_share: f64,
+    /// Kept puzzles passing this bar would be shown among the campaign's hardest: they
+    /// are solved again.
+    pub(super) shown_bar: Bar,
 }
 
 /// Spot checks re-solve at most this share of a unit's seeds on average, so that they
@@ -89,10 +94,12 @@ pub(super) fn spot_count(size: u64, spot_checks: u32, share: f64) -> u32 {
 ///
 /// No seed may claim the impossible (see [`check_possible`]). Every record candidate
 /// (at least `spec.record_threshold` moves) must come with a solution, which is replayed
-/// and solved again; every seed claimed unsolved is solved again too, and so are a few
-/// seeds drawn in secret ([`spot_count`]), whose move count and robots moved must match.
-/// Besides the records, only the unit's `top_count` hardest seeds (most moves, then
-/// lowest seed) may bring a solution, so a worker cannot grow the hardest list at will.
+/// and solved again; so must the unit's `top_count` hardest seeds (most moves, then
+/// lowest seed), and those of them that would enter the campaign's shown hardest list
+/// (`shown_bar`) are solved again too: a valid but longer solution never ranks. Every
+/// seed claimed unsolved is solved again, and so are a few seeds drawn in secret
+/// ([`spot_count`]), whose move count and robots moved must match. No other seed may
+/// bring a solution, so a worker cannot grow the hardest list at will.
 /// Expects a submission that passed [`check_integrity`].
 pub(super) fn check_contents(
     generator: Generator,
@@ -106,8 +113,10 @@ pub(super) fn check_contents(
         max_moves,
         spot_checks,
         spot_share,
+        shown_bar,
     } = checks;
-    let solutions = asked_solutions(spec, seeds.clone(), submission, top_count)?;
+    let top = hardest_seeds(seeds.clone(), &submission.move_counts, top_count);
+    let solutions = asked_solutions(spec, seeds.clone(), submission, &top, top_count)?;
     let spot = secret_sample(
         seeds.clone(),
         spot_count(seeds.end - seeds.start, spot_checks, spot_share),
@@ -141,13 +150,14 @@ pub(super) fn check_contents(
         add_counts(&mut aggregates, &generated, count, robots);
         let record = count >= spec.record_threshold;
         let Some(notation) = solutions.get(&seed) else {
-            if record {
-                return Err(Rejection::MissingRecordSolution { seed, moves: count });
+            if record || top.contains(&seed) {
+                return Err(Rejection::MissingSolution { seed, moves: count });
             }
             continue;
         };
         check_solution(&generated, seed, count, robots, notation)?;
-        if record {
+        let re_solve = record || shown_bar.admits(count, seed);
+        if re_solve {
             let optimum = with_thread_solver(max_moves, |solver| solver.solve(&generated.puzzle))
                 .map_err(|reason| Rejection::Unconfirmed {
                 seed,
@@ -166,7 +176,7 @@ pub(super) fn check_contents(
             seed,
             moves: count,
             solution: notation.to_vec(),
-            re_solved: record,
+            re_solved: re_solve,
         });
     }
     for (generated, seed, count, robots) in &spotted {
@@ -260,9 +270,9 @@ fn asked_solutions<'a>(
     spec: &CampaignSpec,
     seeds: Range<u64>,
     submission: &'a Submission,
+    top: &HashSet<u64>,
     top_count: u32,
 ) -> Result<HashMap<u64, &'a [String]>, Rejection> {
-    let top = hardest_seeds(seeds.clone(), &submission.move_counts, top_count);
     let mut solutions = HashMap::new();
     for (seed, moves) in &submission.solutions {
         if !seeds.contains(seed) {

@@ -259,6 +259,9 @@ impl Coordinator {
         })?;
         campaign.aggregates = aggregates;
         campaign.exhaustive.remove(&lease.unit);
+        if let Kind::Seeds(_) = campaign.kind {
+            campaign.reload_hardest(&self.store)?;
+        }
         campaign.track(lease.unit, record, 0);
         state.next_commit += 1;
         self.metrics.mismatched(&lease.campaign);

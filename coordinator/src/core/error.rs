@@ -94,6 +94,20 @@ pub enum CoordinatorError {
     UnitNotDone { campaign: String, unit: u64 },
     #[error("the coordinator is shutting down")]
     ShuttingDown,
+    /// The identity holds all the leases its registrations' threads allow.
+    #[error(
+        "{:?} holds {held} leases, all its registrations' threads allow ({allowed}); \
+         submit or give some up first",
+        crate::names::shown(identity)
+    )]
+    LeaseQuota {
+        identity: String,
+        held: usize,
+        allowed: usize,
+    },
+    /// Every registration (of one identity, or in all) holds a lease.
+    #[error("too many {what} (limit {limit}), all of them holding leases")]
+    TooManyRegistrations { what: &'static str, limit: usize },
     #[error(transparent)]
     Store(StoreError),
 }
@@ -176,8 +190,11 @@ pub enum Rejection {
     },
     #[error("seed {seed}: reported unsolved, the coordinator finds {found} moves")]
     FalselyUnsolved { seed: u64, found: usize },
-    #[error("seed {seed} needs {moves} moves (a record candidate) but has no solution")]
-    MissingRecordSolution { seed: u64, moves: u8 },
+    #[error(
+        "seed {seed} needs {moves} moves (a record candidate or one of the unit's hardest) \
+         but has no solution"
+    )]
+    MissingSolution { seed: u64, moves: u8 },
     #[error("seed {seed}: bad move {notation:?}")]
     BadMove { seed: u64, notation: String },
     #[error("seed {seed}: the solution does not solve the puzzle in {moves} moves")]

@@ -14,6 +14,10 @@ pub(super) struct Registration {
     /// Results, failures and verifications are charged to this name.
     pub(super) identity: String,
     session: [u8; SESSION_BYTES],
+    /// Solver threads it declared (see `quotas`).
+    pub(super) threads: u32,
+    /// Its last authenticated call.
+    pub(super) last_seen: std::time::Instant,
 }
 
 /// Bytes of a session secret: guessing one is hopeless.
@@ -36,9 +40,16 @@ pub struct Worker {
 impl Coordinator {
     /// Registers a worker. With a token, its identity is the token's name; without, each
     /// registration is an identity of its own (`name#id`), so two registrations never
-    /// count as two opinions only when tokens tell them apart.
-    pub fn register(&self, token: Option<String>, name: &str) -> Session {
+    /// count as two opinions only when tokens tell them apart. Past the registration
+    /// caps, the longest silent registration without a lease makes room (see `quotas`).
+    pub fn register(&self, token: Option<String>, name: &str, threads: u32) -> Result<Session> {
         let mut state = self.lock();
+        if let Some(identity) = &token {
+            let config = &self.config;
+            state.make_room(identity, config.max_registrations_per_identity, config.max_registrations)?;
+        } else {
+            state.make_room("", usize::MAX, self.config.max_registrations)?;
+        }
         let (worker, secret) = loop {
             let (id, secret) = random_session();
             if id != 0 && !state.workers.contains_key(&id) {
@@ -51,24 +62,27 @@ impl Coordinator {
             Registration {
                 identity,
                 session: secret,
+                threads,
+                last_seen: std::time::Instant::now(),
             },
         );
         self.metrics.registered();
-        Session { worker, secret }
+        Ok(Session { worker, secret })
     }
 
     /// The worker a call speaks for: its session must match, and with tokens the
     /// caller's token must be the one it registered with.
     pub fn authenticate(&self, session: &Session, token: Option<&str>) -> Result<Worker> {
-        let state = self.lock();
+        let mut state = self.lock();
         let registration = state
             .workers
-            .get(&session.worker)
+            .get_mut(&session.worker)
             .filter(|r| same_secret(&r.session, &session.secret))
             .ok_or(CoordinatorError::UnknownWorker(session.worker))?;
         if token.is_some_and(|token| token != registration.identity) {
             return Err(CoordinatorError::NotYourWorker(session.worker));
         }
+        registration.last_seen = std::time::Instant::now();
         Ok(Worker {
             id: session.worker,
             identity: registration.identity.clone(),

@@ -4,6 +4,7 @@
 
 use super::campaign_state::{current_lease, current_lease_mut, CampaignState, Kind};
 use super::exhaustive::unit_work;
+use super::quotas::LeaseStalls;
 use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Work, Worker};
 use crate::stages::Stage;
 use crate::unix_ms;
@@ -31,10 +32,14 @@ impl Coordinator {
             .is_none_or(|scanned| scanned.elapsed() >= EXPIRY_SCAN)
         {
             for campaign in state.campaigns.values_mut() {
-                self.expire(campaign, now, &state.workers)?;
+                self.expire(campaign, now, &state.workers, &mut state.stalls)?;
             }
+            let out = state.leases_out().map(|(lease, _)| lease).collect();
+            state.stalls.keep_only(&out);
+            state.prune_idle(self.registration_idle());
             state.expiry_scanned = Some(Instant::now());
         }
+        state.check_lease_quota(&worker.identity)?;
         let count = state.campaigns.len();
         for offset in 0..count {
             let index = (state.round_robin + offset) % count;
@@ -81,16 +86,24 @@ impl Coordinator {
         let deadline = unix_ms() + self.config.lease_ms();
         let mut state = self.lock();
         let mut lost = Vec::new();
-        for lease in leases {
-            let held = state
-                .campaigns
-                .get_mut(&lease.campaign)
-                .and_then(|c| c.records.get_mut(&lease.unit))
+        for (i, lease) in leases.iter().enumerate() {
+            let Some(campaign) = state.campaigns.get_mut(&lease.campaign) else {
+                lost.push(lease.clone());
+                continue;
+            };
+            let work = campaign.unit_work_size(lease.unit);
+            let held = campaign
+                .records
+                .get_mut(&lease.unit)
                 .and_then(current_lease_mut)
                 .filter(|held| held.number == lease.lease && held.identity == worker.identity);
             match held {
                 // Deadlines live in memory; a restarted coordinator grants a fresh one.
-                Some(held) => held.deadline_unix_ms = deadline,
+                Some(held) => {
+                    held.deadline_unix_ms = deadline;
+                    let solved = seeds_solved.get(i).copied().unwrap_or(0);
+                    state.stalls.reported(lease, solved.min(work));
+                }
                 None => lost.push(lease.clone()),
             }
         }
@@ -99,6 +112,8 @@ impl Coordinator {
     }
 
     /// Returns expired leases to the pending set, or quarantines units that keep failing.
+    /// A lease whose progress stalled for [`crate::Config::stall_timeout`] expires too,
+    /// whatever its heartbeats: holding units without solving them is hoarding.
     /// A lease held by a registration this coordinator does not know was granted before
     /// a restart: its holder registered again and cannot hand it in, which is no fault
     /// of the unit's, so it goes back without a failure.
@@ -107,17 +122,28 @@ impl Coordinator {
         campaign: &mut CampaignState,
         now: i64,
         registered: &std::collections::HashMap<u64, super::identity::Registration>,
+        stalls: &mut LeaseStalls,
     ) -> Result<()> {
-        let expired: Vec<u64> = campaign
-            .leased
-            .iter()
-            .copied()
-            .filter(|unit| {
-                current_lease(&campaign.records[unit])
-                    .is_some_and(|lease| lease.deadline_unix_ms < now)
-            })
-            .collect();
-        for unit in expired {
+        let name = &campaign.campaign.spec.name;
+        let mut expired = Vec::new();
+        for &unit in &campaign.leased {
+            let Some(lease) = current_lease(&campaign.records[&unit]) else {
+                continue;
+            };
+            let reference = LeaseRef {
+                campaign: name.clone(),
+                unit,
+                lease: lease.number,
+            };
+            if lease.deadline_unix_ms < now {
+                expired.push((unit, format!("lease {} expired", lease.number)));
+            } else if stalls.stalled(&reference, self.config.stall_timeout) {
+                let limit = self.config.stall_timeout.as_secs();
+                let why = format!("lease {} made no progress for {limit} s", lease.number);
+                expired.push((unit, why));
+            }
+        }
+        for (unit, why) in expired {
             let mut record = campaign.records[&unit].clone();
             match &mut record.state {
                 UnitState::Done { verification, .. } => *verification = Verification::Pending,
@@ -132,7 +158,6 @@ impl Coordinator {
                         .map(|lease| lease.identity.clone());
                     *state = UnitState::Pending { expired };
                     if let Some(holder) = holder {
-                        let why = format!("lease {} expired", record.leases_issued);
                         self.charge_failure(&mut record, &holder, why);
                     }
                 }

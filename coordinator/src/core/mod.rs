@@ -21,10 +21,12 @@ mod disk;
 mod disputes;
 mod error;
 mod exhaustive;
+mod hardest;
 mod identity;
 mod leasing;
 mod progress;
 mod queries;
+mod quotas;
 mod recovery;
 mod submission;
 mod types;
@@ -33,6 +35,7 @@ mod verify;
 pub use checks::SPOT_SHARE;
 pub use disk::{DiskReserve, SpaceProbe};
 pub use disputes::SETTLE_BUDGET;
+pub use hardest::HARDEST_SHOWN;
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
     canonical_board, exhaustive_digest, DoneUnit, ExhaustiveRequest, Provenance, UnitBoard,
@@ -63,6 +66,8 @@ struct State {
     campaigns: BTreeMap<String, CampaignState>,
     /// Seeds solved in held leases, from heartbeats.
     progress: progress::LeaseProgress,
+    /// When each lease out last showed progress.
+    stalls: quotas::LeaseStalls,
     /// Registered workers by id.
     workers: HashMap<u64, identity::Registration>,
     /// Identities proven wrong, as stored.

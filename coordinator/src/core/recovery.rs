@@ -37,11 +37,14 @@ impl Coordinator {
                 .filter(|saved| !counts_unsolved(saved))
                 .unwrap_or_default();
             let mut state = CampaignState::new(campaign, kind, aggregates);
-            if let Kind::Exhaustive(_) = state.kind {
-                state.exhaustive = store
-                    .exhaustive_results(state.campaign.id)?
-                    .into_iter()
-                    .collect();
+            match state.kind {
+                Kind::Exhaustive(_) => {
+                    state.exhaustive = store
+                        .exhaustive_results(state.campaign.id)?
+                        .into_iter()
+                        .collect();
+                }
+                Kind::Seeds(_) => state.reload_hardest(&store)?,
             }
             for (unit, record) in store.units(state.campaign.id)? {
                 state.track(unit, record, now + config.lease_ms());
@@ -62,6 +65,7 @@ impl Coordinator {
             state: Mutex::new(State {
                 campaigns: BTreeMap::new(),
                 progress: Default::default(),
+                stalls: Default::default(),
                 workers: HashMap::new(),
                 distrusted,
                 next_commit: last_commit + 1,

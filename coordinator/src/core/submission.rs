@@ -7,6 +7,7 @@
 use super::campaign_state::Kind;
 use super::checks::{check_contents, check_integrity, CheckedResult, ContentChecks};
 use super::exhaustive::{check_exhaustive, check_exhaustive_integrity, unit_board, unit_work};
+use super::hardest::Bar;
 use super::identity::secret_draw;
 use super::{
     Coordinator, CoordinatorError, ExhaustiveUnit, LeaseRef, Outcome, Rejection, Result, State,
@@ -34,6 +35,8 @@ pub(super) struct Found {
     pub(super) kind: Kind,
     pub(super) spec: CampaignSpec,
     pub(super) record: UnitRecord,
+    /// What a kept puzzle must pass to be shown among the campaign's hardest.
+    pub(super) shown_bar: Bar,
 }
 
 impl Coordinator {
@@ -110,7 +113,7 @@ impl Coordinator {
                 &found.spec,
                 found.spec.unit_seeds(submission.lease.unit),
                 submission,
-                self.content_checks(),
+                self.content_checks(found.shown_bar),
             )
             .map(|checked| Checked::Seeds {
                 checked,
@@ -130,8 +133,9 @@ impl Coordinator {
         })
     }
 
-    pub(super) fn content_checks(&self) -> ContentChecks {
+    fn content_checks(&self, shown_bar: Bar) -> ContentChecks {
         ContentChecks {
+            shown_bar,
             top_count: self.config.top_count,
             max_moves: DEFAULT_MAX_MOVES,
             spot_checks: self.config.spot_checks,
@@ -195,6 +199,7 @@ impl Coordinator {
             kind: campaign.kind.clone(),
             spec: campaign.campaign.spec.clone(),
             record,
+            shown_bar: campaign.hardest.bar(),
         })
     }
 
@@ -318,6 +323,7 @@ impl Coordinator {
                     commit,
                 })?;
                 campaign.aggregates.merge(&checked.aggregates);
+                campaign.hardest.add(&checked.hardest);
             }
             Checked::Exhaustive(result) => {
                 self.store

@@ -1,11 +1,11 @@
 //! `rrm store verify`: a store checked against itself, without serving it. Every result
 //! block against its unit's digest, every done unit against the commit log and back,
-//! every kept solution against its unit's counts, and the saved statistics (with the
+//! every kept solution replayed on its puzzle in its unit's count, and the saved statistics (with the
 //! commits after them, as opening replays them) against a count of every result.
 
 use super::recovery::add_unit;
 use super::Result;
-use ricochet::Generator;
+use ricochet::{Generator, Move};
 use rrm_store::{Aggregates, Store, UnitState};
 use std::collections::HashMap;
 
@@ -80,9 +80,9 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                     }
                     for (seed, &moves) in seeds.clone().zip(&counts) {
                         if let Some(entry) = store.hard_entry(id, moves, seed)? {
-                            if entry.solution.len() != usize::from(moves) {
+                            if !solves(generator, seed, moves, &entry.solution) {
                                 problem(format!(
-                                    "seed {seed}'s kept solution is not {moves} moves"
+                                    "seed {seed}'s kept solution does not solve it in {moves} moves"
                                 ));
                             }
                         }
@@ -125,4 +125,15 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
         }
     }
     Ok(report)
+}
+
+/// Whether `solution` solves seed `seed`'s puzzle in exactly `moves` moves.
+fn solves(generator: Generator, seed: u64, moves: u8, solution: &[String]) -> bool {
+    let parsed: Option<Vec<Move>> = solution.iter().map(|m| Move::from_notation(m)).collect();
+    match (parsed, generator.generate(seed)) {
+        (Some(parsed), Ok(generated)) => {
+            parsed.len() == usize::from(moves) && generated.puzzle.is_solution(&parsed)
+        }
+        _ => false,
+    }
 }

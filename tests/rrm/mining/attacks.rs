@@ -3,9 +3,12 @@
 //! of the verified units, a self-verifier with two registrations, an impersonator and a
 //! quarantiner. In each the forged statistics never appear: the attacker ends
 //! distrusted, an honest worker finishes the campaign, and its histogram equals a
-//! direct solve of every seed. Also: quarantined units released by `campaign retry`.
+//! direct solve of every seed. Also: a padded solution that would rank among the
+//! hardest, and quarantined units released by `campaign retry`.
 
-use super::security::{code, leased_and_solved, mining, register, with_token, Tokens};
+use super::security::{
+    code, leased_and_solved, mining, register, register_threads, with_token, Tokens,
+};
 use super::*;
 use rrm_store::{Resolution, Verification};
 
@@ -142,6 +145,75 @@ fn a_forger_is_refused_distrusted_and_never_counted() {
     });
     assert_eq!(distrusted(&server), ["mallory"]);
     honest_worker_finishes(&server, &tokens, "forged", seeds);
+}
+
+/// The longest valid solution of `puzzle` that starts with some other first move and
+/// then goes optimally: longer than the optimum, yet it replays.
+fn padded_solution(puzzle: &ricochet::Puzzle) -> Vec<ricochet::Move> {
+    let optimum = with_thread_solver(DEFAULT_MAX_MOVES, |s| s.solve(puzzle).unwrap().moves);
+    let mut longest = optimum.clone();
+    for robot in 0..puzzle.robots().len() as u8 {
+        for dir in ricochet::board::Direction::ALL {
+            let first = ricochet::Move { robot, dir };
+            let mut robots = puzzle.robots().to_vec();
+            let to = puzzle.slide(&robots, first);
+            if to == robots[usize::from(robot)] {
+                continue; // a move that moves nothing is no move
+            }
+            robots[usize::from(robot)] = to;
+            let Ok(after) = ricochet::Puzzle::new(puzzle.board().clone(), robots, puzzle.target())
+            else {
+                continue;
+            };
+            let Ok(rest) = with_thread_solver(DEFAULT_MAX_MOVES, |s| s.solve(&after)) else {
+                continue;
+            };
+            if 1 + rest.moves.len() > longest.len() {
+                longest = std::iter::once(first).chain(rest.moves).collect();
+            }
+        }
+    }
+    assert!(longest.len() > optimum.len() && puzzle.is_solution(&longest));
+    longest
+}
+
+/// A kept solution below the record threshold used to be replayed only: a valid but
+/// padded one ranked first in `rrm top`. Whatever would enter the shown hardest list is
+/// now solved again first.
+#[test]
+fn a_padded_solution_never_ranks_among_the_hardest() {
+    let seeds = 1..201;
+    let (server, tokens) = secured(checking(0.0), spec("padded", seeds.clone(), 100));
+    let mallory = with_token("tok-mallory");
+    let (seed, claimed) = block_on(async {
+        let worker = register(&server.url, &mallory, "padder").await.unwrap();
+        let (unit, mut solved) = leased_and_solved(&server.url, &mallory, &worker).await;
+        let (seed, _) = solved.solutions[0].clone();
+        let index = (seed - unit.seed_start) as usize;
+        let puzzle = Generator::Fogleman.generate(seed).unwrap().puzzle;
+        let padded = padded_solution(&puzzle);
+        solved.move_counts[index] = padded.len() as u8;
+        solved.robots_moved[index] = ricochet::puzzle::robots_moved(&padded) as u8;
+        solved.solutions[0].1 = padded.iter().map(ricochet::Move::notation).collect();
+        assert!(padded.len() < 20, "below the record threshold, so only the list re-solves it");
+        let counts = solved.move_counts.clone();
+        let refused = mining(&server.url, &mallory)
+            .submit(forged(&unit, &solved, &worker, counts))
+            .await;
+        assert_eq!(code(refused), Code::InvalidArgument);
+        (seed, padded.len() as u8)
+    });
+    assert_eq!(distrusted(&server), ["mallory"]);
+    honest_worker_finishes(&server, &tokens, "padded", seeds.clone());
+    let shown = server.coordinator.hardest("padded", 10, 0).unwrap();
+    let direct = direct_histogram(seeds);
+    let hardest = direct.iter().rposition(|&n| n > 0).unwrap() as u8;
+    assert_eq!(shown[0].moves, hardest);
+    assert!(shown.iter().all(|p| p.re_solved), "{shown:?}");
+    assert!(
+        !shown.iter().any(|p| p.seed == seed && p.moves == claimed),
+        "the padded {claimed} moves of seed {seed} are shown"
+    );
 }
 
 /// The units the coordinator used to verify were a public hash of (campaign, unit); a
@@ -313,7 +385,7 @@ fn a_burst_of_bad_submissions_quarantines_nothing() {
     let (server, tokens) = secured(config, spec("burst", seeds.clone(), 10));
     let mallory = with_token("tok-mallory");
     block_on(async {
-        let worker = register(&server.url, &mallory, "burst").await.unwrap();
+        let worker = register_threads(&server.url, &mallory, "burst", 20).await.unwrap();
         let mut held = Vec::new();
         for _ in 0..20 {
             held.push(leased_and_solved(&server.url, &mallory, &worker).await);

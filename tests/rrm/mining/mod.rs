@@ -299,7 +299,7 @@ async fn raw_worker(
 
 /// A worker registered in process (no tokens: its own identity), for direct calls.
 fn in_process_worker(coordinator: &Coordinator, name: &str) -> rrm_coordinator::Worker {
-    let session = coordinator.register(None, name);
+    let session = coordinator.register(None, name, 1).unwrap();
     coordinator.authenticate(&session, None).unwrap()
 }
 

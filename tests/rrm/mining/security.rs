@@ -48,10 +48,20 @@ pub(super) async fn register(
     access: &ClientAccess,
     name: &str,
 ) -> Result<Registered, Status> {
+    register_threads(url, access, name, 1).await
+}
+
+/// [`register`] declaring `threads` solver threads (leases held at once scale with them).
+pub(super) async fn register_threads(
+    url: &str,
+    access: &ClientAccess,
+    name: &str,
+    threads: u32,
+) -> Result<Registered, Status> {
     mining(url, access)
         .register(pb::RegisterRequest {
             name: name.into(),
-            threads: 1,
+            threads,
             version: env!("CARGO_PKG_VERSION").into(),
         })
         .await

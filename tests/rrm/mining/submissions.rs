@@ -206,7 +206,7 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
     });
     let status = server.coordinator.status("failing").unwrap();
     assert_eq!(status.units_quarantined, 1);
-    let missing = Rejection::MissingRecordSolution { seed: 1, moves: 3 };
+    let missing = Rejection::MissingSolution { seed: 1, moves: 3 };
     assert_eq!(status.quarantined[0].last_error, missing.to_string());
     assert_eq!(
         server.coordinator.aggregates("failing").unwrap().puzzles(),

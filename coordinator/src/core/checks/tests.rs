@@ -90,7 +90,7 @@ fn check(
     submission: &Submission,
     max_moves: u8,
 ) -> Result<CheckedResult, Rejection> {
-    checked_with(spec, submission, max_moves, 0)
+    checked_with(spec, submission, max_moves, 0, Bar::open())
 }
 
 /// [`check`] with `spot_checks` seeds re-solved (whatever the unit's size).
@@ -99,12 +99,14 @@ fn checked_with(
     submission: &Submission,
     max_moves: u8,
     spot_checks: u32,
+    shown_bar: Bar,
 ) -> Result<CheckedResult, Rejection> {
     let checks = ContentChecks {
         top_count: TOP,
         max_moves,
         spot_checks,
         spot_share: 1.0,
+        shown_bar,
     };
     check_contents(Generator::Fogleman, spec, SEEDS, submission, checks)
 }
@@ -125,8 +127,14 @@ fn an_honest_result_adds_every_seed_and_keeps_records_and_the_hardest() {
     assert_eq!(checked.aggregates.max_moves(), threshold);
     assert_eq!(checked.hardest.len(), records.max(TOP as usize));
     for entry in &checked.hardest {
-        assert_eq!(entry.re_solved, entry.moves >= threshold);
+        assert!(entry.re_solved, "an open bar solves every kept puzzle again");
         assert_eq!(entry.moves, counts[(entry.seed - SEEDS.start) as usize]);
+    }
+    // Behind a full list's bar, only the records are solved again.
+    let behind = checked_with(&spec, &submission, DEFAULT_MAX_MOVES, 0, Bar::closed()).unwrap();
+    assert_eq!(behind.hardest.len(), checked.hardest.len());
+    for entry in &behind.hardest {
+        assert_eq!(entry.re_solved, entry.moves >= threshold);
     }
 }
 
@@ -233,7 +241,7 @@ fn wrong_solutions_are_refused_by_kind() {
     missing.solutions.remove(0);
     assert_eq!(
         check(&spec, &missing, DEFAULT_MAX_MOVES).unwrap_err(),
-        Rejection::MissingRecordSolution {
+        Rejection::MissingSolution {
             seed,
             moves: threshold
         }
@@ -317,7 +325,7 @@ fn spot_checks_catch_a_seed_claimed_easier_than_it_is() {
     let spec = spec(255);
     let honest = submission(&spec, counts.clone(), robots.clone(), &moves);
     let every_seed = (SEEDS.end - SEEDS.start) as u32;
-    assert!(checked_with(&spec, &honest, DEFAULT_MAX_MOVES, every_seed).is_ok());
+    assert!(checked_with(&spec, &honest, DEFAULT_MAX_MOVES, every_seed, Bar::open()).is_ok());
     let easy = (0..counts.len())
         .filter(|&i| counts[i] >= 2 && robots[i] == 1)
         .min_by_key(|&i| counts[i])
@@ -328,7 +336,7 @@ fn spot_checks_catch_a_seed_claimed_easier_than_it_is() {
     // Without spot checks the forgery passes: nothing else looks at that seed.
     assert!(check(&spec, &forged, DEFAULT_MAX_MOVES).is_ok());
     assert_eq!(
-        checked_with(&spec, &forged, DEFAULT_MAX_MOVES, every_seed).unwrap_err(),
+        checked_with(&spec, &forged, DEFAULT_MAX_MOVES, every_seed, Bar::open()).unwrap_err(),
         Rejection::SpotCheck {
             seed: SEEDS.start + easy as u64,
             claimed: counts[easy] - 1,
