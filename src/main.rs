@@ -28,6 +28,7 @@ mod store;
 mod summary;
 mod token;
 mod top;
+mod trustsim;
 mod unit_result;
 
 use clap::{Parser, Subcommand};
@@ -89,6 +90,9 @@ enum Command {
     /// Measure what the coordinator's checks of a result cost and catch (honest units,
     /// and forgeries of 1 %, 10 % and 100 % of a unit).
     CheckBench(checkbench::CheckBenchArgs),
+    /// Measure how many forged units survive the trust model (one or two colluding
+    /// forging tokens among honest ones, adaptive replication on and off).
+    TrustSim(trustsim::TrustSimArgs),
     /// Make bearer tokens and their lines for a coordinator's tokens file.
     Token(token::TokenArgs),
     /// Ask a coordinator whether it is serving (exit status 0 if so).
@@ -106,7 +110,7 @@ fn main() -> ExitCode {
     let level = match cli.command {
         Command::Coordinator(_) | Command::Worker(_) => "info",
         // Every forger it plays is distrusted, which the coordinator warns of.
-        Command::CheckBench(_) => "error",
+        Command::CheckBench(_) | Command::TrustSim(_) => "error",
         _ => "warn",
     };
     let logs = tracing_subscriber::fmt()
@@ -139,6 +143,7 @@ fn main() -> ExitCode {
         Command::LoadTest(args) => loadtest::run(args),
         Command::LoadTestClients(args) => loadtest::run_clients(args),
         Command::CheckBench(args) => checkbench::run(args),
+        Command::TrustSim(args) => trustsim::run(args),
         Command::Token(args) => token::run(args),
         Command::Health(args) => health::run(args),
         Command::Store(args) => store::run(args),

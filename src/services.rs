@@ -118,6 +118,14 @@ pub struct ConfigArgs {
     /// Share of done units given to a second worker to compare digests (0 to 1).
     #[arg(long, env = "RRM_VERIFY_SHARE", default_value_t = 0.01)]
     verify_share: f64,
+    /// A token's seed units are solved again in full by the coordinator until this many
+    /// were confirmed (adaptive replication; 0 trusts every token from the start).
+    #[arg(long, env = "RRM_TRUST_AFTER", default_value_t = Config::default().trust_after)]
+    trust_after: u32,
+    /// A lease whose reported progress has not grown for this long is taken back and
+    /// charged to its holder, e.g. 10m.
+    #[arg(long, env = "RRM_STALL_TIMEOUT", value_name = "DURATION", value_parser = duration, default_value = "10m")]
+    stall_timeout: Duration,
     /// Calls in progress at once over all connections; more are refused with
     /// RESOURCE_EXHAUSTED (workers back off and retry).
     #[arg(long, env = "RRM_MAX_REQUESTS", default_value_t = 256, value_parser = at_least_one)]
@@ -198,6 +206,8 @@ impl ConfigArgs {
             lease_duration: Duration::from_secs(self.lease_seconds),
             max_failures: self.max_failures.max(1),
             verify_share: self.verify_share,
+            trust_after: self.trust_after,
+            stall_timeout: self.stall_timeout,
             max_requests: self.max_requests,
             max_requests_per_connection: self.max_requests_per_connection,
             request_timeout: self.request_timeout,

@@ -81,6 +81,9 @@ pub struct Config {
     /// A lease whose reported progress has not grown for this long is taken back and
     /// charged to its holder, whatever its heartbeats.
     pub stall_timeout: Duration,
+    /// An identity's seed units are solved again in full by the coordinator until this
+    /// many were confirmed; then a secret share ([`Config::verify_share`]) stays checked.
+    pub trust_after: u32,
     /// Registrations kept per identity (token) and in all; past them the longest silent
     /// one without a lease is dropped.
     pub max_registrations_per_identity: usize,
@@ -107,6 +110,7 @@ impl Default for Config {
             connections: ConnectionLimits::default(),
             min_free_disk: DiskReserve::Default,
             stall_timeout: Duration::from_secs(600),
+            trust_after: 8,
             max_registrations_per_identity: 64,
             max_registrations: 4096,
         }

@@ -69,6 +69,7 @@ pub(crate) struct Metrics {
     workers_registered: Counter,
     identities_distrusted: Counter,
     workers_holding_leases: Gauge,
+    registrations: Gauge,
     rpc_duration: Latencies<RpcLabels>,
     flush_duration: Histogram,
     store_size: Gauge,
@@ -91,6 +92,7 @@ impl Metrics {
             workers_registered: Counter::default(),
             identities_distrusted: Counter::default(),
             workers_holding_leases: Gauge::default(),
+            registrations: Gauge::default(),
             rpc_duration: Family::new_with_constructor(latency_histogram),
             flush_duration: latency_histogram(),
             store_size: Gauge::default(),
@@ -155,6 +157,12 @@ impl Metrics {
             "Workers holding at least one unexpired lease at scrape time; a worker \
              waiting for work holds none and is not counted",
             metrics.workers_holding_leases.clone(),
+        );
+        registry.register(
+            "registrations",
+            "Worker registrations kept at scrape time (capped per token and in all; idle \
+             ones without a lease are pruned)",
+            metrics.registrations.clone(),
         );
         registry.register_with_unit(
             "rpc_duration",
@@ -266,6 +274,9 @@ pub(crate) fn exposition(coordinator: &Coordinator) -> Result<String, StoreError
     metrics
         .workers_holding_leases
         .set(i64::try_from(live.workers_holding_leases).unwrap_or(i64::MAX));
+    metrics
+        .registrations
+        .set(i64::try_from(live.registrations).unwrap_or(i64::MAX));
     let bytes = coordinator.store().size_on_disk()?;
     metrics
         .store_size

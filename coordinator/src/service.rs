@@ -476,9 +476,9 @@ impl pb::query_server::Query for Service {
             request.limit as usize
         };
         let min_moves = moves_u8(request.min_moves, "minimum moves")?;
-        let puzzles = self
-            .coordinator
-            .hardest(&request.campaign, limit.min(HARDEST_SHOWN), min_moves)?;
+        let puzzles =
+            self.coordinator
+                .hardest(&request.campaign, limit.min(HARDEST_SHOWN), min_moves)?;
         Ok(Response::new(pb::HardestReply {
             puzzles: puzzles.into_iter().map(Into::into).collect(),
         }))

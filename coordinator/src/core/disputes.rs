@@ -118,7 +118,7 @@ impl Coordinator {
         let mut state = self.lock();
         if !unchanged(&state, lease, &found.record) {
             drop(state);
-            return self.submit(submission.clone());
+            return self.judge(submission.clone());
         }
         let producer = producer_of(&found.record);
         let wrong = verdict.stored_wrong.clone().unwrap_or_default();
@@ -160,7 +160,7 @@ impl Coordinator {
         let mut state = self.lock();
         if !unchanged(&state, lease, &found.record) {
             drop(state);
-            return self.submit(submission.clone());
+            return self.judge(submission.clone());
         }
         let id = state.campaign(&lease.campaign)?.campaign.id;
         let seconded: Vec<Mismatch> = self

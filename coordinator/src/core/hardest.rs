@@ -87,15 +87,26 @@ mod tests {
         let mut list = HardestList::default();
         assert!(list.bar().admits(0, u64::MAX), "an empty list admits all");
         // Full of 12-move puzzles at seeds 100.., then one 13 pushing seed 100+N-1 out.
-        let full: Vec<HardEntry> = (0..HARDEST_SHOWN as u64).map(|i| entry(12, 100 + i)).collect();
+        let full: Vec<HardEntry> = (0..HARDEST_SHOWN as u64)
+            .map(|i| entry(12, 100 + i))
+            .collect();
         list.add(&full);
         let last = 100 + HARDEST_SHOWN as u64 - 1;
-        assert!(!list.bar().admits(12, last), "a tie with the last is not before it");
+        assert!(
+            !list.bar().admits(12, last),
+            "a tie with the last is not before it"
+        );
         assert!(list.bar().admits(12, last - 1));
-        assert!(list.bar().admits(12, 5), "a lower seed of the same moves ranks first");
+        assert!(
+            list.bar().admits(12, 5),
+            "a lower seed of the same moves ranks first"
+        );
         assert!(!list.bar().admits(11, 0));
         list.add(&[entry(13, 1)]);
-        assert!(!list.bar().admits(12, last - 1), "the 13 pushed the last 12 out");
+        assert!(
+            !list.bar().admits(12, last - 1),
+            "the 13 pushed the last 12 out"
+        );
         assert!(list.bar().admits(12, last - 2));
         assert_eq!(list.shown.len(), HARDEST_SHOWN);
     }

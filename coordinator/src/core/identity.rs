@@ -46,7 +46,11 @@ impl Coordinator {
         let mut state = self.lock();
         if let Some(identity) = &token {
             let config = &self.config;
-            state.make_room(identity, config.max_registrations_per_identity, config.max_registrations)?;
+            state.make_room(
+                identity,
+                config.max_registrations_per_identity,
+                config.max_registrations,
+            )?;
         } else {
             state.make_room("", usize::MAX, self.config.max_registrations)?;
         }
@@ -108,6 +112,7 @@ impl Coordinator {
     /// checked again.
     pub(super) fn remember_distrust(&self, state: &mut State, distrust: Distrust) -> Result<()> {
         tracing::warn!(identity = %distrust.identity, reason = %distrust.reason, "identity distrusted");
+        state.standing.forget(&distrust.identity);
         state.distrusted.insert(distrust.identity.clone(), distrust);
         self.metrics.distrusted();
         for campaign in state.campaigns.values_mut() {

@@ -4,7 +4,7 @@
 
 use super::campaign_state::{current_lease, current_lease_mut, CampaignState, Kind};
 use super::exhaustive::unit_work;
-use super::quotas::LeaseStalls;
+use super::quotas::{Credit, LeaseStalls};
 use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Work, Worker};
 use crate::stages::Stage;
 use crate::unix_ms;
@@ -32,7 +32,8 @@ impl Coordinator {
             .is_none_or(|scanned| scanned.elapsed() >= EXPIRY_SCAN)
         {
             for campaign in state.campaigns.values_mut() {
-                self.expire(campaign, now, &state.workers, &mut state.stalls)?;
+                let quotas = (&mut state.stalls, &mut state.credit);
+                self.expire(campaign, now, &state.workers, quotas)?;
             }
             let out = state.leases_out().map(|(lease, _)| lease).collect();
             state.stalls.keep_only(&out);
@@ -113,16 +114,18 @@ impl Coordinator {
 
     /// Returns expired leases to the pending set, or quarantines units that keep failing.
     /// A lease whose progress stalled for [`crate::Config::stall_timeout`] expires too,
-    /// whatever its heartbeats: holding units without solving them is hoarding.
-    /// A lease held by a registration this coordinator does not know was granted before
-    /// a restart: its holder registered again and cannot hand it in, which is no fault
-    /// of the unit's, so it goes back without a failure.
+    /// whatever its heartbeats: holding units without solving them is hoarding, charged
+    /// to the unit and to its holder's lease credit. Two expiries are no fault of the
+    /// unit's, so it goes back without a failure: a lease no heartbeat ever named (its
+    /// reply may have been lost), and one held by a registration this coordinator does
+    /// not know (granted before a restart: its holder registered again and cannot hand
+    /// it in).
     fn expire(
         &self,
         campaign: &mut CampaignState,
         now: i64,
         registered: &std::collections::HashMap<u64, super::identity::Registration>,
-        stalls: &mut LeaseStalls,
+        (stalls, credit): (&mut LeaseStalls, &mut Credit),
     ) -> Result<()> {
         let name = &campaign.campaign.spec.name;
         let mut expired = Vec::new();
@@ -136,11 +139,13 @@ impl Coordinator {
                 lease: lease.number,
             };
             if lease.deadline_unix_ms < now {
-                expired.push((unit, format!("lease {} expired", lease.number)));
+                let why = format!("lease {} expired", lease.number);
+                expired.push((unit, stalls.heard(&reference).then_some(why)));
             } else if stalls.stalled(&reference, self.config.stall_timeout) {
                 let limit = self.config.stall_timeout.as_secs();
                 let why = format!("lease {} made no progress for {limit} s", lease.number);
-                expired.push((unit, why));
+                credit.forfeited(&lease.identity);
+                expired.push((unit, Some(why)));
             }
         }
         for (unit, why) in expired {
@@ -157,7 +162,7 @@ impl Coordinator {
                         .filter(|lease| registered.contains_key(&lease.worker))
                         .map(|lease| lease.identity.clone());
                     *state = UnitState::Pending { expired };
-                    if let Some(holder) = holder {
+                    if let (Some(holder), Some(why)) = (holder, why) {
                         self.charge_failure(&mut record, &holder, why);
                     }
                 }
@@ -212,8 +217,9 @@ impl Coordinator {
         Ok(quarantined)
     }
 
-    /// Leases `campaign`'s next unit to `worker`: a unit waiting again, then a done unit
-    /// awaiting another identity's check (never its producer's), then a fresh one.
+    /// Leases `campaign`'s next unit to `worker`: a unit waiting again (one its identity
+    /// failed only when nothing else is left), then a done unit awaiting another
+    /// identity's check (never its producer's), then a fresh one.
     fn issue(
         &self,
         campaign: &mut CampaignState,
@@ -223,12 +229,21 @@ impl Coordinator {
         let verification = campaign.to_verify.iter().copied().find(|unit| {
             matches!(&campaign.records[unit].state, UnitState::Done { producer, .. } if *producer != worker.identity)
         });
-        let unit = if let Some(unit) = campaign.pending.first().copied() {
+        let failed_here = |unit: &u64| {
+            let failed_by = &campaign.records[unit].failed_by;
+            failed_by
+                .iter()
+                .any(|identity| *identity == worker.identity)
+        };
+        let fresh = campaign.next_unit < campaign.campaign.spec.units_total();
+        let unit = if let Some(unit) = campaign.pending.iter().copied().find(|u| !failed_here(u)) {
             unit
         } else if let Some(unit) = verification {
             unit
-        } else if campaign.next_unit < campaign.campaign.spec.units_total() {
+        } else if fresh {
             campaign.next_unit
+        } else if let Some(unit) = campaign.pending.first().copied() {
+            unit
         } else {
             return Ok(None);
         };

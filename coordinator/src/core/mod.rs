@@ -28,6 +28,7 @@ mod progress;
 mod queries;
 mod quotas;
 mod recovery;
+mod standing;
 mod submission;
 mod types;
 mod verify;
@@ -35,13 +36,13 @@ mod verify;
 pub use checks::SPOT_SHARE;
 pub use disk::{DiskReserve, SpaceProbe};
 pub use disputes::SETTLE_BUDGET;
-pub use hardest::HARDEST_SHOWN;
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
     canonical_board, exhaustive_digest, DoneUnit, ExhaustiveRequest, Provenance, UnitBoard,
     UnitMap, UnitMaxima, CONFIRMED_BY_COORDINATOR, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
     DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
 };
+pub use hardest::HARDEST_SHOWN;
 pub use identity::{Session, Worker};
 pub use progress::Remaining;
 pub use types::{
@@ -68,6 +69,10 @@ struct State {
     progress: progress::LeaseProgress,
     /// When each lease out last showed progress.
     stalls: quotas::LeaseStalls,
+    /// Results each identity had taken since this coordinator started.
+    credit: quotas::Credit,
+    /// Confirmed units per identity: whose results are solved again in full.
+    standing: standing::Standing,
     /// Registered workers by id.
     workers: HashMap<u64, identity::Registration>,
     /// Identities proven wrong, as stored.

@@ -17,12 +17,19 @@ pub(crate) struct LiveFigures {
     pub(crate) rates: Vec<(String, f64)>,
     /// Distinct workers holding a lease (main or verification) whose deadline is ahead.
     pub(crate) workers_holding_leases: usize,
+    /// Worker registrations kept.
+    pub(crate) registrations: usize,
 }
 
 impl Coordinator {
     /// The names of every campaign, in order.
     pub fn campaign_names(&self) -> Vec<String> {
         self.lock().campaigns.keys().cloned().collect()
+    }
+
+    /// Worker registrations kept now (`rrm_registrations`).
+    pub fn registrations(&self) -> usize {
+        self.lock().workers.len()
     }
 
     /// Rates and lease holders now, under one look at the state.
@@ -47,6 +54,7 @@ impl Coordinator {
                 .map(|(name, campaign)| (name.clone(), campaign.rate()))
                 .collect(),
             workers_holding_leases: holders.len(),
+            registrations: state.workers.len(),
         }
     }
 

@@ -4,6 +4,7 @@
 use super::campaign_state::{CampaignState, Kind};
 use super::checks::add_counts;
 use super::disk::DiskGuard;
+use super::standing::Standing;
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::metrics::Metrics;
 use crate::{unix_ms, Config};
@@ -59,6 +60,15 @@ impl Coordinator {
             .into_iter()
             .map(|d| (d.identity.clone(), d))
             .collect();
+        let mut standing = Standing::default();
+        for campaign in campaigns.values() {
+            if matches!(campaign.kind, Kind::Seeds(_)) {
+                standing.count(campaign.records.values());
+            }
+        }
+        for identity in distrusted.keys() {
+            standing.forget(identity);
+        }
         let coordinator = Coordinator {
             store,
             config,
@@ -66,6 +76,8 @@ impl Coordinator {
                 campaigns: BTreeMap::new(),
                 progress: Default::default(),
                 stalls: Default::default(),
+                credit: Default::default(),
+                standing,
                 workers: HashMap::new(),
                 distrusted,
                 next_commit: last_commit + 1,

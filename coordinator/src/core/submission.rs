@@ -31,20 +31,33 @@ pub(super) enum Checked<'a> {
 
 /// What [`Coordinator::lookup`] finds for a lease: the campaign's kind and spec and
 /// the unit's record.
+#[derive(Clone)]
 pub(super) struct Found {
     pub(super) kind: Kind,
     pub(super) spec: CampaignSpec,
     pub(super) record: UnitRecord,
     /// What a kept puzzle must pass to be shown among the campaign's hardest.
     pub(super) shown_bar: Bar,
+    /// The sender has not earned trust yet (see `standing`): its seed unit is solved
+    /// again in full.
+    pub(super) solve_in_full: bool,
 }
 
 impl Coordinator {
     /// Takes a worker's result. Malformed submissions (unknown unit or lease, wrong
     /// length, bad digest) and those of distrusted identities change nothing; refused
     /// contents count as a failure of the unit, and distrust their sender when they
-    /// prove it wrong.
+    /// prove it wrong. A result taken earns its identity lease credit.
     pub fn submit(&self, submission: Submission) -> Result<Outcome> {
+        let outcome = self.judge(submission.clone())?;
+        if matches!(outcome, Outcome::Accepted | Outcome::Verified) {
+            self.lock().credit.earned(&submission.identity);
+        }
+        Ok(outcome)
+    }
+
+    /// [`Coordinator::submit`]'s verdict, judged again when the unit changed meanwhile.
+    pub(super) fn judge(&self, submission: Submission) -> Result<Outcome> {
         let found = self.lookup(&submission.lease, &submission.identity)?;
         let lease = &submission.lease;
         let digest = match &found.kind {
@@ -96,7 +109,7 @@ impl Coordinator {
         digest: [u8; 32],
     ) -> Result<Outcome> {
         match self.check_fresh(found, submission)? {
-            Ok(checked) => self.accept(submission, digest, checked),
+            Ok(checked) => self.accept(submission, digest, checked, found.solve_in_full),
             Err(rejection) => Err(self.refuse(submission, rejection)?),
         }
     }
@@ -113,7 +126,7 @@ impl Coordinator {
                 &found.spec,
                 found.spec.unit_seeds(submission.lease.unit),
                 submission,
-                self.content_checks(found.shown_bar),
+                self.content_checks(found.shown_bar, found.solve_in_full),
             )
             .map(|checked| Checked::Seeds {
                 checked,
@@ -133,13 +146,17 @@ impl Coordinator {
         })
     }
 
-    fn content_checks(&self, shown_bar: Bar) -> ContentChecks {
+    fn content_checks(&self, shown_bar: Bar, solve_in_full: bool) -> ContentChecks {
+        let (spot_checks, spot_share) = match solve_in_full {
+            true => (u32::MAX, 1.0),
+            false => (self.config.spot_checks, super::checks::SPOT_SHARE),
+        };
         ContentChecks {
             shown_bar,
             top_count: self.config.top_count,
             max_moves: DEFAULT_MAX_MOVES,
-            spot_checks: self.config.spot_checks,
-            spot_share: super::checks::SPOT_SHARE,
+            spot_checks,
+            spot_share,
         }
     }
 
@@ -179,6 +196,14 @@ impl Coordinator {
         Ok(rejection.into())
     }
 
+    /// Whether the producer of `found`'s done unit is distrusted.
+    fn producer_distrusted(&self, found: &Found) -> bool {
+        let UnitState::Done { producer, .. } = &found.record.state else {
+            return false;
+        };
+        self.lock().distrusted.contains_key(producer)
+    }
+
     /// The campaign's kind and spec and the unit's record, for judging a lease; refuses
     /// a distrusted sender.
     pub(super) fn lookup(&self, lease: &LeaseRef, identity: &str) -> Result<Found> {
@@ -195,11 +220,16 @@ impl Coordinator {
                 }
             }
         })?;
+        let solve_in_full = matches!(campaign.kind, Kind::Seeds(_))
+            && !state
+                .standing
+                .established(identity, self.config.trust_after);
         Ok(Found {
             kind: campaign.kind.clone(),
             spec: campaign.campaign.spec.clone(),
             record,
             shown_bar: campaign.hardest.bar(),
+            solve_in_full,
         })
     }
 
@@ -212,6 +242,16 @@ impl Coordinator {
         if *stored != digest {
             return self.dispute(found, submission, digest);
         }
+        if self.producer_distrusted(found) {
+            // Its checker may be its colluder: agreeing is not enough.
+            let in_full = Found {
+                solve_in_full: true,
+                ..found.clone()
+            };
+            if let Err(rejection) = self.check_fresh(&in_full, submission)? {
+                return Err(self.refuse(submission, rejection)?);
+            }
+        }
         let mut state = self.lock();
         let (campaign, mut record) = state.looked_up(lease);
         let UnitState::Done {
@@ -222,11 +262,11 @@ impl Coordinator {
         else {
             drop(state);
             // Its state changed since the lookup; judge it again.
-            return self.submit(submission.clone());
+            return self.judge(submission.clone());
         };
         if *stored != digest {
             drop(state);
-            return self.submit(submission.clone());
+            return self.judge(submission.clone());
         }
         let verifying = matches!(verification, Verification::Leased(held)
             if held.number == lease.lease && held.identity == submission.identity);
@@ -236,9 +276,14 @@ impl Coordinator {
         *verification = Verification::Agreed {
             by: submission.identity.clone(),
         };
+        let producer = match &record.state {
+            UnitState::Done { producer, .. } => producer.clone(),
+            _ => unreachable!("matched as done above"),
+        };
         self.store
             .put_unit(campaign.campaign.id, lease.unit, &record)?;
         campaign.track(lease.unit, record, 0);
+        state.standing.confirmed(&producer);
         self.settle_pending_for_stored(&mut state, lease)?;
         Ok(Outcome::Verified)
     }
@@ -250,6 +295,7 @@ impl Coordinator {
         submission: &Submission,
         digest: [u8; 32],
         checked: Checked<'_>,
+        solved_in_full: bool,
     ) -> Result<Outcome> {
         let lease = &submission.lease;
         let mut state = self.lock();
@@ -266,15 +312,21 @@ impl Coordinator {
         if !still_open {
             drop(state);
             // Someone else's result or an expiry came first; judge it again.
-            return self.submit(submission.clone());
+            return self.judge(submission.clone());
         }
         record.state = UnitState::Done {
             digest,
             producer: submission.identity.clone(),
             commit,
-            verification: self.draw_verification(&checked),
+            verification: match solved_in_full {
+                true => Verification::Confirmed,
+                false => self.draw_verification(&checked),
+            },
         };
         self.write_done(&mut state, &lease.campaign, lease.unit, record, checked)?;
+        if solved_in_full {
+            state.standing.confirmed(&submission.identity);
+        }
         Ok(Outcome::Accepted)
     }
 

@@ -20,7 +20,7 @@ const TOKENS: [(&str, &str, &str); 4] = [
 ];
 
 /// A coordinator with [`TOKENS`] holding `campaign`.
-fn secured(config: Config, campaign: CampaignSpec) -> (Server, Tokens) {
+pub(super) fn secured(config: Config, campaign: CampaignSpec) -> (Server, Tokens) {
     let tokens = Tokens::new(&TOKENS);
     let server = Server::with_campaign_secured(config, tokens.security(), campaign);
     (server, tokens)
@@ -28,7 +28,7 @@ fn secured(config: Config, campaign: CampaignSpec) -> (Server, Tokens) {
 
 /// `solved` as `worker` submits it for `unit`, with `counts` in place of its move counts
 /// and a digest that matches them: only the contents can give a forgery away.
-fn forged(
+pub(super) fn forged(
     unit: &pb::WorkUnit,
     solved: &rrm_worker::UnitResult,
     worker: &Registered,
@@ -40,7 +40,7 @@ fn forged(
 
 /// The honest counts with one seed's count raised by one: a seed far from the unit's
 /// hardest, so that no kept solution gives it away (only solving it again does).
-fn one_seed_off(solved: &rrm_worker::UnitResult) -> Vec<u8> {
+pub(super) fn one_seed_off(solved: &rrm_worker::UnitResult) -> Vec<u8> {
     let mut counts = solved.move_counts.clone();
     let mut sorted = counts.clone();
     sorted.sort_unstable();
@@ -55,7 +55,12 @@ fn one_seed_off(solved: &rrm_worker::UnitResult) -> Vec<u8> {
 /// Runs an honest worker (token `tok-honest`) until every campaign is done, second
 /// opinions included, then checks that `campaign` holds exactly the direct solve of
 /// `seeds`, with nothing quarantined or waiting.
-fn honest_worker_finishes(server: &Server, tokens: &Tokens, campaign: &str, seeds: Range<u64>) {
+pub(super) fn honest_worker_finishes(
+    server: &Server,
+    tokens: &Tokens,
+    campaign: &str,
+    seeds: Range<u64>,
+) {
     let mut honest = rrm_process(&[
         "worker",
         "--coordinator",
@@ -97,22 +102,33 @@ fn honest_worker_finishes(server: &Server, tokens: &Tokens, campaign: &str, seed
         };
         assert!(
             !producer.starts_with("mallory")
-                || matches!(verification, Verification::Agreed { by } if by == "honest"),
+                || matches!(verification, Verification::Agreed { by } if by == "honest")
+                || *verification == Verification::Confirmed,
             "unit {unit} rests on mallory's word alone: {record:?}"
         );
     }
 }
 
+/// Leases a unit for `worker` and heartbeats it once: its holder has seen it.
 async fn leased_unit_with(
     url: &str,
     access: &rrm_proto::access::ClientAccess,
     worker: &Registered,
 ) {
     let reply = mining(url, access).lease(worker.lease()).await.unwrap();
-    assert!(reply.into_inner().unit.is_some(), "a unit to lease");
+    let unit = reply.into_inner().unit.expect("a unit to lease");
+    mining(url, access)
+        .heartbeat(pb::HeartbeatRequest {
+            worker_id: worker.id,
+            session: worker.session.clone(),
+            leases: vec![unit.lease.unwrap()],
+            seeds_solved: Vec::new(),
+        })
+        .await
+        .unwrap();
 }
 
-fn distrusted(server: &Server) -> Vec<String> {
+pub(super) fn distrusted(server: &Server) -> Vec<String> {
     let mut names: Vec<String> = server
         .coordinator
         .distrusted()
@@ -195,7 +211,10 @@ fn a_padded_solution_never_ranks_among_the_hardest() {
         solved.move_counts[index] = padded.len() as u8;
         solved.robots_moved[index] = ricochet::puzzle::robots_moved(&padded) as u8;
         solved.solutions[0].1 = padded.iter().map(ricochet::Move::notation).collect();
-        assert!(padded.len() < 20, "below the record threshold, so only the list re-solves it");
+        assert!(
+            padded.len() < 20,
+            "below the record threshold, so only the list re-solves it"
+        );
         let counts = solved.move_counts.clone();
         let refused = mining(&server.url, &mallory)
             .submit(forged(&unit, &solved, &worker, counts))
@@ -225,8 +244,10 @@ fn a_predictor_of_verified_units_is_found_and_its_results_replaced() {
     let seeds = 1..1001;
     let config = Config {
         verify_share: 0.3,
-        // Spot checks off: only the secret verification can find one-seed forgeries.
+        // Spot checks and full solves off: only the secret verification can find
+        // one-seed forgeries.
         spot_checks: 0,
+        trust_after: 0,
         ..Config::default()
     };
     let (server, tokens) = secured(config, spec("predicted", seeds.clone(), 25));
@@ -276,6 +297,7 @@ fn a_second_registration_never_verifies_its_own_forgery() {
     let config = Config {
         verify_share: 1.0,
         spot_checks: 0,
+        trust_after: 0,
         ..Config::default()
     };
     let (server, tokens) = secured(config, spec("self", seeds.clone(), 25));
@@ -376,7 +398,7 @@ fn an_impersonator_cannot_act_for_another_worker() {
 /// once per identity and unit, and a distrusted identity's refusals count not at all.
 #[test]
 fn a_burst_of_bad_submissions_quarantines_nothing() {
-    let seeds = 1..201;
+    let seeds = 1..301;
     let config = Config {
         max_failures: 2,
         verify_share: 0.0,
@@ -385,7 +407,15 @@ fn a_burst_of_bad_submissions_quarantines_nothing() {
     let (server, tokens) = secured(config, spec("burst", seeds.clone(), 10));
     let mallory = with_token("tok-mallory");
     block_on(async {
-        let worker = register_threads(&server.url, &mallory, "burst", 20).await.unwrap();
+        let worker = register_threads(&server.url, &mallory, "burst", 20)
+            .await
+            .unwrap();
+        // Ten honest units first earn it the leases to hold twenty at once.
+        for _ in 0..10 {
+            let (unit, solved) = leased_and_solved(&server.url, &mallory, &worker).await;
+            let honest = forged(&unit, &solved, &worker, solved.move_counts.clone());
+            mining(&server.url, &mallory).submit(honest).await.unwrap();
+        }
         let mut held = Vec::new();
         for _ in 0..20 {
             held.push(leased_and_solved(&server.url, &mallory, &worker).await);
@@ -411,7 +441,7 @@ fn a_burst_of_bad_submissions_quarantines_nothing() {
     });
     let status = server.coordinator.status("burst").unwrap();
     assert_eq!(status.units_quarantined, 0);
-    assert_eq!(status.units_done, 0);
+    assert_eq!(status.units_done, 10, "its ten honest units alone");
     let id = status.campaign.id;
     let charged: u32 = server
         .coordinator
@@ -441,8 +471,8 @@ fn campaign_retry_releases_quarantined_units() {
     let (server, tokens) = secured(config, spec("retried", seeds.clone(), 20));
     let admin = tokens.token_file("tok-admin");
     block_on(async {
-        // A worker that leases both units and vanishes: its expired leases quarantine
-        // them (expiry is noticed when someone next asks for work).
+        // A worker that leases both units, heartbeats once and vanishes: its expired
+        // leases quarantine them (expiry is noticed when someone next asks for work).
         let silent = register(&server.url, &with_token("tok-mallory"), "silent")
             .await
             .unwrap();

@@ -11,9 +11,11 @@ mod census;
 mod durability;
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
+mod hoarding;
 mod metrics;
 mod partition;
 mod recovery;
+mod replication;
 mod security;
 mod service;
 mod submissions;
@@ -152,10 +154,13 @@ fn worker(url: &str, threads: usize) -> Process {
 }
 
 /// The default configuration with this share of done units drawn for a second
-/// identity's check (none for a lone worker, which may not check its own results).
+/// identity's check (none for a lone worker, which may not check its own results), and
+/// every identity trusted from the start: no unit is solved again in full (the
+/// `replication` tests cover that).
 fn checking(verify_share: f64) -> Config {
     Config {
         verify_share,
+        trust_after: 0,
         ..Config::default()
     }
 }

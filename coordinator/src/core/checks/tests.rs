@@ -127,7 +127,10 @@ fn an_honest_result_adds_every_seed_and_keeps_records_and_the_hardest() {
     assert_eq!(checked.aggregates.max_moves(), threshold);
     assert_eq!(checked.hardest.len(), records.max(TOP as usize));
     for entry in &checked.hardest {
-        assert!(entry.re_solved, "an open bar solves every kept puzzle again");
+        assert!(
+            entry.re_solved,
+            "an open bar solves every kept puzzle again"
+        );
         assert_eq!(entry.moves, counts[(entry.seed - SEEDS.start) as usize]);
     }
     // Behind a full list's bar, only the records are solved again.

@@ -1,0 +1,126 @@
+//! Attacks on the work and the memory rather than the statistics: a token that leases
+//! units and heartbeats them without solving (declaring a thousand threads, on two
+//! registrations), and one that registers without end. Neither keeps an honest worker
+//! from finishing the campaign with a direct solve's totals.
+
+use super::attacks::{honest_worker_finishes, secured};
+use super::security::{code, mining, register, register_threads, with_token};
+use super::*;
+
+/// Leases for `worker` until refused; returns the units and the refusal's code.
+async fn lease_all(url: &str, token: &str, worker: &Registered) -> (Vec<pb::WorkUnit>, Code) {
+    let mut units = Vec::new();
+    loop {
+        match mining(url, &with_token(token)).lease(worker.lease()).await {
+            Ok(reply) => units.push(reply.into_inner().unit.expect("a unit")),
+            Err(refused) => return (units, refused.code()),
+        }
+    }
+}
+
+/// A hoarder used to hold all 80 units by heartbeating them: an honest worker mined
+/// nothing, and the dashboard showed 80 trillion seeds in progress.
+#[test]
+fn a_hoarder_holds_two_leases_and_loses_them_when_they_stall() {
+    let seeds = 1..801;
+    let config = Config {
+        stall_timeout: Duration::from_secs(3),
+        ..checking(0.0)
+    };
+    let (server, tokens) = secured(config, spec("hoard", seeds.clone(), 10));
+    let hoarded = block_on(async {
+        let mallory = with_token("tok-mallory");
+        let first = register_threads(&server.url, &mallory, "h1", 1000)
+            .await
+            .unwrap();
+        let second = register_threads(&server.url, &mallory, "h2", 1000)
+            .await
+            .unwrap();
+        let (mut units, refused) = lease_all(&server.url, "tok-mallory", &first).await;
+        let (more, _) = lease_all(&server.url, "tok-mallory", &second).await;
+        units.extend(more);
+        assert_eq!(refused, Code::ResourceExhausted);
+        assert_eq!(units.len(), 2, "a token without results holds two leases");
+        let leases: Vec<pb::LeaseRef> = units.iter().map(|u| u.lease.clone().unwrap()).collect();
+        let started = Instant::now();
+        let mut lost = Vec::new();
+        let mut regranted = 0;
+        while lost.len() < leases.len() && started.elapsed() < Duration::from_secs(30) {
+            let reply = mining(&server.url, &with_token("tok-mallory"))
+                .heartbeat(pb::HeartbeatRequest {
+                    worker_id: first.id,
+                    session: first.session.clone(),
+                    leases: leases.clone(),
+                    seeds_solved: vec![1_000_000_000_000; leases.len()],
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            // Someone asking for work is when leases are looked at; mallory gets a unit
+            // only once its stalled ones went back.
+            let asked = mining(&server.url, &with_token("tok-mallory"))
+                .lease(second.lease())
+                .await;
+            match asked {
+                Ok(_) => regranted += 1,
+                Err(refused) => assert_eq!(refused.code(), Code::ResourceExhausted),
+            }
+            let status = server.coordinator.status("hoard").unwrap();
+            assert!(
+                status.seeds_in_progress <= 20,
+                "{}",
+                status.seeds_in_progress
+            );
+            lost = reply.lost;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        let held = started.elapsed();
+        assert_eq!(lost.len(), 2, "stalled leases are taken back");
+        assert!(regranted <= 2, "{regranted} leases beyond the two");
+        assert!(held >= Duration::from_secs(3), "{held:?}");
+        eprintln!("hoarded 2 leases for {held:?} until they stalled");
+        units
+    });
+    let id = server.coordinator.status("hoard").unwrap().campaign.id;
+    let records = server.coordinator.store().units(id).unwrap();
+    for unit in &hoarded {
+        let unit = unit.lease.as_ref().unwrap().unit;
+        let (_, record) = records.iter().find(|(u, _)| *u == unit).unwrap();
+        assert_eq!(record.failed_by, ["mallory"], "the stall is charged");
+    }
+    honest_worker_finishes(&server, &tokens, "hoard", seeds);
+}
+
+/// The registry used to grow with every Register and never shrink.
+#[test]
+fn registrations_are_capped_per_token_the_longest_silent_going_first() {
+    let config = Config {
+        max_registrations_per_identity: 8,
+        ..checking(0.0)
+    };
+    let (server, tokens) = secured(config, spec("registry", 1..101, 10));
+    block_on(async {
+        let mallory = with_token("tok-mallory");
+        let mut sessions = Vec::new();
+        for i in 0..50 {
+            sessions.push(
+                register(&server.url, &mallory, &format!("r{i}"))
+                    .await
+                    .unwrap(),
+            );
+        }
+        // The first is long gone: its session no longer leases.
+        let gone = mining(&server.url, &mallory)
+            .lease(sessions[0].lease())
+            .await;
+        assert_eq!(code(gone), Code::Unauthenticated);
+        let newest = mining(&server.url, &mallory)
+            .lease(sessions[49].lease())
+            .await;
+        assert!(newest.unwrap().into_inner().unit.is_some());
+    });
+    let kept = server.coordinator.registrations();
+    assert!(kept <= 8, "{kept} registrations kept");
+    eprintln!("50 registrations of one token, {kept} kept");
+    honest_worker_finishes(&server, &tokens, "registry", 1..101);
+}
