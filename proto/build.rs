@@ -23,6 +23,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     std::fs::write(out.join("rrm_methods.rs"), format!("&[\n{paths}]"))?;
-    tonic_prost_build::configure().compile_fds(descriptors)?;
+    // Packed solutions stay a slice of the received message rather than a copy.
+    tonic_prost_build::configure()
+        .bytes(".rrm.v1.SubmitRequest.solutions")
+        .compile_fds(descriptors)?;
     Ok(())
 }

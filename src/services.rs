@@ -116,7 +116,7 @@ pub struct ConfigArgs {
     #[arg(long, env = "RRM_MAX_FAILURES", default_value_t = 5)]
     max_failures: u32,
     /// Share of done units given to a second worker to compare digests (0 to 1).
-    #[arg(long, env = "RRM_VERIFY_SHARE", default_value_t = 0.01)]
+    #[arg(long, env = "RRM_VERIFY_SHARE", default_value_t = Config::default().verify_share)]
     verify_share: f64,
     /// A token's seed units are solved again in full by the coordinator until this many
     /// were confirmed (adaptive replication; 0 trusts every token from the start).

@@ -33,6 +33,9 @@ pub struct TrustSimArgs {
     /// Units a forger gets confirmed before it forges.
     #[arg(long, default_value_t = Config::default().trust_after)]
     patience: u32,
+    /// Share of a trusted token's units checked by another token.
+    #[arg(long, default_value_t = Config::default().verify_share)]
+    verify_share: f64,
 }
 
 const CAMPAIGN: &str = "sim";
@@ -60,8 +63,13 @@ pub fn run(args: TrustSimArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "{} runs of {} units of {} seeds; 2 honest tokens; forgers forge after {} confirmed units",
-        args.runs, args.units, args.unit_size, args.patience
+        "{} runs of {} units of {} seeds; 2 honest tokens; forgers forge after {} confirmed \
+         units; verify share {} %",
+        args.runs,
+        args.units,
+        args.unit_size,
+        args.patience,
+        args.verify_share * 100.0
     )?;
     writeln!(
         out,
@@ -132,6 +140,7 @@ fn simulate(
     let data = tempfile::tempdir()?;
     let config = Config {
         trust_after,
+        verify_share: args.verify_share,
         ..Config::default()
     };
     let coordinator = Coordinator::open(Store::open(data.path())?, config)?;

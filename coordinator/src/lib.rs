@@ -95,7 +95,7 @@ impl Default for Config {
         Config {
             lease_duration: Duration::from_secs(60),
             max_failures: 5,
-            verify_share: 0.01,
+            verify_share: 0.05,
             verify_from_moves: 22,
             spot_checks: 4,
             top_count: 5,

@@ -61,7 +61,7 @@ pub(crate) async fn serve(
     let metrics = service.coordinator.metrics().rpc_layer();
     let gate = |roles, name| Gate::new(security.keyring.clone(), roles, name);
     let mining = pb::mining_server::MiningServer::new(service.clone())
-        .max_decoding_message_size(rrm_proto::MAX_MESSAGE);
+        .max_decoding_message_size(rrm_proto::MAX_MINING_MESSAGE);
     let query = pb::query_server::QueryServer::new(service.clone())
         .max_encoding_message_size(rrm_proto::MAX_MESSAGE);
     let campaigns = pb::campaigns_server::CampaignsServer::new(service);

@@ -27,6 +27,8 @@ pub enum WireError {
     BadPlacement,
     #[error("legal samples must list depths 1, 2, 3, … in order")]
     LegalSampleDepths,
+    #[error(transparent)]
+    Solutions(#[from] rrm_proto::solutions::SolutionsError),
 }
 
 impl From<WireError> for tonic::Status {
@@ -222,11 +224,7 @@ impl TryFrom<pb::SubmitRequest> for Submission {
             move_counts: request.move_counts,
             robots_moved: request.robots_moved,
             digest: request.digest,
-            solutions: request
-                .solutions
-                .into_iter()
-                .map(|s| (s.seed, s.moves))
-                .collect(),
+            solutions: rrm_proto::solutions::unpack(&request.solutions)?,
             cpu_ms: request.exhaustive.as_ref().map_or(0, |e| e.cpu_ms),
             exhaustive: request.exhaustive.map(exhaustive_result).transpose()?,
         })

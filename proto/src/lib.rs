@@ -4,6 +4,7 @@
 //! see these types; they convert to the store's and the solver's own types at once.
 
 pub mod access;
+pub mod solutions;
 
 #[allow(clippy::all, missing_docs)]
 pub mod v1 {
@@ -19,9 +20,12 @@ pub mod v1 {
 
 use sha2::{Digest, Sha256};
 
-/// Largest message either side accepts: a unit of 2^20 seeds (2 MiB of counts) with its
-/// kept solutions, or a long list of puzzles.
+/// Largest message either side accepts: a long list of puzzles in a query's reply.
 pub const MAX_MESSAGE: usize = 64 << 20;
+
+/// Largest mining message (a Submit): a unit of 2^20 seeds (2 MiB of counts and robots
+/// moved) with [`solutions::MAX_SOLUTIONS`] kept solutions, or an exhaustive result.
+pub const MAX_MINING_MESSAGE: usize = 4 << 20;
 
 /// The move count a submission gives a seed its worker could not solve within its limit.
 pub const UNSOLVED: u8 = u8::MAX;

@@ -2,7 +2,8 @@
 //! commits, kept in a small file outside sled so that a store that comes back shorter
 //! than what was acknowledged (damaged files, a copy taken mid-write, a rolled-back
 //! volume) is refused instead of silently serving less; and the free space of the
-//! store's volume.
+//! store's volume. Once a store has had a mark, sled says so ([`MARK_KEPT_KEY`]), and
+//! a missing mark is refused too: deleting the file cannot turn the check off.
 
 use super::{Result, Store, StoreError};
 use std::fs::File;
@@ -13,6 +14,8 @@ use std::sync::atomic::Ordering;
 /// The high-water mark's file in the store's directory.
 pub const MARK_FILE: &str = "acknowledged";
 const MARK_HEADER: &str = "rrm acknowledged commits v1";
+/// In the meta table once the store has written a mark.
+pub(crate) const MARK_KEPT_KEY: &[u8] = b"mark_kept";
 
 /// Space on the store's volume, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,13 +25,12 @@ pub struct Space {
     pub total: u64,
 }
 
-/// Reads the mark in `dir`: the last commit acknowledged, 0 without a mark (a new
-/// store, or one from before marks).
-pub(crate) fn read_mark(dir: &Path) -> Result<u64> {
+/// Reads the mark in `dir`: the last commit acknowledged, `None` without a mark.
+fn read_mark(dir: &Path) -> Result<Option<u64>> {
     let path = dir.join(MARK_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => {
             return Err(StoreError::Open {
                 path: path.clone(),
@@ -43,7 +45,7 @@ pub(crate) fn read_mark(dir: &Path) -> Result<u64> {
             .and_then(|n| n.parse::<u64>().ok()),
         _ => None,
     };
-    commit.ok_or_else(|| StoreError::CorruptFiles {
+    commit.map(Some).ok_or_else(|| StoreError::CorruptFiles {
         path,
         detail: "the acknowledged-commits mark is unreadable".into(),
     })
@@ -77,10 +79,19 @@ fn rewrite_mark(file: &File, commit: u64) -> std::io::Result<()> {
     file.sync_data()
 }
 
-/// The mark of the store in `dir` whose commit log ends at `last`; refuses a store whose
-/// log ends before it.
-pub(crate) fn check_mark(dir: &Path, last: u64) -> Result<u64> {
-    let acknowledged = read_mark(dir)?;
+/// The mark of the store in `dir` whose commit log ends at `last` (0 without one: a new
+/// store, or one from before marks); refuses a store whose log ends before it, and one
+/// whose mark is gone although it had one (`kept`).
+pub(crate) fn check_mark(dir: &Path, last: u64, kept: bool) -> Result<u64> {
+    let acknowledged = match read_mark(dir)? {
+        Some(commit) => commit,
+        None if kept => {
+            return Err(StoreError::MarkMissing {
+                path: dir.join(MARK_FILE),
+            })
+        }
+        None => 0,
+    };
     if last < acknowledged {
         return Err(StoreError::BehindMark {
             path: dir.to_path_buf(),
@@ -92,6 +103,18 @@ pub(crate) fn check_mark(dir: &Path, last: u64) -> Result<u64> {
 }
 
 impl Store {
+    /// Records in sled, durably, that this store has a mark: once in its life, after the
+    /// mark file exists, so that a crash between the two never refuses a sound store.
+    /// Straight into sled and flushed, outside the journal: it is no result.
+    pub(crate) fn note_mark_kept(&self) -> Result<()> {
+        if self.meta.contains_key(MARK_KEPT_KEY)? {
+            return Ok(());
+        }
+        self.meta.insert(MARK_KEPT_KEY, &[1])?;
+        self.db.flush()?;
+        Ok(())
+    }
+
     /// Raises the mark to `commit` (a commit known to be on disk) if it is below.
     pub(crate) fn acknowledge(&self, commit: u64) -> Result<()> {
         if commit <= self.marked.load(Ordering::SeqCst) {
@@ -102,11 +125,15 @@ impl Store {
         if commit <= self.marked.load(Ordering::SeqCst) {
             return Ok(());
         }
+        let first = open.is_none();
         let written = match open.as_ref() {
             Some(file) => rewrite_mark(file, commit),
             None => create_mark(&self.dir, commit).map(|file| *open = Some(file)),
         };
         written.map_err(|error| super::io_error(&self.dir, error))?;
+        if first {
+            self.note_mark_kept()?;
+        }
         self.marked.fetch_max(commit, Ordering::SeqCst);
         Ok(())
     }

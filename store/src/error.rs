@@ -43,6 +43,13 @@ pub enum StoreError {
         acknowledged: u64,
         last: u64,
     },
+    #[error(
+        "the store's acknowledged-commits mark {} is missing, though the store has had one: \
+         results it acknowledged may be missing too; put the file back, or restore a backup \
+         (`rrm store import`)",
+        path.display()
+    )]
+    MarkMissing { path: PathBuf },
     #[error("no space left on the device holding {}: free space, then retry", path.display())]
     DiskFull { path: PathBuf },
     #[error("the store takes no more writes until it is reopened: {0}")]

@@ -36,10 +36,12 @@ pub(crate) const APPLIED_KEY: &[u8] = b"journal_group";
 /// written before its changes (see `writing::apply`).
 pub(crate) const INTENT_KEY: &[u8] = b"journal_intent";
 
-/// Whether `key` of `table` is the journal's bookkeeping (where sled stands in it), not
-/// the store's contents: exports leave it out.
+/// Whether `key` of `table` is bookkeeping of these files (where sled stands in the
+/// journal, whether a mark was written beside them), not the store's contents: exports
+/// leave it out.
 pub(crate) fn is_bookkeeping(table: Table, key: &[u8]) -> bool {
-    table == Table::Meta && (key == APPLIED_KEY || key == INTENT_KEY)
+    table == Table::Meta
+        && (key == APPLIED_KEY || key == INTENT_KEY || key == super::durability::MARK_KEPT_KEY)
 }
 
 const PREFIX: &str = "journal-";

@@ -3,7 +3,7 @@
 //! order; flushes sync the journal and raise the acknowledged mark; checkpoints flush
 //! sled and delete the journal files it covers; opening replays what sled lacks.
 
-use super::durability::check_mark;
+use super::durability::{check_mark, MARK_KEPT_KEY};
 use super::journal::{parse_record, read, remove, Change, Journal, Table, APPLIED_KEY, INTENT_KEY};
 use super::keys::last_commit_in;
 use super::{io_error, Result, Store, StoreError};
@@ -105,7 +105,8 @@ impl Store {
                 .and_then(|db| db.sync_all())
                 .map_err(failed)?;
         }
-        let acknowledged = check_mark(dir, last_commit_in(tree(Table::Commits))?)?;
+        let kept = tree(Table::Meta).contains_key(MARK_KEPT_KEY)?;
+        let acknowledged = check_mark(dir, last_commit_in(tree(Table::Commits))?, kept)?;
         let (_, error) = remove(files);
         error.map_or(Ok(()), Err).map_err(failed)?;
         let mut journal = Journal::start(dir, last).map_err(failed)?;

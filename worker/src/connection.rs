@@ -50,8 +50,8 @@ pub(crate) fn client(
 ) -> Result<MiningClient<AuthChannel>, WorkerError> {
     let channel = access.channel(address, timeout)?;
     Ok(MiningClient::new(channel)
-        .max_decoding_message_size(rrm_proto::MAX_MESSAGE)
-        .max_encoding_message_size(rrm_proto::MAX_MESSAGE))
+        .max_decoding_message_size(rrm_proto::MAX_MINING_MESSAGE)
+        .max_encoding_message_size(rrm_proto::MAX_MINING_MESSAGE))
 }
 
 /// Introduces this worker to the coordinator: one attempt.

@@ -57,10 +57,10 @@ pub(crate) async fn mine_unit(
             .await
             .map(Solved::Seeds),
     };
-    let outcome = match solved {
-        Some(result) => {
+    let outcome = match solved.and_then(|result| request(&credentials, &unit, lease, result)) {
+        Some(request) => {
             shared.leases.submitting(&key);
-            submit(&shared, request(&credentials, &unit, lease, result)).await
+            submit(&shared, request).await
         }
         None => Ok(false),
     };
@@ -174,27 +174,35 @@ async fn solve(
     }
 }
 
-/// The submission of `solved`.
+/// The submission of `solved`; `None` (the unit abandoned) if its kept solutions do
+/// not fit in one.
 fn request(
     credentials: &Credentials,
     unit: &pb::WorkUnit,
     lease: pb::LeaseRef,
     solved: Solved,
-) -> pb::SubmitRequest {
+) -> Option<pb::SubmitRequest> {
     let result = match solved {
         Solved::Seeds(result) => result,
         Solved::Exhaustive(analysed) => {
-            return pb::SubmitRequest {
+            return Some(pb::SubmitRequest {
                 worker_id: credentials.id,
                 session: credentials.session.clone(),
                 lease: Some(lease),
                 digest: analysed.digest.to_vec(),
                 exhaustive: Some(analysed.result),
                 ..Default::default()
-            }
+            })
         }
     };
-    pb::SubmitRequest {
+    let solutions = match rrm_proto::solutions::pack(&result.solutions) {
+        Ok(packed) => packed,
+        Err(error) => {
+            tracing::error!(unit = lease.unit, "{error}; abandoning the unit");
+            return None;
+        }
+    };
+    Some(pb::SubmitRequest {
         worker_id: credentials.id,
         session: credentials.session.clone(),
         digest: rrm_proto::unit_digest(
@@ -207,13 +215,9 @@ fn request(
         lease: Some(lease),
         move_counts: result.move_counts,
         robots_moved: result.robots_moved,
-        solutions: result
-            .solutions
-            .into_iter()
-            .map(|(seed, moves)| pb::Solution { seed, moves })
-            .collect(),
+        solutions: solutions.into(),
         exhaustive: None,
-    }
+    })
 }
 
 /// Submits until the coordinator answers; `Ok(true)` if it accepted the result.

@@ -145,10 +145,9 @@ fn puzzles_leases_and_submissions_survive_the_round_trip() {
         lease: Some(lease.clone().into()),
         move_counts: vec![3, 4],
         digest: vec![1; 32],
-        solutions: vec![pb::Solution {
-            seed: 9,
-            moves: vec!["BS".into()],
-        }],
+        solutions: rrm_proto::solutions::pack(&[(9, vec!["BS".into()])])
+            .unwrap()
+            .into(),
         robots_moved: vec![1, 2],
         exhaustive: None,
     };

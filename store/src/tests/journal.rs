@@ -119,7 +119,8 @@ fn a_torn_group_is_left_out_whole() {
         ),
     }
     assert!(journal.exists(), "a refused store keeps its journal");
-    // Had the crash come before its flush, the store opens with the whole groups.
+    // Had the crash come before its flush, the store opens with the whole groups (its
+    // sled files were copied before it ever wrote a mark).
     std::fs::remove_file(image.join(MARK_FILE)).unwrap();
     let recovered = Store::open(&image).unwrap();
     assert_eq!(recovered.last_commit().unwrap(), 2);
@@ -356,4 +357,31 @@ fn an_export_naming_a_journal_position_is_refused() {
     let other = Store::open(&dir.path().join("other")).unwrap();
     other.import(&honest, &mut || {}).unwrap();
     assert_eq!(export(&other), exported);
+}
+
+/// Deleting the mark used to turn the lost-results check off: a missing mark was taken
+/// for a store from before marks. A store that has had one is refused without it.
+#[test]
+fn a_store_that_had_a_mark_refuses_to_open_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let campaign = store.create_campaign(spec("a"), 0).unwrap();
+    let counts = vec![3u8; 100];
+    commit_done(&store, campaign.id, 0, 1, &counts, &vec![1; 100], &[]);
+    store.flush_blocking().unwrap();
+    drop(store);
+    let mark = dir.path().join(MARK_FILE);
+    let kept = std::fs::read(&mark).unwrap();
+    std::fs::remove_file(&mark).unwrap();
+    match Store::open(dir.path()) {
+        Err(error @ StoreError::MarkMissing { .. }) => {
+            assert!(
+                error.to_string().contains(&mark.display().to_string()),
+                "{error}"
+            );
+        }
+        other => panic!("expected a missing mark: {:?}", other.err()),
+    }
+    std::fs::write(&mark, kept).unwrap();
+    assert_eq!(Store::open(dir.path()).unwrap().last_commit().unwrap(), 1);
 }

@@ -439,3 +439,29 @@ fn a_soak_with_periodic_sigkill_ends_with_exact_totals() {
     let (sound, said) = verified(data.path());
     assert!(sound, "{said}");
 }
+
+/// Deleting the mark used to turn the lost-results check off: with the mark gone and
+/// the journal cut, a campaign reported fewer puzzles and `store verify` said "sound".
+/// A store that has had a mark now refuses to open without it, naming the file.
+#[test]
+fn a_deleted_mark_is_refused_by_name() {
+    let scratch = tempfile::tempdir().unwrap();
+    let data = scratch.path().join("data");
+    rrm_ok(&[
+        "mine",
+        "--seeds",
+        "1..201",
+        "--data",
+        data.to_str().unwrap(),
+        "--unit-size",
+        "20",
+    ]);
+    let mark = data.join(rrm_store::MARK_FILE);
+    std::fs::remove_file(&mark).unwrap();
+    let message = seeds_reported(&data).unwrap_err();
+    assert!(message.contains(&mark.display().to_string()), "{message}");
+    assert!(message.contains("is missing"), "{message}");
+    let (sound, said) = verified(&data);
+    assert!(!sound, "{said}");
+    assert!(said.contains(&mark.display().to_string()), "{said}");
+}

@@ -12,6 +12,7 @@ mod durability;
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
 mod hoarding;
+mod memory;
 mod metrics;
 mod partition;
 mod recovery;
@@ -325,14 +326,9 @@ fn submission(
         lease: Some(lease),
         move_counts: counts,
         robots_moved: solved.robots_moved.clone(),
-        solutions: solved
-            .solutions
-            .iter()
-            .map(|(seed, moves)| pb::Solution {
-                seed: *seed,
-                moves: moves.clone(),
-            })
-            .collect(),
+        solutions: rrm_proto::solutions::pack(&solved.solutions)
+            .unwrap()
+            .into(),
         exhaustive: None,
     }
 }

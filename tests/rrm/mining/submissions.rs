@@ -190,7 +190,7 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
                     lease: Some(lease),
                     move_counts: counts,
                     robots_moved: vec![1; 10],
-                    solutions: Vec::new(),
+                    solutions: Default::default(),
                     exhaustive: None,
                 })
                 .await

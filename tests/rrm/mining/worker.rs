@@ -347,11 +347,9 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
                 lease: Some(held.clone()),
                 move_counts: result.move_counts,
                 robots_moved: result.robots_moved,
-                solutions: result
-                    .solutions
-                    .into_iter()
-                    .map(|(seed, moves)| pb::Solution { seed, moves })
-                    .collect(),
+                solutions: rrm_proto::solutions::pack(&result.solutions)
+                    .unwrap()
+                    .into(),
                 exhaustive: None,
             })
             .await
