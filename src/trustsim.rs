@@ -43,6 +43,7 @@ const CAMPAIGN: &str = "sim";
 pub fn run(args: TrustSimArgs) -> Result<ExitCode> {
     let seeds = 1..1 + args.units * args.unit_size;
     let solving = bar(args.units, "units solved honestly");
+    let mining_cpu = cpu_time::ProcessTime::now();
     let honest: Vec<rrm_worker::UnitResult> = (0..args.units)
         .into_par_iter()
         .map(|unit| {
@@ -60,6 +61,7 @@ pub fn run(args: TrustSimArgs) -> Result<ExitCode> {
         })
         .collect::<Result<_>>()?;
     solving.finish_and_clear();
+    let mining_cpu = mining_cpu.elapsed().as_secs_f64();
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -70,6 +72,10 @@ pub fn run(args: TrustSimArgs) -> Result<ExitCode> {
         args.unit_size,
         args.patience,
         args.verify_share * 100.0
+    )?;
+    writeln!(
+        out,
+        "mining the campaign once takes {mining_cpu:.2} s of CPU; the coordinator's checks:"
     )?;
     writeln!(
         out,

@@ -29,6 +29,8 @@ pub enum StoreError {
     CorruptFiles { path: PathBuf, detail: String },
     #[error("cannot open the store in {}: {detail}", path.display())]
     Open { path: PathBuf, detail: String },
+    #[error("reading or writing the store in {} failed: {detail}", path.display())]
+    Io { path: PathBuf, detail: String },
     #[error("store: {0}")]
     Sled(sled::Error),
     #[error(
@@ -101,11 +103,12 @@ impl StoreError {
 
 /// An I/O error on a file of the store in `dir`.
 pub(crate) fn io_error(dir: &Path, error: std::io::Error) -> StoreError {
-    match error.raw_os_error() {
-        Some(libc::ENOSPC) => StoreError::DiskFull {
+    let full = matches!(error.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT));
+    match full {
+        true => StoreError::DiskFull {
             path: dir.to_path_buf(),
         },
-        _ => StoreError::Open {
+        false => StoreError::Io {
             path: dir.to_path_buf(),
             detail: error.to_string(),
         },

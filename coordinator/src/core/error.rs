@@ -21,10 +21,10 @@ pub enum CoordinatorError {
     #[error("unit {0} is not quarantined")]
     NotQuarantined(u64),
     #[error(
-        "the coordinator's disk is nearly full ({} MiB free, below its reserve of {} MiB): \
+        "the coordinator's disk is nearly full ({} free, below its reserve of {}): \
          no new work until space is freed; results of units already leased are still taken",
-        available >> 20,
-        reserve >> 20
+        size(*available),
+        size(*reserve)
     )]
     DiskLow { available: u64, reserve: u64 },
     #[error("unit {unit} of {campaign:?} never had lease {lease}")]
@@ -316,3 +316,30 @@ impl From<StoreError> for CoordinatorError {
 }
 
 pub type Result<T, E = CoordinatorError> = std::result::Result<T, E>;
+
+/// A size for people: whole bytes below a KiB, then KiB, MiB or GiB with one decimal
+/// (a reserve of 300 KiB is not "0 MiB").
+fn size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn small_reserves_are_not_zero_mib() {
+        assert_eq!(super::size(0), "0 bytes");
+        assert_eq!(super::size(300 << 10), "300.0 KiB");
+        assert_eq!(super::size(1536 << 10), "1.5 MiB");
+        assert_eq!(super::size(5 << 30), "5.0 GiB");
+    }
+}

@@ -231,9 +231,7 @@ impl Coordinator {
         });
         let failed_here = |unit: &u64| {
             let failed_by = &campaign.records[unit].failed_by;
-            failed_by
-                .iter()
-                .any(|identity| *identity == worker.identity)
+            failed_by.contains(&worker.identity)
         };
         let fresh = campaign.next_unit < campaign.campaign.spec.units_total();
         let unit = if let Some(unit) = campaign.pending.iter().copied().find(|u| !failed_here(u)) {

@@ -367,7 +367,7 @@ fn a_store_that_had_a_mark_refuses_to_open_without_it() {
     let store = Store::open(dir.path()).unwrap();
     let campaign = store.create_campaign(spec("a"), 0).unwrap();
     let counts = vec![3u8; 100];
-    commit_done(&store, campaign.id, 0, 1, &counts, &vec![1; 100], &[]);
+    commit_done(&store, campaign.id, 0, 1, &counts, &[1; 100], &[]);
     store.flush_blocking().unwrap();
     drop(store);
     let mark = dir.path().join(MARK_FILE);
