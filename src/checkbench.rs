@@ -37,25 +37,7 @@ const FORGED_SHARES: [f64; 4] = [0.0, 0.01, 0.10, 1.0];
 
 pub fn run(args: CheckBenchArgs) -> Result<ExitCode> {
     let seeds = 1..1 + args.units * args.unit_size;
-    let solving = bar(args.units, "units solved honestly");
-    let honest: Vec<rrm_worker::UnitResult> = (0..args.units)
-        .into_par_iter()
-        .map(|unit| {
-            let start = seeds.start + unit * args.unit_size;
-            let cancel = AtomicBool::new(false);
-            let solved = rrm_worker::solve_unit(
-                Generator::Fogleman,
-                start..start + args.unit_size,
-                20,
-                Config::default().top_count as usize,
-                &cancel,
-                &|| {},
-            );
-            solving.inc(1);
-            solved.context("a seed beyond the solver's limit")
-        })
-        .collect::<Result<_>>()?;
-    solving.finish_and_clear();
+    let honest = solved_honestly(args.units, args.unit_size)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -133,18 +115,7 @@ fn submit_all(
                 .saturating_add(1)
                 .min(ricochet::solver::DEFAULT_MAX_MOVES);
         }
-        let submission = Submission {
-            worker: worker.id,
-            identity: worker.identity.clone(),
-            digest: rrm_proto::unit_digest(name, seeds.clone(), &counts, &solved.robots_moved)
-                .to_vec(),
-            lease: assignment.lease,
-            move_counts: counts,
-            robots_moved: solved.robots_moved.clone(),
-            solutions: solved.solutions.clone(),
-            exhaustive: None,
-            cpu_ms: 0,
-        };
+        let submission = seed_submission(&worker, assignment.lease, seeds, solved, counts);
         let started = ThreadTime::now();
         let outcome = coordinator.submit(submission);
         cpu.push(started.elapsed().as_secs_f64());
@@ -156,4 +127,56 @@ fn submit_all(
     }
     cpu.sort_by(f64::total_cmp);
     Ok((refused, cpu[cpu.len() / 2]))
+}
+
+/// Fogleman seeds 1.. solved honestly as `units` units of `unit_size` seeds (record
+/// threshold 20, the default kept hardest), in parallel with a progress bar.
+pub(crate) fn solved_honestly(units: u64, unit_size: u64) -> Result<Vec<rrm_worker::UnitResult>> {
+    let solving = bar(units, "units solved honestly");
+    let honest = (0..units)
+        .into_par_iter()
+        .map(|unit| {
+            let start = 1 + unit * unit_size;
+            let solved = rrm_worker::solve_unit(
+                Generator::Fogleman,
+                start..start + unit_size,
+                20,
+                Config::default().top_count as usize,
+                &AtomicBool::new(false),
+                &|| {},
+            );
+            solving.inc(1);
+            solved.context("a seed beyond the solver's limit")
+        })
+        .collect::<Result<_>>()?;
+    solving.finish_and_clear();
+    Ok(honest)
+}
+
+/// `worker`'s submission of `solved` for the seed unit `seeds` under `lease`, with
+/// `counts` in place of its move counts and a digest that matches them.
+pub(crate) fn seed_submission(
+    worker: &rrm_coordinator::Worker,
+    lease: rrm_coordinator::LeaseRef,
+    seeds: &Range<u64>,
+    solved: &rrm_worker::UnitResult,
+    counts: Vec<u8>,
+) -> Submission {
+    Submission {
+        worker: worker.id,
+        identity: worker.identity.clone(),
+        digest: rrm_proto::unit_digest(
+            &lease.campaign,
+            seeds.clone(),
+            &counts,
+            &solved.robots_moved,
+        )
+        .to_vec(),
+        lease,
+        move_counts: counts,
+        robots_moved: solved.robots_moved.clone(),
+        solutions: solved.solutions.clone(),
+        exhaustive: None,
+        cpu_ms: 0,
+    }
 }

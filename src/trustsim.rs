@@ -8,16 +8,14 @@
 //! forged units, the survivors and the coordinator's CPU, with adaptive replication on
 //! (`trust_after` as configured) and off (0: every token trusted from the start).
 
+use crate::checkbench::{seed_submission, solved_honestly};
 use crate::progress::bar;
 use anyhow::{Context, Result};
 use clap::Args;
-use rayon::prelude::*;
-use ricochet::Generator;
-use rrm_coordinator::{Config, Coordinator, CoordinatorError, Submission, Work, Worker};
+use rrm_coordinator::{Config, Coordinator, CoordinatorError, Work, Worker};
 use rrm_store::{CampaignSpec, Store};
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 
 #[derive(Args)]
 pub struct TrustSimArgs {
@@ -41,26 +39,8 @@ pub struct TrustSimArgs {
 const CAMPAIGN: &str = "sim";
 
 pub fn run(args: TrustSimArgs) -> Result<ExitCode> {
-    let seeds = 1..1 + args.units * args.unit_size;
-    let solving = bar(args.units, "units solved honestly");
     let mining_cpu = cpu_time::ProcessTime::now();
-    let honest: Vec<rrm_worker::UnitResult> = (0..args.units)
-        .into_par_iter()
-        .map(|unit| {
-            let start = seeds.start + unit * args.unit_size;
-            let solved = rrm_worker::solve_unit(
-                Generator::Fogleman,
-                start..start + args.unit_size,
-                20,
-                Config::default().top_count as usize,
-                &AtomicBool::new(false),
-                &|| {},
-            );
-            solving.inc(1);
-            solved.context("a seed beyond the solver's limit")
-        })
-        .collect::<Result<_>>()?;
-    solving.finish_and_clear();
+    let honest = solved_honestly(args.units, args.unit_size)?;
     let mining_cpu = mining_cpu.elapsed().as_secs_f64();
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -210,23 +190,8 @@ fn simulate(
             } else {
                 solved.move_counts.clone()
             };
-            let submission = Submission {
-                worker: player.worker.id,
-                identity: player.worker.identity.clone(),
-                digest: rrm_proto::unit_digest(
-                    CAMPAIGN,
-                    seeds.clone(),
-                    &counts,
-                    &solved.robots_moved,
-                )
-                .to_vec(),
-                lease: assignment.lease,
-                move_counts: counts,
-                robots_moved: solved.robots_moved.clone(),
-                solutions: solved.solutions.clone(),
-                exhaustive: None,
-                cpu_ms: 0,
-            };
+            let submission =
+                seed_submission(&player.worker, assignment.lease, seeds, solved, counts);
             match coordinator.submit(submission) {
                 Ok(_) if !checking => {
                     player.produced += 1;
