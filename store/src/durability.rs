@@ -5,6 +5,7 @@
 //! store's volume. Once a store has had a mark, sled says so ([`MARK_KEPT_KEY`]), and
 //! a missing mark is refused too: deleting the file cannot turn the check off.
 
+use super::journal::Table;
 use super::{Result, Store, StoreError};
 use std::fs::File;
 use std::io::Write;
@@ -107,11 +108,11 @@ impl Store {
     /// mark file exists, so that a crash between the two never refuses a sound store.
     /// Straight into sled and flushed, outside the journal: it is no result.
     pub(crate) fn note_mark_kept(&self) -> Result<()> {
-        if self.meta.contains_key(MARK_KEPT_KEY)? {
+        if self.table(Table::Meta)?.contains_key(MARK_KEPT_KEY)? {
             return Ok(());
         }
-        self.meta.insert(MARK_KEPT_KEY, &[1])?;
-        self.db.flush()?;
+        self.table(Table::Meta)?.insert(MARK_KEPT_KEY, &[1])?;
+        self.files()?.db.flush()?;
         Ok(())
     }
 

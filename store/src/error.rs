@@ -54,8 +54,15 @@ pub enum StoreError {
     MarkMissing { path: PathBuf },
     #[error("no space left on the device holding {}: free space, then retry", path.display())]
     DiskFull { path: PathBuf },
-    #[error("the store takes no more writes until it is reopened: {0}")]
+    #[error(
+        "the store's writes stopped ({0}); they resume once it is reopened, which a \
+         coordinator does by itself when its disk has room"
+    )]
     WritesStopped(String),
+    #[error("the store in {} is being reopened after its writes stopped; retry shortly", path.display())]
+    Reopening { path: PathBuf },
+    #[error("the store in {} could not be reopened: calls still hold it", path.display())]
+    Busy { path: PathBuf },
     #[error("store: corrupt {what}: {detail}")]
     Corrupt { what: &'static str, detail: String },
     #[error("campaign {0:?} already exists")]
@@ -92,6 +99,15 @@ impl From<sled::Error> for StoreError {
 }
 
 impl StoreError {
+    /// Whether the store cannot write for now and will again by itself: its writes
+    /// stopped, or it is being reopened.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            StoreError::WritesStopped(_) | StoreError::Reopening { .. } | StoreError::Busy { .. }
+        )
+    }
+
     /// Whether the error is the disk being full (nothing is wrong with the data).
     pub fn is_disk_full(&self) -> bool {
         matches!(

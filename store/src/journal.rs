@@ -19,9 +19,12 @@
 //! several changes therefore leaves its record in sled first (`journal_intent`), from
 //! which opening completes it if sled kept only part of it.
 //!
-//! A failed sync (the kernel may have dropped the pages it could not write) or a failed
-//! sled write stops the journal: no flush succeeds and no write is taken until the
-//! store is reopened, which replays.
+//! A failed write keeps its bytes and is retried whole at the same offset, so a record
+//! torn by a full disk is overwritten, never followed. A failed sync (the kernel may
+//! have dropped the pages it could not write, and a second sync would not know) or a
+//! failed sled write stops the journal: no flush succeeds and no write is taken until
+//! the store is reopened (`Store::reopen`), which replays. In tests, [`Faults`] fails
+//! the file writes and syncs on demand.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -268,6 +271,49 @@ pub(crate) struct Journal {
     /// pages, and a failed sled write left a group half applied; only reopening the
     /// store (which replays) repairs either.
     failure: Mutex<Option<String>>,
+    #[cfg(test)]
+    pub(crate) faults: Arc<Faults>,
+}
+
+/// Failures a test injects into the journal's file operations, each counting down.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct Faults {
+    /// Writes that fail before writing anything.
+    pub(crate) writes: std::sync::atomic::AtomicU32,
+    /// Writes that write half their bytes, then fail (a disk filling mid-write).
+    pub(crate) torn_writes: std::sync::atomic::AtomicU32,
+    /// Syncs that fail.
+    pub(crate) syncs: std::sync::atomic::AtomicU32,
+}
+
+#[cfg(test)]
+impl Faults {
+    fn take(counter: &std::sync::atomic::AtomicU32) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        counter
+            .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    fn write(&self, file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+        let full = || io::Error::from_raw_os_error(libc::ENOSPC);
+        if Faults::take(&self.torn_writes) {
+            file.write_all_at(&bytes[..bytes.len() / 2], offset)?;
+            return Err(full());
+        }
+        if Faults::take(&self.writes) {
+            return Err(full());
+        }
+        file.write_all_at(bytes, offset)
+    }
+
+    fn sync(&self, file: &File) -> io::Result<()> {
+        if Faults::take(&self.syncs) {
+            return Err(io::Error::from_raw_os_error(libc::EIO));
+        }
+        file.sync_data()
+    }
 }
 
 /// The active file and the groups appended since it was last written.
@@ -282,17 +328,25 @@ pub(crate) struct Active {
     started: Instant,
     /// Files whose groups a checkpoint has yet to cover (older than `file`).
     retired: Vec<PathBuf>,
+    #[cfg(test)]
+    faults: Arc<Faults>,
 }
 
 impl Journal {
     /// Starts a new, empty journal file for the groups after `last_group`.
     pub(crate) fn start(dir: &Path, last_group: u64) -> io::Result<Journal> {
         let (file, path) = new_file(dir, last_group + 1)?;
+        #[cfg(test)]
+        let faults = Arc::new(Faults::default());
         Ok(Journal {
             dir: dir.to_path_buf(),
             replayed: 0,
             failure: Mutex::new(None),
+            #[cfg(test)]
+            faults: faults.clone(),
             active: Mutex::new(Active {
+                #[cfg(test)]
+                faults,
                 last_group,
                 pending: Vec::new(),
                 file,
@@ -322,7 +376,16 @@ impl Journal {
             active.write_out()?;
             active.file.clone()
         };
-        file.sync_data().inspect_err(|error| {
+        self.sync_file(&file)
+    }
+
+    /// Syncs `file`; a failure stops the journal (see the module doc).
+    fn sync_file(&self, file: &File) -> io::Result<()> {
+        #[cfg(test)]
+        let synced = self.faults.sync(file);
+        #[cfg(not(test))]
+        let synced = file.sync_data();
+        synced.inspect_err(|error| {
             self.fail(format!("syncing the journal failed: {error}"));
         })
     }
@@ -359,7 +422,7 @@ impl Journal {
         active.write_out()?;
         // Groups already in the closed file may be waiting for a sync of the file being
         // appended to, which no longer covers them.
-        active.file.sync_data()?;
+        self.sync_file(&active.file)?;
         let (file, path) = new_file(&self.dir, active.last_group + 1)?;
         let old = std::mem::replace(&mut active.path, path);
         active.file = file;
@@ -431,6 +494,10 @@ impl Active {
         if self.pending.is_empty() {
             return Ok(());
         }
+        #[cfg(test)]
+        self.faults
+            .write(&self.file, &self.pending, self.written)?;
+        #[cfg(not(test))]
         self.file.write_all_at(&self.pending, self.written)?;
         self.written += self.pending.len() as u64;
         self.pending.clear();

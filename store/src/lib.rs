@@ -38,6 +38,7 @@
 mod blocks;
 mod durability;
 mod error;
+mod files;
 mod journal;
 mod keys;
 mod portable;
@@ -46,35 +47,30 @@ mod writing;
 
 pub use durability::{space_of, Space, MARK_FILE};
 pub use error::{Result, StoreError};
+pub use files::WriteTrouble;
 pub use portable::Moved;
 pub use schema::*;
 
 use blocks::*;
 use error::{io_error, open_error};
+use files::Files;
 use journal::{Change, Table};
 use keys::*;
 use std::path::{Path, PathBuf};
 
 /// The opened store.
 pub struct Store {
-    db: sled::Db,
-    campaigns: sled::Tree,
-    units: sled::Tree,
-    results: sled::Tree,
-    hardest: sled::Tree,
-    commits: sled::Tree,
-    aggregates: sled::Tree,
-    mismatches: sled::Tree,
-    meta: sled::Tree,
-    exhaustive: sled::Tree,
-    distrusted: sled::Tree,
     dir: PathBuf,
+    /// sled and the journal, until a reopen replaces them (see `files`).
+    files: std::sync::Mutex<Option<std::sync::Arc<files::Files>>>,
+    /// Held through a reopen, so that two never race.
+    reopening: std::sync::Mutex<()>,
+    /// Why the last flush failed, until one succeeds.
+    flush_failure: std::sync::Mutex<Option<String>>,
     /// The acknowledged-commits mark as last written (see `durability`).
     marked: std::sync::atomic::AtomicU64,
     /// The mark's file once this store wrote it, rewritten in place from then on.
     mark_file: std::sync::Mutex<Option<std::fs::File>>,
-    /// Where every write goes first.
-    journal: journal::Journal,
 }
 
 /// Everything one accepted unit result writes.
@@ -111,7 +107,6 @@ pub struct Correction<'a> {
 /// The schema version this code writes and reads (see the crate doc's table).
 pub const FORMAT: u32 = 2;
 
-const SEGMENT: usize = 1 << 17;
 /// How long opening waits for a store's lock: a store just closed in this process
 /// holds it a moment longer, until sled's I/O threads let go of its file.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
@@ -146,50 +141,21 @@ impl Store {
     /// Opens (creating if needed) the store in `dir`. Fails if another process has it.
     pub fn open(dir: &Path) -> Result<Store> {
         refuse_non_directory(dir)?;
-        let asked = std::time::Instant::now();
-        let db = loop {
-            let opened = sled::Config::new()
-                .path(dir)
-                .segment_size(SEGMENT)
-                .open()
-                .map_err(|error| open_error(dir, error));
-            match opened {
-                Err(StoreError::Locked { .. }) if asked.elapsed() < LOCK_PATIENCE => {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-                opened => break opened?,
-            }
-        };
-        let trees = Table::ALL
-            .iter()
-            .map(|table| db.open_tree(table.name()))
-            .collect::<sled::Result<Vec<_>>>()?;
-        let (journal, acknowledged) = Store::recover_journal(dir, &db, &trees)?;
-        let [meta, campaigns, exhaustive, units, results, hardest, commits, aggregates, mismatches, distrusted]: [sled::Tree; 10] =
-            trees.try_into().expect("one tree per table");
+        let (files, acknowledged) = Files::open(dir, LOCK_PATIENCE)?;
         Store {
-            campaigns,
-            units,
-            results,
-            hardest,
-            commits,
-            aggregates,
-            mismatches,
-            meta,
-            exhaustive,
-            distrusted,
-            db,
             dir: dir.to_path_buf(),
+            files: std::sync::Mutex::new(Some(std::sync::Arc::new(files))),
+            reopening: Default::default(),
+            flush_failure: Default::default(),
             marked: acknowledged.into(),
             mark_file: Default::default(),
-            journal,
         }
         .with_format(dir)
     }
 
     /// Stamps a new store with [`FORMAT`]; refuses a store of another version.
     fn with_format(self, dir: &Path) -> Result<Store> {
-        let found = match self.meta.get(FORMAT_KEY)? {
+        let found = match self.table(Table::Meta)?.get(FORMAT_KEY)? {
             Some(bytes) => {
                 u32::from_be_bytes(bytes.as_ref().try_into().map_err(|_| StoreError::Corrupt {
                     what: "schema version",
@@ -197,7 +163,7 @@ impl Store {
                 })?)
             }
             // Version 1 stores did not say so; an empty store is new.
-            None if self.campaigns.is_empty() => {
+            None if self.table(Table::Campaigns)?.is_empty() => {
                 self.write(vec![Change::put(
                     Table::Meta,
                     FORMAT_KEY,
@@ -266,14 +232,14 @@ impl Store {
         spec.validate().map_err(StoreError::InvalidCampaign)?;
         let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
         self.write_checked(|| {
-            if self.campaigns.get(spec.name.as_bytes())?.is_some() {
+            if self.table(Table::Campaigns)?.get(spec.name.as_bytes())?.is_some() {
                 return Err(StoreError::CampaignExists(spec.name.clone()));
             }
             let counter = |detail| StoreError::Corrupt {
                 what: "campaign counter",
                 detail,
             };
-            let id = match self.meta.get(NEXT_CAMPAIGN_ID)? {
+            let id = match self.table(Table::Meta)?.get(NEXT_CAMPAIGN_ID)? {
                 Some(bytes) => u32::from_be_bytes(
                     bytes
                         .as_ref()
@@ -303,7 +269,7 @@ impl Store {
 
     /// Every campaign, by name.
     pub fn campaigns(&self) -> Result<Vec<Campaign>> {
-        self.campaigns
+        self.table(Table::Campaigns)?
             .iter()
             .values()
             .map(|value| decode("campaign", &value?))
@@ -312,7 +278,7 @@ impl Store {
 
     /// What an exhaustive campaign analyses; `None` for seed campaigns.
     pub fn exhaustive_spec(&self, campaign: u32) -> Result<Option<ExhaustiveSpec>> {
-        let Some(value) = self.exhaustive.get(campaign.to_be_bytes())? else {
+        let Some(value) = self.table(Table::Exhaustive)?.get(campaign.to_be_bytes())? else {
             return Ok(None);
         };
         match value.split_first() {
@@ -325,7 +291,7 @@ impl Store {
     }
 
     pub fn campaign(&self, name: &str) -> Result<Option<Campaign>> {
-        self.campaigns
+        self.table(Table::Campaigns)?
             .get(name.as_bytes())?
             .map(|value| decode("campaign", &value))
             .transpose()
@@ -333,7 +299,7 @@ impl Store {
 
     /// Every unit record of a campaign (units never leased have none).
     pub fn units(&self, campaign: u32) -> Result<Vec<(u64, UnitRecord)>> {
-        self.units
+        self.table(Table::Units)?
             .scan_prefix(campaign.to_be_bytes())
             .map(|entry| {
                 let (key, value) = entry?;
@@ -418,7 +384,7 @@ impl Store {
 
     /// The move counts and robots moved stored for a unit, if it is done.
     pub fn unit_results(&self, campaign: u32, unit: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        let Some(block) = self.results.get(unit_key(campaign, unit))? else {
+        let Some(block) = self.table(Table::Results)?.get(unit_key(campaign, unit))? else {
             return Ok(None);
         };
         unpack_block(&block).map(Some)
@@ -426,7 +392,7 @@ impl Store {
 
     /// Every stored exhaustive result of a campaign, by unit.
     pub fn exhaustive_results(&self, campaign: u32) -> Result<Vec<(u64, ExhaustiveRecord)>> {
-        self.results
+        self.table(Table::Results)?
             .scan_prefix(campaign.to_be_bytes())
             .map(|entry| {
                 let (key, value) = entry?;
@@ -451,7 +417,7 @@ impl Store {
     /// The hardest stored puzzles of a campaign, most moves first, then by seed.
     pub fn hardest(&self, campaign: u32, limit: usize, min_moves: u8) -> Result<Vec<HardEntry>> {
         let mut entries = Vec::new();
-        for entry in self.hardest.scan_prefix(campaign.to_be_bytes()) {
+        for entry in self.table(Table::Hardest)?.scan_prefix(campaign.to_be_bytes()) {
             let (key, value) = entry?;
             if hardest_key_moves(&key)? < min_moves || entries.len() >= limit {
                 break;
@@ -463,7 +429,7 @@ impl Store {
 
     /// The stored solution of one seed, if it is among the kept ones.
     pub fn hard_entry(&self, campaign: u32, moves: u8, seed: u64) -> Result<Option<HardEntry>> {
-        self.hardest
+        self.table(Table::Hardest)?
             .get(hardest_key(campaign, moves, seed))?
             .map(|value| decode("hardest entry", &value))
             .transpose()
@@ -471,7 +437,7 @@ impl Store {
 
     /// The highest commit number used so far (0 if none).
     pub fn last_commit(&self) -> Result<u64> {
-        last_commit_in(&self.commits)
+        last_commit_in(&self.table(Table::Commits)?)
     }
 
     /// Results accepted after `commit`, as (commit, campaign id, unit), in order.
@@ -480,7 +446,7 @@ impl Store {
         let Some(next) = commit.checked_add(1) else {
             return Ok(Vec::new());
         };
-        self.commits
+        self.table(Table::Commits)?
             .range(next.to_be_bytes()..)
             .filter_map(|entry| {
                 let parsed = entry.map_err(StoreError::from).and_then(|(key, value)| {
@@ -496,7 +462,7 @@ impl Store {
     }
 
     pub fn aggregates(&self, campaign: u32) -> Result<Option<Aggregates>> {
-        self.aggregates
+        self.table(Table::Aggregates)?
             .get(campaign.to_be_bytes())?
             .map(|value| decode("aggregates", &value))
             .transpose()
@@ -531,7 +497,7 @@ impl Store {
     /// Clears an identity; whether it was distrusted.
     pub fn trust(&self, identity: &str) -> Result<bool> {
         self.write_checked(|| {
-            let known = self.distrusted.contains_key(identity.as_bytes())?;
+            let known = self.table(Table::Distrusted)?.contains_key(identity.as_bytes())?;
             let changes = if known {
                 vec![Change::remove(Table::Distrusted, identity.as_bytes())]
             } else {
@@ -543,7 +509,7 @@ impl Store {
 
     /// Every distrusted identity.
     pub fn distrusted(&self) -> Result<Vec<Distrust>> {
-        self.distrusted
+        self.table(Table::Distrusted)?
             .iter()
             .values()
             .map(|value| decode("distrusted identity", &value?))
@@ -599,7 +565,7 @@ impl Store {
     }
 
     pub fn mismatches(&self, campaign: u32) -> Result<Vec<Mismatch>> {
-        self.mismatches
+        self.table(Table::Mismatches)?
             .scan_prefix(campaign.to_be_bytes())
             .values()
             .map(|value| decode("mismatch", &value?))
@@ -618,7 +584,8 @@ impl Store {
 
     /// Bytes the store takes on disk: sled's files and the journal's.
     pub fn size_on_disk(&self) -> Result<u64> {
-        Ok(self.db.size_on_disk()? + self.journal.size())
+        let files = self.files()?;
+        Ok(files.db.size_on_disk()? + files.journal.size())
     }
 }
 

@@ -93,7 +93,7 @@ impl Store {
             &mut hash,
         )?;
         for table in Table::ALL {
-            for entry in self.tree(table).iter() {
+            for entry in self.table(table)?.iter() {
                 let (key, value) = entry?;
                 if is_bookkeeping(table, &key) {
                     continue;
@@ -132,7 +132,7 @@ impl Store {
     /// read twice: once to check it whole (layout, schema version, count, checksum),
     /// then to write it; the acknowledged mark then covers every imported commit.
     pub fn import(&self, path: &Path, on_entry: &mut dyn FnMut()) -> Result<Moved> {
-        if !self.campaigns.is_empty() || !self.commits.is_empty() {
+        if !self.table(Table::Campaigns)?.is_empty() || !self.table(Table::Commits)?.is_empty() {
             return Err(StoreError::Open {
                 path: self.dir.clone(),
                 detail: "import needs an empty store: give a new --data directory".into(),

@@ -1,12 +1,13 @@
 //! Store round trips: campaigns, results, hardest order, block layouts, aggregates,
 //! corrections of wrong results and distrust, the schema version;
 //! exhaustive campaigns (in `exhaustive`); crash images replayed from the journal
-//! (in `journal`);
+//! (in `journal`); injected write and sync failures (in `faults`);
 //! opening errors and corrupt keys.
 
 use super::*;
 
 mod exhaustive;
+mod faults;
 mod journal;
 
 fn spec(name: &str) -> CampaignSpec {
@@ -272,7 +273,8 @@ fn short_keys_and_values_are_corrupt_not_panics() {
         other => panic!("{what}: {other:?}"),
     };
     store
-        .units
+        .table(Table::Units)
+        .unwrap()
         .insert(&id.to_be_bytes()[..], encode(&done(1)))
         .unwrap();
     corrupt(store.units(id).map(drop), "unit key");
@@ -283,14 +285,16 @@ fn short_keys_and_values_are_corrupt_not_panics() {
         re_solved: false,
     };
     store
-        .hardest
+        .table(Table::Hardest)
+        .unwrap()
         .insert(&id.to_be_bytes()[..], encode(&entry))
         .unwrap();
     corrupt(store.hardest(id, 10, 0).map(drop), "hardest key");
-    store.commits.insert(&[0, 1][..], &[1, 2][..]).unwrap();
+    store.table(Table::Commits).unwrap().insert(&[0, 1][..], &[1, 2][..]).unwrap();
     corrupt(store.last_commit().map(drop), "commit log");
     store
-        .commits
+        .table(Table::Commits)
+        .unwrap()
         .insert(&7u64.to_be_bytes()[..], &[1, 2][..])
         .unwrap();
     corrupt(store.commits_after(0).map(drop), "commit log");
@@ -407,7 +411,7 @@ fn a_store_of_another_schema_version_is_refused() {
         let store = Store::open(dir.path()).unwrap();
         store.create_campaign(spec("a"), 0).unwrap();
         // What a store written before versions were stamped looks like.
-        store.meta.remove(FORMAT_KEY).unwrap();
+        store.table(Table::Meta).unwrap().remove(FORMAT_KEY).unwrap();
         store.flush_blocking().unwrap();
     }
     let refused = Store::open(dir.path()).err().unwrap();

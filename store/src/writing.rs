@@ -4,6 +4,7 @@
 //! sled and delete the journal files it covers; opening replays what sled lacks.
 
 use super::durability::{check_mark, MARK_KEPT_KEY};
+use super::files::lock;
 use super::journal::{parse_record, read, remove, Change, Journal, Table, APPLIED_KEY, INTENT_KEY};
 use super::keys::last_commit_in;
 use super::{io_error, Result, Store, StoreError};
@@ -12,22 +13,6 @@ use std::io;
 use std::path::Path;
 
 impl Store {
-    /// Its sled tree for `table`.
-    pub(crate) fn tree(&self, table: Table) -> &sled::Tree {
-        match table {
-            Table::Meta => &self.meta,
-            Table::Campaigns => &self.campaigns,
-            Table::Exhaustive => &self.exhaustive,
-            Table::Units => &self.units,
-            Table::Results => &self.results,
-            Table::Hardest => &self.hardest,
-            Table::Commits => &self.commits,
-            Table::Aggregates => &self.aggregates,
-            Table::Mismatches => &self.mismatches,
-            Table::Distrusted => &self.distrusted,
-        }
-    }
-
     /// Writes `changes` as one group: to the journal, then to sled.
     pub(crate) fn write(&self, changes: Vec<Change>) -> Result<()> {
         self.write_checked(|| Ok((changes, ())))
@@ -39,8 +24,9 @@ impl Store {
         &self,
         build: impl FnOnce() -> Result<(Vec<Change>, T)>,
     ) -> Result<T> {
-        let mut active = self.journal.lock();
-        if let Some(why) = self.journal.failure() {
+        let files = self.files()?;
+        let mut active = files.journal.lock();
+        if let Some(why) = files.journal.failure() {
             return Err(StoreError::WritesStopped(why));
         }
         let (changes, built) = build()?;
@@ -49,8 +35,9 @@ impl Store {
         }
         let (group, record) = active.append(&changes);
         let intent = (changes.len() > 1).then_some(record.as_slice());
-        if let Err(error) = apply(|table| self.tree(table), group, &changes, intent) {
-            self.journal
+        if let Err(error) = apply(|table| files.tree(table), group, &changes, intent) {
+            files
+                .journal
                 .fail(format!("applying group {group} to sled failed: {error}"));
             return Err(error.into());
         }
@@ -116,44 +103,44 @@ impl Store {
 
     /// How many journal groups opening the store replayed into sled.
     pub fn replayed_groups(&self) -> u64 {
-        self.journal.replayed
+        self.files().map_or(0, |files| files.journal.replayed)
     }
 
     /// Makes every write so far durable (in the journal), and raises the
     /// acknowledged-commits mark to the last commit written before the flush began.
     pub fn flush_blocking(&self) -> Result<()> {
         let last = self.last_commit()?;
-        self.journal
+        let synced = self
+            .files()?
+            .journal
             .sync()
-            .map_err(|error| io_error(&self.dir, error))?;
-        self.acknowledge(last)
+            .map_err(|error| io_error(&self.dir, error))
+            .and_then(|()| self.acknowledge(last));
+        *lock(&self.flush_failure) = synced.as_ref().err().map(ToString::to_string);
+        synced
     }
 
     /// Whether the journal has grown or aged enough for a [`Store::checkpoint_journal`].
     pub fn journal_checkpoint_due(&self) -> bool {
-        self.journal.checkpoint_due()
+        self.files()
+            .is_ok_and(|files| files.journal.checkpoint_due())
     }
 
     /// Makes sled durable up to now and deletes the journal files that covers, so the
     /// journal stays small and opening replays little.
     pub fn checkpoint_journal(&self) -> Result<()> {
         let failed = |error: io::Error| io_error(&self.dir, error);
-        let closed = self.journal.rotate().map_err(failed)?;
-        if let Err(error) = self.db.flush() {
-            self.journal.keep(closed);
+        let files = self.files()?;
+        let closed = files.journal.rotate().map_err(failed)?;
+        if let Err(error) = files.db.flush() {
+            files.journal.keep(closed);
+            // sled takes nothing more after an I/O error: only a reopen repairs it.
+            files
+                .journal
+                .fail(format!("sled could not make its writes durable: {error}"));
             return Err(self.located(error));
         }
-        self.journal.retire(closed).map_err(failed)
-    }
-}
-
-/// A store closed cleanly leaves no journal: sled is flushed and the journal's files
-/// go (a failed flush keeps them for the next opening to replay).
-impl Drop for Store {
-    fn drop(&mut self) {
-        if self.journal.failure().is_none() && self.db.flush().is_ok() {
-            let _ = remove(self.journal.open_files());
-        }
+        files.journal.retire(closed).map_err(failed)
     }
 }
 

@@ -259,7 +259,7 @@ fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
         re_solved: false,
     }];
     commit_done(&store, campaign.id, 3, 1, &counts, &[1; 100], &hardest);
-    let intent = store.meta.get(INTENT_KEY).unwrap().unwrap();
+    let intent = store.table(Table::Meta).unwrap().get(INTENT_KEY).unwrap().unwrap();
     let ((number, changes), rest) = parse_record(&intent).unwrap();
     assert!(rest.is_empty() && changes.len() == 4);
     drop(store);
@@ -267,7 +267,7 @@ fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
     {
         let db = sled::Config::new()
             .path(&image)
-            .segment_size(crate::SEGMENT)
+            .segment_size(crate::files::SEGMENT)
             .open()
             .unwrap();
         let meta = db.open_tree(Table::Meta.name()).unwrap();
@@ -281,7 +281,7 @@ fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
     }
     let recovered = Store::open(&image).unwrap();
     assert_eq!(recovered.replayed_groups(), 1);
-    assert_eq!(recovered.journal.lock().last_group(), number);
+    assert_eq!(recovered.files().unwrap().journal.lock().last_group(), number);
     assert_eq!(
         recovered.unit_results(campaign.id, 3).unwrap(),
         Some((counts, vec![1; 100]))
