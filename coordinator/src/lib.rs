@@ -16,6 +16,7 @@ mod flush;
 mod limits;
 mod metrics;
 pub mod names;
+mod resume;
 mod service;
 pub mod stages;
 pub mod tls;

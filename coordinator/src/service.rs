@@ -51,8 +51,11 @@ pub(crate) async fn serve(
         checking: Arc::new(tokio::sync::Semaphore::new(config.max_checking.max(1))),
     };
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<MiningServer>().await;
-    health.set_serving::<QueryServer>().await;
+    set_health(&health, true).await;
+    let watcher = tokio::spawn(crate::resume::watch(
+        service.coordinator.clone(),
+        health.clone(),
+    ));
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -102,15 +105,29 @@ pub(crate) async fn serve(
         .serve_with_incoming_shutdown(Incoming::new(listeners.grpc, config.connections), async {
             shutdown.await;
             // Probes see the drain, so no new work is routed here.
-            health.set_not_serving::<MiningServer>().await;
-            health.set_not_serving::<QueryServer>().await;
+            set_health(&health, false).await;
         })
         .await;
+    watcher.abort();
     if let Some((stop, server)) = probes {
         let _ = stop.send(());
         let _ = server.await;
     }
     served
+}
+
+/// Says whether the coordinator serves, for the whole server (the service name `""`,
+/// which Kubernetes' gRPC probes ask by default) and for each service.
+pub(crate) async fn set_health(health: &tonic_health::server::HealthReporter, serving: bool) {
+    use tonic::server::NamedService;
+    use tonic_health::ServingStatus;
+    let status = match serving {
+        true => ServingStatus::Serving,
+        false => ServingStatus::NotServing,
+    };
+    for name in ["", MiningServer::NAME, QueryServer::NAME] {
+        health.set_service_status(name, status).await;
+    }
 }
 
 /// The server pings a connection this often, and drops it when no answer comes within
@@ -162,6 +179,7 @@ impl From<CoordinatorError> for Status {
                 Status::resource_exhausted(message)
             }
             Store(error) if error.is_disk_full() => Status::resource_exhausted(message),
+            Store(error) if error.is_transient() => Status::unavailable(message),
             Store(_) => Status::internal(message),
         }
     }
@@ -172,6 +190,9 @@ impl From<FlushError> for Status {
         match &error {
             FlushError::Failed(store) if store.is_disk_full() => {
                 Status::resource_exhausted(error.to_string())
+            }
+            FlushError::Failed(store) if store.is_transient() => {
+                Status::unavailable(error.to_string())
             }
             FlushError::TimedOut(_) => Status::unavailable(error.to_string()),
             _ => Status::internal(error.to_string()),

@@ -83,9 +83,11 @@ impl Drop for Files {
 impl Store {
     /// The open files, for one call.
     pub(crate) fn files(&self) -> Result<Arc<Files>> {
-        lock(&self.files).clone().ok_or_else(|| StoreError::Reopening {
-            path: self.dir.clone(),
-        })
+        lock(&self.files)
+            .clone()
+            .ok_or_else(|| StoreError::Reopening {
+                path: self.dir.clone(),
+            })
     }
 
     /// The sled tree of `table`, for one call.
@@ -153,5 +155,7 @@ fn sole_owner(files: Arc<Files>, patience: Duration) -> std::result::Result<(), 
 /// A mutex's contents, whether or not a thread panicked holding it (what it guards
 /// is replaced whole, never left half changed).
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

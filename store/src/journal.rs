@@ -495,8 +495,7 @@ impl Active {
             return Ok(());
         }
         #[cfg(test)]
-        self.faults
-            .write(&self.file, &self.pending, self.written)?;
+        self.faults.write(&self.file, &self.pending, self.written)?;
         #[cfg(not(test))]
         self.file.write_all_at(&self.pending, self.written)?;
         self.written += self.pending.len() as u64;

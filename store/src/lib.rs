@@ -232,7 +232,11 @@ impl Store {
         spec.validate().map_err(StoreError::InvalidCampaign)?;
         let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
         self.write_checked(|| {
-            if self.table(Table::Campaigns)?.get(spec.name.as_bytes())?.is_some() {
+            if self
+                .table(Table::Campaigns)?
+                .get(spec.name.as_bytes())?
+                .is_some()
+            {
                 return Err(StoreError::CampaignExists(spec.name.clone()));
             }
             let counter = |detail| StoreError::Corrupt {
@@ -417,7 +421,10 @@ impl Store {
     /// The hardest stored puzzles of a campaign, most moves first, then by seed.
     pub fn hardest(&self, campaign: u32, limit: usize, min_moves: u8) -> Result<Vec<HardEntry>> {
         let mut entries = Vec::new();
-        for entry in self.table(Table::Hardest)?.scan_prefix(campaign.to_be_bytes()) {
+        for entry in self
+            .table(Table::Hardest)?
+            .scan_prefix(campaign.to_be_bytes())
+        {
             let (key, value) = entry?;
             if hardest_key_moves(&key)? < min_moves || entries.len() >= limit {
                 break;
@@ -497,7 +504,9 @@ impl Store {
     /// Clears an identity; whether it was distrusted.
     pub fn trust(&self, identity: &str) -> Result<bool> {
         self.write_checked(|| {
-            let known = self.table(Table::Distrusted)?.contains_key(identity.as_bytes())?;
+            let known = self
+                .table(Table::Distrusted)?
+                .contains_key(identity.as_bytes())?;
             let changes = if known {
                 vec![Change::remove(Table::Distrusted, identity.as_bytes())]
             } else {

@@ -290,7 +290,11 @@ fn short_keys_and_values_are_corrupt_not_panics() {
         .insert(&id.to_be_bytes()[..], encode(&entry))
         .unwrap();
     corrupt(store.hardest(id, 10, 0).map(drop), "hardest key");
-    store.table(Table::Commits).unwrap().insert(&[0, 1][..], &[1, 2][..]).unwrap();
+    store
+        .table(Table::Commits)
+        .unwrap()
+        .insert(&[0, 1][..], &[1, 2][..])
+        .unwrap();
     corrupt(store.last_commit().map(drop), "commit log");
     store
         .table(Table::Commits)
@@ -411,7 +415,11 @@ fn a_store_of_another_schema_version_is_refused() {
         let store = Store::open(dir.path()).unwrap();
         store.create_campaign(spec("a"), 0).unwrap();
         // What a store written before versions were stamped looks like.
-        store.table(Table::Meta).unwrap().remove(FORMAT_KEY).unwrap();
+        store
+            .table(Table::Meta)
+            .unwrap()
+            .remove(FORMAT_KEY)
+            .unwrap();
         store.flush_blocking().unwrap();
     }
     let refused = Store::open(dir.path()).err().unwrap();

@@ -33,6 +33,9 @@ impl DiskReserve {
 /// Where the free space comes from: the store's volume, or a test's stand-in.
 pub type SpaceProbe = Box<dyn Fn() -> std::io::Result<Space> + Send + Sync>;
 
+/// Free space a reopen needs at least, whatever the reserve.
+pub const ROOM_TO_REOPEN: u64 = 4 << 20;
+
 /// A free-space reading is trusted this long: a lease costs no system call.
 const READING_AGE: Duration = Duration::from_millis(500);
 
@@ -49,6 +52,14 @@ impl DiskGuard {
             reserve,
             probe,
             last: None,
+        }
+    }
+
+    /// The last reading's free space, if it could be read.
+    fn available(&self) -> Option<u64> {
+        match &self.last {
+            Some((_, Ok(space))) => Some(space.available),
+            _ => None,
         }
     }
 
@@ -88,6 +99,13 @@ impl Coordinator {
     /// Refuses new work while the store's volume is below the reserve.
     pub(super) fn check_disk(&self) -> Result<()> {
         self.disk.lock().unwrap_or_else(|e| e.into_inner()).check()
+    }
+
+    /// Whether the store's volume has room to reopen the store after its writes
+    /// stopped: its reserve, and at least [`ROOM_TO_REOPEN`] (sled writes as it opens).
+    pub fn has_room_to_reopen(&self) -> bool {
+        let mut guard = self.disk.lock().unwrap_or_else(|e| e.into_inner());
+        guard.check().is_ok() && guard.available().is_none_or(|free| free >= ROOM_TO_REOPEN)
     }
 }
 

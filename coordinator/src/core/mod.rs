@@ -180,6 +180,11 @@ impl Coordinator {
         self.shutting_down.store(true, Ordering::SeqCst);
     }
 
+    /// Whether it is shutting down ([`Coordinator::stop_leasing`]).
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::SeqCst)
+    }
+
     /// Creates a campaign after checking its spec and generator.
     pub fn create_campaign(&self, spec: CampaignSpec) -> Result<CampaignStatus> {
         let generator: Generator = spec.generator.parse()?;

@@ -10,15 +10,74 @@ use crate::metrics::Metrics;
 use crate::{unix_ms, Config};
 use ricochet::Generator;
 use rrm_proto::UNSOLVED;
-use rrm_store::{Aggregates, Store, StoreError};
+use rrm_store::{Aggregates, Distrust, Store, StoreError};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
+/// What the coordinator keeps in memory that comes from the store.
+struct Loaded {
+    campaigns: BTreeMap<String, CampaignState>,
+    next_commit: u64,
+    distrusted: HashMap<String, Distrust>,
+    standing: Standing,
+}
+
+/// Loads every campaign from `store`. Leases found there get a fresh deadline, so
+/// workers that outlived a coordinator restart can still submit. An exhaustive
+/// campaign's results come back by unit, each counted once.
+fn load(store: &Store, config: &Config) -> Result<Loaded> {
+    let now = unix_ms();
+    let mut campaigns = BTreeMap::new();
+    for campaign in store.campaigns()? {
+        let kind = match store.exhaustive_spec(campaign.id)? {
+            Some(spec) => Kind::Exhaustive(Arc::new(spec)),
+            None => Kind::Seeds(campaign.spec.generator.parse::<Generator>()?),
+        };
+        let aggregates = store
+            .aggregates(campaign.id)?
+            .filter(|saved| !counts_unsolved(saved))
+            .unwrap_or_default();
+        let mut state = CampaignState::new(campaign, kind, aggregates);
+        match state.kind {
+            Kind::Exhaustive(_) => {
+                state.exhaustive = store
+                    .exhaustive_results(state.campaign.id)?
+                    .into_iter()
+                    .collect();
+            }
+            Kind::Seeds(_) => state.reload_hardest(store)?,
+        }
+        for (unit, record) in store.units(state.campaign.id)? {
+            state.track(unit, record, now + config.lease_ms());
+        }
+        campaigns.insert(state.campaign.spec.name.clone(), state);
+    }
+    let last_commit = replay_commits(store, &mut campaigns)?;
+    let distrusted: HashMap<_, _> = store
+        .distrusted()?
+        .into_iter()
+        .map(|d| (d.identity.clone(), d))
+        .collect();
+    let mut standing = Standing::default();
+    for campaign in campaigns.values() {
+        if matches!(campaign.kind, Kind::Seeds(_)) {
+            standing.count(campaign.records.values());
+        }
+    }
+    for identity in distrusted.keys() {
+        standing.forget(identity);
+    }
+    Ok(Loaded {
+        campaigns,
+        next_commit: last_commit + 1,
+        distrusted,
+        standing,
+    })
+}
+
 impl Coordinator {
-    /// Loads every campaign from `store`. Leases found there get a fresh deadline, so
-    /// workers that outlived a coordinator restart can still submit. An exhaustive
-    /// campaign's results come back by unit, each counted once.
+    /// Opens a coordinator over `store`, loading what it holds (see [`load`]).
     pub fn open(store: Store, config: Config) -> Result<Coordinator> {
         if store.replayed_groups() > 0 {
             tracing::info!(
@@ -26,49 +85,9 @@ impl Coordinator {
                 "writes the store had not made durable came back from its journal"
             );
         }
-        let now = unix_ms();
-        let mut campaigns = BTreeMap::new();
-        for campaign in store.campaigns()? {
-            let kind = match store.exhaustive_spec(campaign.id)? {
-                Some(spec) => Kind::Exhaustive(Arc::new(spec)),
-                None => Kind::Seeds(campaign.spec.generator.parse::<Generator>()?),
-            };
-            let aggregates = store
-                .aggregates(campaign.id)?
-                .filter(|saved| !counts_unsolved(saved))
-                .unwrap_or_default();
-            let mut state = CampaignState::new(campaign, kind, aggregates);
-            match state.kind {
-                Kind::Exhaustive(_) => {
-                    state.exhaustive = store
-                        .exhaustive_results(state.campaign.id)?
-                        .into_iter()
-                        .collect();
-                }
-                Kind::Seeds(_) => state.reload_hardest(&store)?,
-            }
-            for (unit, record) in store.units(state.campaign.id)? {
-                state.track(unit, record, now + config.lease_ms());
-            }
-            campaigns.insert(state.campaign.spec.name.clone(), state);
-        }
-        let last_commit = replay_commits(&store, &mut campaigns)?;
+        let loaded = load(&store, &config)?;
         let dir = store.dir().to_path_buf();
         let config_reserve = config.min_free_disk;
-        let distrusted: HashMap<_, _> = store
-            .distrusted()?
-            .into_iter()
-            .map(|d| (d.identity.clone(), d))
-            .collect();
-        let mut standing = Standing::default();
-        for campaign in campaigns.values() {
-            if matches!(campaign.kind, Kind::Seeds(_)) {
-                standing.count(campaign.records.values());
-            }
-        }
-        for identity in distrusted.keys() {
-            standing.forget(identity);
-        }
         let coordinator = Coordinator {
             store,
             config,
@@ -77,10 +96,10 @@ impl Coordinator {
                 progress: Default::default(),
                 stalls: Default::default(),
                 credit: Default::default(),
-                standing,
+                standing: Standing::default(),
                 workers: HashMap::new(),
-                distrusted,
-                next_commit: last_commit + 1,
+                distrusted: HashMap::new(),
+                next_commit: 0,
                 round_robin: 0,
                 expiry_scanned: None,
             }),
@@ -91,15 +110,40 @@ impl Coordinator {
                 Box::new(move || rrm_store::space_of(&dir)),
             )),
         };
-        // A crash may have come between a distrust and the checks it queues.
-        {
-            let mut state = coordinator.lock();
-            for campaign in campaigns.values_mut() {
-                coordinator.recheck_distrusted(campaign, &state.distrusted)?;
-            }
-            state.campaigns = campaigns;
-        }
+        coordinator.install(&mut coordinator.lock(), loaded)?;
         Ok(coordinator)
+    }
+
+    /// Brings back the store's writes after they stopped (a full disk, a failed sync):
+    /// reopens it, which replays its journal, and reloads what memory holds of it, as a
+    /// restart would, while registrations and sessions stay. Writes the store had not
+    /// acknowledged may be gone; their workers send them again.
+    pub fn resume_writes(&self) -> Result<()> {
+        let mut state = self.lock();
+        self.store.reopen()?;
+        let loaded = load(&self.store, &self.config)?;
+        self.install(&mut state, loaded)?;
+        tracing::info!("the store was reopened and takes writes again");
+        Ok(())
+    }
+
+    /// Puts what was loaded from the store in `state`. A crash may have come between a
+    /// distrust and the checks it queues: those are queued again.
+    fn install(&self, state: &mut State, loaded: Loaded) -> Result<()> {
+        let Loaded {
+            mut campaigns,
+            next_commit,
+            distrusted,
+            standing,
+        } = loaded;
+        for campaign in campaigns.values_mut() {
+            self.recheck_distrusted(campaign, &distrusted)?;
+        }
+        state.campaigns = campaigns;
+        state.next_commit = next_commit;
+        state.distrusted = distrusted;
+        state.standing = standing;
+        Ok(())
     }
 }
 

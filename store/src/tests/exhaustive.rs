@@ -146,7 +146,11 @@ fn exhaustive_campaigns_must_match_their_spec() {
         );
     }
     assert!(store.campaigns().unwrap().is_empty());
-    assert_eq!(store.table(Table::Exhaustive).unwrap().len(), 0, "a refused spec left no trace");
+    assert_eq!(
+        store.table(Table::Exhaustive).unwrap().len(),
+        0,
+        "a refused spec left no trace"
+    );
     let id = store
         .create_exhaustive_campaign(campaign_spec("ex", 6), &spec, 0)
         .unwrap()
@@ -167,7 +171,12 @@ fn unknown_versions_and_damaged_records_are_corrupt_not_misread() {
         .unwrap()
         .id;
     let key = id.to_be_bytes();
-    let stored = store.table(Table::Exhaustive).unwrap().get(key).unwrap().unwrap();
+    let stored = store
+        .table(Table::Exhaustive)
+        .unwrap()
+        .get(key)
+        .unwrap()
+        .unwrap();
     assert_eq!(stored[0], EXHAUSTIVE_SPEC_V1);
     let corrupt = |result: Result<()>, what: &str| match result {
         Err(StoreError::Corrupt { what: found, .. }) => assert_eq!(found, what),
@@ -175,7 +184,11 @@ fn unknown_versions_and_damaged_records_are_corrupt_not_misread() {
     };
     // A spec of a later version (or none at all) is refused, not read as version 1.
     for damaged in [[&[2][..], &stored[1..]].concat(), Vec::new(), vec![1, 0xff]] {
-        store.table(Table::Exhaustive).unwrap().insert(key, damaged).unwrap();
+        store
+            .table(Table::Exhaustive)
+            .unwrap()
+            .insert(key, damaged)
+            .unwrap();
         corrupt(store.exhaustive_spec(id).map(drop), "exhaustive spec");
     }
     // Likewise a result block of an unknown kind, or a truncated record.
@@ -185,9 +198,17 @@ fn unknown_versions_and_damaged_records_are_corrupt_not_misread() {
         block[..block.len() / 2].to_vec(),
         Vec::new(),
     ] {
-        store.table(Table::Results).unwrap().insert(unit_key(id, 1), damaged).unwrap();
+        store
+            .table(Table::Results)
+            .unwrap()
+            .insert(unit_key(id, 1), damaged)
+            .unwrap();
         corrupt(store.exhaustive_results(id).map(drop), "exhaustive result");
     }
-    store.table(Table::Results).unwrap().insert(unit_key(id, 1), block).unwrap();
+    store
+        .table(Table::Results)
+        .unwrap()
+        .insert(unit_key(id, 1), block)
+        .unwrap();
     assert_eq!(store.exhaustive_results(id).unwrap(), [(1, record(20))]);
 }

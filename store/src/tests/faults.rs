@@ -49,7 +49,13 @@ fn records(path: &std::path::Path) -> Vec<u64> {
 fn a_failed_write_whole_or_torn_is_retried_at_the_same_offset() {
     let dir = tempfile::tempdir().unwrap();
     let journal = Journal::start(dir.path(), 0).unwrap();
-    let change = || vec![crate::journal::Change::put(Table::Units, b"k", vec![9; 300])];
+    let change = || {
+        vec![crate::journal::Change::put(
+            Table::Units,
+            b"k",
+            vec![9; 300],
+        )]
+    };
     journal.lock().append(&change());
     journal.sync().unwrap();
     journal.faults.torn_writes.store(1, Ordering::SeqCst);
@@ -98,13 +104,20 @@ fn a_failed_sync_stops_writes_until_the_store_is_reopened() {
     commit_unit(&store, id, 1).unwrap();
     faults(&store).syncs.store(1, Ordering::SeqCst);
     store.flush_blocking().unwrap_err();
-    assert!(matches!(store.write_trouble(), Some(WriteTrouble::Stopped(_))));
+    assert!(matches!(
+        store.write_trouble(),
+        Some(WriteTrouble::Stopped(_))
+    ));
     // No write is taken, and no later flush pretends the lost pages are on disk.
     let refused = commit_unit(&store, id, 2).unwrap_err();
     assert!(matches!(refused, StoreError::WritesStopped(_)), "{refused}");
     assert!(refused.is_transient());
     assert!(store.flush_blocking().is_err());
-    assert_eq!(store.marked.load(Ordering::SeqCst), 1, "commit 2 unacknowledged");
+    assert_eq!(
+        store.marked.load(Ordering::SeqCst),
+        1,
+        "commit 2 unacknowledged"
+    );
     assert!(store.units(id).is_ok(), "reads go on");
 
     store.reopen().unwrap();

@@ -259,7 +259,12 @@ fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
         re_solved: false,
     }];
     commit_done(&store, campaign.id, 3, 1, &counts, &[1; 100], &hardest);
-    let intent = store.table(Table::Meta).unwrap().get(INTENT_KEY).unwrap().unwrap();
+    let intent = store
+        .table(Table::Meta)
+        .unwrap()
+        .get(INTENT_KEY)
+        .unwrap()
+        .unwrap();
     let ((number, changes), rest) = parse_record(&intent).unwrap();
     assert!(rest.is_empty() && changes.len() == 4);
     drop(store);
@@ -281,7 +286,10 @@ fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
     }
     let recovered = Store::open(&image).unwrap();
     assert_eq!(recovered.replayed_groups(), 1);
-    assert_eq!(recovered.files().unwrap().journal.lock().last_group(), number);
+    assert_eq!(
+        recovered.files().unwrap().journal.lock().last_group(),
+        number
+    );
     assert_eq!(
         recovered.unit_results(campaign.id, 3).unwrap(),
         Some((counts, vec![1; 100]))

@@ -2,8 +2,8 @@
 //! import when damaged; damaged or rolled-back copies that refuse to open (never
 //! serving fewer results than were acknowledged); a coordinator whose disk runs low
 //! stops leasing with RESOURCE_EXHAUSTED, keeps answering reads and resumes by itself;
-//! on a real small filesystem filled up, SIGTERM still ends it and nothing acknowledged
-//! is lost.
+//! on a real small filesystem filled up, SIGTERM still ends it, nothing acknowledged
+//! is lost, and writes resume by themselves once it has room.
 
 use super::*;
 use rrm_store::Space;
@@ -269,61 +269,128 @@ impl Drop for Mounted {
     }
 }
 
+/// Fills the filesystem at `mount` with `filler` until `free_bytes` are left.
+fn fill(mount: &Path, filler: &Path, free_bytes: u64) {
+    let space = rrm_store::space_of(mount).unwrap();
+    let current = std::fs::metadata(filler).map_or(0, |m| m.len());
+    let size = (current + space.available).saturating_sub(free_bytes);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(filler)
+        .unwrap();
+    // Written, not sparse: tmpfs counts pages written.
+    use std::io::Write;
+    let mut file = std::io::BufWriter::new(file);
+    let chunk = vec![1u8; 1 << 20];
+    let mut written = 0;
+    while written + (1 << 20) <= size {
+        if file.write_all(&chunk).is_err() {
+            break;
+        }
+        written += 1 << 20;
+    }
+    let _ = file.write_all(&chunk[..(size - written) as usize]);
+    let _ = file.flush();
+}
+
+/// A coordinator process on the store in `data`, keeping `reserve` free; its URL.
+fn coordinator_on(data: &Path, reserve: &str) -> (Process, String) {
+    let mut process = rrm_process(&[
+        "coordinator",
+        "--listen",
+        "127.0.0.1:0",
+        "--data",
+        data.to_str().unwrap(),
+        "--no-dashboard",
+        "--min-free-disk",
+        reserve,
+    ]);
+    let url = super::security::announced(&mut process, "listening on ");
+    (process, format!("http://{url}"))
+}
+
+/// Whether `rrm health` finds the coordinator at `url` serving.
+fn serving(url: &str) -> bool {
+    rrm_process(&["health", "--coordinator", url])
+        .0
+        .wait()
+        .unwrap()
+        .success()
+}
+
+/// A small tmpfs at a new directory, or `None` where this process may not mount one
+/// (which `RRM_REQUIRE_MOUNT` refuses).
+fn mounted_tmpfs(megabytes: u64) -> Option<(tempfile::TempDir, Mounted)> {
+    let mount = tempfile::tempdir().unwrap();
+    let Some(mounted) = small_filesystem(mount.path(), megabytes) else {
+        assert!(
+            std::env::var_os("RRM_REQUIRE_MOUNT").is_none(),
+            "mounting a tmpfs failed and RRM_REQUIRE_MOUNT is set"
+        );
+        eprintln!("skipped: this process may not mount a tmpfs");
+        return None;
+    };
+    Some((mount, mounted))
+}
+
+/// The case: a store on a 32 MiB filesystem without a reserve, filled to the
+/// last byte while a worker mines. Its writes fail and health says NOT_SERVING while
+/// the process runs on; once the filler is deleted, writes resume by themselves (health
+/// SERVING, the same process) and the campaign finishes exactly. Before, leasing never
+/// resumed (INTERNAL until a restart) and health stayed SERVING.
+#[test]
+fn writes_resume_by_themselves_once_a_full_filesystem_has_room() {
+    let Some((mount, _mounted)) = mounted_tmpfs(32) else {
+        return;
+    };
+    let data = mount.path().join("store");
+    let filler = mount.path().join("filler");
+    let (mut coordinator, url) = coordinator_on(&data, "0");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "refill",
+        "--coordinator",
+        &url,
+        "--seeds",
+        "1..4001",
+        "--unit-size",
+        "50",
+    ]);
+    let _worker = worker(&url, 1);
+    wait_until(Duration::from_secs(60), "some units are mined", || {
+        status(&url, "refill").is_some_and(|s| s.units_done >= 5)
+    });
+    fill(mount.path(), &filler, 0);
+    wait_until(Duration::from_secs(60), "health says not serving", || {
+        !serving(&url)
+    });
+    std::fs::remove_file(&filler).unwrap();
+    wait_until(Duration::from_secs(60), "health says serving again", || {
+        serving(&url)
+    });
+    assert!(coordinator.0.try_wait().unwrap().is_none(), "no restart");
+    wait_until(Duration::from_secs(180), "the campaign is done", || {
+        status(&url, "refill").is_some_and(|s| is_done(&s))
+    });
+    assert_eq!(stats(&url, "refill").histogram, direct_histogram(1..4001));
+}
+
 /// On a real 48 MiB filesystem: filled past the reserve, the coordinator refuses work
 /// and its workers wait; filled to the last byte, SIGTERM still ends it within its
 /// drain time; with space back, the store opens with every acknowledged result and
 /// the campaign finishes exactly.
 #[test]
 fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
-    let mount = tempfile::tempdir().unwrap();
-    let Some(_mounted) = small_filesystem(mount.path(), 48) else {
-        assert!(
-            std::env::var_os("RRM_REQUIRE_MOUNT").is_none(),
-            "mounting a tmpfs failed and RRM_REQUIRE_MOUNT is set"
-        );
-        eprintln!("skipped: this process may not mount a tmpfs");
+    let Some((mount, _mounted)) = mounted_tmpfs(48) else {
         return;
     };
     let data = mount.path().join("store");
     let filler = mount.path().join("filler");
-    let fill_to = |free_bytes: u64| {
-        let space = rrm_store::space_of(mount.path()).unwrap();
-        let current = std::fs::metadata(&filler).map_or(0, |m| m.len());
-        let size = (current + space.available).saturating_sub(free_bytes);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&filler)
-            .unwrap();
-        // Written, not sparse: tmpfs counts pages written.
-        use std::io::Write;
-        let mut file = std::io::BufWriter::new(file);
-        let chunk = vec![1u8; 1 << 20];
-        let mut written = 0;
-        while written + (1 << 20) <= size {
-            if file.write_all(&chunk).is_err() {
-                break;
-            }
-            written += 1 << 20;
-        }
-        let _ = file.write_all(&chunk[..(size - written) as usize]);
-        let _ = file.flush();
-    };
-    let start = |data: &Path| {
-        let mut process = rrm_process(&[
-            "coordinator",
-            "--listen",
-            "127.0.0.1:0",
-            "--data",
-            data.to_str().unwrap(),
-            "--no-dashboard",
-            "--min-free-disk",
-            "16MiB",
-        ]);
-        let url = super::security::announced(&mut process, "listening on ");
-        (process, format!("http://{url}"))
-    };
+    let fill_to = |free_bytes: u64| fill(mount.path(), &filler, free_bytes);
+    let start = |data: &Path| coordinator_on(data, "16MiB");
     let (mut coordinator, url) = start(&data);
     rrm_ok(&[
         "campaign",
