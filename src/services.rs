@@ -150,9 +150,21 @@ pub struct ConfigArgs {
     /// Connections open at once from one IP address; more are closed at once.
     #[arg(long, env = "RRM_MAX_CONNECTIONS_PER_PEER", default_value_t = 256, value_parser = at_least_one)]
     max_connections_per_peer: usize,
+    /// Connections that made no authenticated call yet, open at once from one network
+    /// (/24 for IPv4, /64 for IPv6); a new one takes the place of the oldest.
+    #[arg(long, env = "RRM_MAX_CONNECTIONS_PER_NETWORK", default_value_t = 256, value_parser = at_least_one)]
+    max_connections_per_network: usize,
     /// Connections open at once in all.
     #[arg(long, env = "RRM_MAX_CONNECTIONS", default_value_t = 4096, value_parser = at_least_one)]
     max_connections: usize,
+    /// Connections of --max-connections that only ones which made an authenticated call
+    /// may hold.
+    #[arg(long, env = "RRM_RESERVED_CONNECTIONS", default_value_t = 1024)]
+    reserved_connections: usize,
+    /// A connection that makes no authenticated call within this long is closed,
+    /// whatever its pings.
+    #[arg(long, env = "RRM_CONNECTION_GRACE", value_name = "DURATION", value_parser = duration, default_value = "10s")]
+    connection_grace: Duration,
     /// A connection with no traffic for this long is closed (workers ping every 15 s).
     #[arg(long, env = "RRM_IDLE_TIMEOUT", value_name = "DURATION", value_parser = duration, default_value = "60s")]
     idle_timeout: Duration,
@@ -216,8 +228,11 @@ impl ConfigArgs {
             min_free_disk: self.min_free_disk.unwrap_or(DiskReserve::Default),
             connections: ConnectionLimits {
                 per_peer: self.max_connections_per_peer,
+                per_network: self.max_connections_per_network,
                 total: self.max_connections,
+                reserved: self.reserved_connections.min(self.max_connections - 1),
                 idle: self.idle_timeout,
+                grace: Some(self.connection_grace),
             },
             ..Config::default()
         })

@@ -6,6 +6,8 @@
 //! over and removing the old one, with no restart. With no token configured at all every
 //! call is let through: the zero-configuration loopback setup of `rrm mine`.
 
+use crate::connections::Prover;
+use crate::refusals::RefusalLog;
 use rrm_proto::access::{bearer_token, token_hash};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -348,13 +350,16 @@ pub enum Refusal {
     Role(Caller),
 }
 
-/// The interceptor in front of one gRPC service: checks the token, logs refusals (never
-/// the token) and hands the caller to the service in the request's extensions.
+/// The interceptor in front of one gRPC service: checks the token, logs refusals in
+/// summary (never the token), marks the connection of a call it lets through proven
+/// (see `connections`), and hands the caller to the service in the request's extensions.
 #[derive(Clone)]
 pub struct Gate {
     keyring: Keyring,
     roles: Roles,
     service: &'static str,
+    prover: Option<Prover>,
+    refusals: Arc<RefusalLog>,
 }
 
 impl Gate {
@@ -363,6 +368,18 @@ impl Gate {
             keyring,
             roles,
             service,
+            prover: None,
+            refusals: Arc::default(),
+        }
+    }
+
+    /// The gate, marking the connections of the calls it lets through with `prover` and
+    /// logging refusals in `refusals` (shared by the server's gates).
+    pub(crate) fn on_listener(self, prover: Prover, refusals: Arc<RefusalLog>) -> Gate {
+        Gate {
+            prover: Some(prover),
+            refusals,
+            ..self
         }
     }
 }
@@ -376,16 +393,17 @@ impl Interceptor for Gate {
             .and_then(bearer_token);
         match self.keyring.check(token, self.roles) {
             Ok(caller) => {
+                if let (Some(prover), Some(peer)) = (&self.prover, request.remote_addr()) {
+                    prover.prove(peer);
+                }
                 if let Some(caller) = caller {
                     request.extensions_mut().insert(caller);
                 }
                 Ok(request)
             }
             Err(refusal) => {
-                let peer = request
-                    .remote_addr()
-                    .map_or_else(|| "unknown".to_string(), |peer| peer.to_string());
-                tracing::warn!(service = self.service, %peer, "refused a call: {refusal}");
+                let peer = request.remote_addr().map(|peer| peer.ip());
+                self.refusals.refused(self.service, peer, &refusal);
                 Err(match refusal {
                     Refusal::Role(_) => Status::permission_denied(refusal.to_string()),
                     _ => Status::unauthenticated(refusal.to_string()),

@@ -16,6 +16,7 @@ mod flush;
 mod limits;
 mod metrics;
 pub mod names;
+mod refusals;
 mod resume;
 mod service;
 pub mod stages;

@@ -2,7 +2,7 @@
 //! and back, and its errors become status codes. No bookkeeping happens here.
 
 use crate::auth::{Caller, Gate, Roles};
-use crate::connections::Incoming;
+use crate::connections::{ConnectionLimits, Incoming};
 use crate::core::{
     Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Remaining, Session, Submission, Worker,
     HARDEST_SHOWN,
@@ -10,6 +10,7 @@ use crate::core::{
 use crate::flush::{FlushError, GroupFlush};
 use crate::limits::CallLimitLayer;
 use crate::names::check_name;
+use crate::refusals::RefusalLog;
 use crate::stages::Stage;
 use crate::wire::{exhaustive_from_request, moves_u8, spec_from_request};
 use crate::Security;
@@ -62,18 +63,28 @@ pub(crate) async fn serve(
         .build_v1()
         .expect("the embedded descriptor sets are valid");
     let metrics = service.coordinator.metrics().rpc_layer();
-    let gate = |roles, name| Gate::new(security.keyring.clone(), roles, name);
+    let incoming = Incoming::new(listeners.grpc, config.connections);
+    let refusals = Arc::new(RefusalLog::default());
+    let gate = |roles, name| {
+        Gate::new(security.keyring.clone(), roles, name)
+            .on_listener(incoming.prover(), refusals.clone())
+    };
     let mining = pb::mining_server::MiningServer::new(service.clone())
         .max_decoding_message_size(rrm_proto::MAX_MINING_MESSAGE);
     let query = pb::query_server::QueryServer::new(service.clone())
         .max_encoding_message_size(rrm_proto::MAX_MESSAGE);
     let campaigns = pb::campaigns_server::CampaignsServer::new(service);
 
+    // Probes make no gated call: their listener has no grace.
+    let probe_limits = ConnectionLimits {
+        grace: None,
+        ..config.connections
+    };
     let probes = listeners.health.map(|listener| {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tonic::transport::Server::builder()
             .add_service(health_service.clone())
-            .serve_with_incoming_shutdown(Incoming::new(listener, config.connections), async {
+            .serve_with_incoming_shutdown(Incoming::new(listener, probe_limits), async {
                 let _ = stopped.await;
             });
         (stop, tokio::spawn(server))
@@ -102,7 +113,7 @@ pub(crate) async fn serve(
             gate(Roles::Admin, "Campaigns"),
         ))
         .add_service(InterceptedService::new(query, gate(Roles::Reader, "Query")))
-        .serve_with_incoming_shutdown(Incoming::new(listeners.grpc, config.connections), async {
+        .serve_with_incoming_shutdown(incoming, async {
             shutdown.await;
             // Probes see the drain, so no new work is routed here.
             set_health(&health, false).await;

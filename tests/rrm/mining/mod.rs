@@ -8,6 +8,7 @@
 
 mod attacks;
 mod census;
+mod connections;
 mod durability;
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
