@@ -88,6 +88,12 @@ impl SecurityArgs {
             (Some(cert), Some(key)) => Some(ServerTls::load(cert, key, self.client_ca.as_deref())?),
             _ => None,
         };
+        if let Some(warning) = tls
+            .as_ref()
+            .and_then(|tls| tls.validity_warning(std::time::SystemTime::now()))
+        {
+            tracing::warn!("{warning}");
+        }
         let authenticated = keyring.is_enforced() || tls.as_ref().is_some_and(ServerTls::mutual);
         if !loopback && !authenticated && !self.insecure {
             anyhow::bail!(

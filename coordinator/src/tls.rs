@@ -7,7 +7,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
@@ -46,6 +46,36 @@ pub struct ServerTls {
     key_pem: Vec<u8>,
     client_ca_pem: Option<Vec<u8>>,
     acceptor: TlsAcceptor,
+    /// When the certificate (the chain's first) stops being valid, if it could be read.
+    not_after: Option<SystemTime>,
+}
+
+/// What is wrong with the certificate's dates.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CertificateWarning {
+    #[error("the TLS certificate expired {} ago: clients will refuse it; renew it", humanize(*.0))]
+    Expired(Duration),
+    #[error("the TLS certificate expires in {}: renew it", humanize(*.0))]
+    ExpiresSoon(Duration),
+}
+
+/// A certificate expiring within this long is warned about at start.
+const EXPIRY_WARNING: Duration = Duration::from_secs(14 * 24 * 3600);
+
+/// `span` in days, or hours under two days.
+fn humanize(span: Duration) -> String {
+    let hours = span.as_secs() / 3600;
+    match hours {
+        0..48 => format!("{hours} h"),
+        _ => format!("{} days", hours / 24),
+    }
+}
+
+/// When the DER certificate `cert` stops being valid.
+fn not_after(cert: &CertificateDer<'_>) -> Option<SystemTime> {
+    let (_, parsed) = x509_parser::parse_x509_certificate(cert).ok()?;
+    let seconds = u64::try_from(parsed.validity().not_after.timestamp()).ok()?;
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(seconds))
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
@@ -83,6 +113,7 @@ impl ServerTls {
                 });
             }
         }
+        let not_after = not_after(&chain[0]);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()?
@@ -94,7 +125,19 @@ impl ServerTls {
             key_pem,
             client_ca_pem,
             acceptor: TlsAcceptor::from(Arc::new(config)),
+            not_after,
         })
+    }
+
+    /// What is wrong with the certificate's dates at `now`: expired, or expiring within
+    /// 14 days. The coordinator still starts (a renewal may be on its way), saying so.
+    pub fn validity_warning(&self, now: SystemTime) -> Option<CertificateWarning> {
+        let not_after = self.not_after?;
+        match not_after.duration_since(now) {
+            Err(past) => Some(CertificateWarning::Expired(past.duration())),
+            Ok(left) if left < EXPIRY_WARNING => Some(CertificateWarning::ExpiresSoon(left)),
+            Ok(_) => None,
+        }
     }
 
     /// Whether clients must show a certificate signed by the client CA.
@@ -182,5 +225,43 @@ impl axum::serve::Listener for TlsListener {
 
     fn local_addr(&self) -> std::io::Result<SocketAddr> {
         Ok(self.local)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A self-signed certificate for localhost valid until `year`-01-01, loaded.
+    fn valid_until(year: i32) -> ServerTls {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["localhost".into()]).unwrap();
+        params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+        params.not_after = rcgen::date_time_ymd(year, 1, 1);
+        let cert = params.self_signed(&key).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+        std::fs::write(&cert_path, cert.pem()).unwrap();
+        std::fs::write(&key_path, key.serialize_pem()).unwrap();
+        ServerTls::load(&cert_path, &key_path, None).unwrap()
+    }
+
+    #[test]
+    fn an_expired_or_expiring_certificate_is_warned_about() {
+        let at =
+            |year: u64| SystemTime::UNIX_EPOCH + Duration::from_secs((year - 1970) * 31_557_600);
+        let tls = valid_until(2025);
+        let expired = tls.validity_warning(at(2026)).unwrap();
+        assert!(
+            matches!(expired, CertificateWarning::Expired(_)),
+            "{expired}"
+        );
+        assert!(expired.to_string().contains("expired 3"), "{expired}");
+        assert_eq!(tls.validity_warning(at(2023)), None);
+        let soon = tls.validity_warning(at(2025) - Duration::from_secs(5 * 86_400 + 3600));
+        assert!(
+            matches!(soon, Some(CertificateWarning::ExpiresSoon(_))),
+            "{soon:?}"
+        );
     }
 }

@@ -137,3 +137,93 @@ fn solves(generator: Generator, seed: u64, moves: u8, solution: &[String]) -> bo
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ricochet::solver::with_thread_solver;
+    use rrm_store::{CampaignSpec, HardEntry, UnitRecord, UnitResult, Verification};
+
+    /// A store holding seeds 1..11 of Fogleman's generator as one unit, solved here,
+    /// whose hardest seed keeps `kept(its optimal solution)`.
+    fn store_keeping(dir: &std::path::Path, kept: impl Fn(&[Move]) -> Vec<Move>) -> Store {
+        let store = Store::open(dir).unwrap();
+        let spec = CampaignSpec {
+            name: "kept".into(),
+            generator: "fogleman".into(),
+            seed_start: 1,
+            seed_end: 11,
+            unit_size: 10,
+            record_threshold: 30,
+        };
+        let id = store.create_campaign(spec, 0).unwrap().id;
+        let generator: Generator = "fogleman".parse().unwrap();
+        let solutions: Vec<Vec<Move>> = (1..11)
+            .map(|seed| {
+                let puzzle = generator.generate(seed).unwrap().puzzle;
+                with_thread_solver(30, |solver| solver.solve(&puzzle))
+                    .unwrap()
+                    .moves
+            })
+            .collect();
+        let counts: Vec<u8> = solutions.iter().map(|s| s.len() as u8).collect();
+        let robots: Vec<u8> = solutions
+            .iter()
+            .map(|s| ricochet::puzzle::robots_moved(s) as u8)
+            .collect();
+        let hardest = (0..10).max_by_key(|&i| counts[i]).unwrap();
+        let entry = HardEntry {
+            seed: hardest as u64 + 1,
+            moves: counts[hardest],
+            solution: kept(&solutions[hardest])
+                .iter()
+                .map(Move::notation)
+                .collect(),
+            re_solved: false,
+        };
+        let record = UnitRecord {
+            state: UnitState::Done {
+                digest: rrm_proto::unit_digest("kept", 1..11, &counts, &robots),
+                producer: "alice".into(),
+                commit: 1,
+                verification: Verification::NotChosen,
+            },
+            leases_issued: 1,
+            failed_by: Vec::new(),
+            last_error: None,
+        };
+        store
+            .commit_result(&UnitResult {
+                campaign: id,
+                unit: 0,
+                record: &record,
+                move_counts: &counts,
+                robots_moved: &robots,
+                hardest: &[entry],
+                commit: 1,
+            })
+            .unwrap();
+        store
+    }
+
+    fn problems(kept: impl Fn(&[Move]) -> Vec<Move>) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_keeping(dir.path(), kept);
+        verify_store(&store, &mut || {}).unwrap().problems
+    }
+
+    #[test]
+    fn every_kept_solution_is_replayed() {
+        assert_eq!(problems(<[Move]>::to_vec), Vec::<String>::new());
+        // One move too many (the last again), and the right length in the wrong order.
+        let padded = |moves: &[Move]| [moves, &moves[moves.len() - 1..]].concat();
+        let reversed = |moves: &[Move]| moves.iter().rev().copied().collect();
+        for found in [problems(padded), problems(reversed)] {
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert!(
+                found[0].contains("kept solution does not solve it"),
+                "{found:?}"
+            );
+        }
+    }
+}
