@@ -19,8 +19,14 @@ const SETTINGS_ACK: [u8; 9] = [0, 0, 0, 4, 1, 0, 0, 0, 0];
 const PING: [u8; 17] = [0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
 
 /// A silent connection from `from` to `to`, as in the module doc, open at most
-/// `limit`; how long it stayed open (`None` if it never connected).
-async fn silent_connection(from: IpAddr, to: SocketAddr, limit: Duration) -> Option<Duration> {
+/// `limit`; how long it stayed open (`None` if it never connected). `held` counts it
+/// from the server's first bytes (it was admitted) until it is closed.
+async fn silent_connection(
+    from: IpAddr,
+    to: SocketAddr,
+    limit: Duration,
+    held: &AtomicUsize,
+) -> Option<Duration> {
     let socket = tokio::net::TcpSocket::new_v4().ok()?;
     socket.bind(SocketAddr::new(from, 0)).ok()?;
     let mut stream = socket.connect(to).await.ok()?;
@@ -30,9 +36,33 @@ async fn silent_connection(from: IpAddr, to: SocketAddr, limit: Duration) -> Opt
     if stream.write_all(&greeting).await.is_err() {
         return Some(opened.elapsed());
     }
-    let mut ping = tokio::time::interval(Duration::from_millis(300));
     let mut acknowledged = false;
     let mut buffer = [0u8; 4096];
+    let stayed = talk(
+        &mut stream,
+        limit,
+        opened,
+        &mut acknowledged,
+        &mut buffer,
+        held,
+    )
+    .await;
+    if acknowledged {
+        held.fetch_sub(1, Ordering::SeqCst);
+    }
+    Some(stayed)
+}
+
+/// Pings and reads until the server closes the connection or `limit` passes.
+async fn talk(
+    stream: &mut tokio::net::TcpStream,
+    limit: Duration,
+    opened: Instant,
+    acknowledged: &mut bool,
+    buffer: &mut [u8],
+    held: &AtomicUsize,
+) -> Duration {
+    let mut ping = tokio::time::interval(Duration::from_millis(300));
     while opened.elapsed() < limit {
         tokio::select! {
             _ = ping.tick() => {
@@ -40,10 +70,11 @@ async fn silent_connection(from: IpAddr, to: SocketAddr, limit: Duration) -> Opt
                     break;
                 }
             }
-            read = stream.read(&mut buffer) => match read {
+            read = stream.read(buffer) => match read {
                 Ok(0) | Err(_) => break,
-                Ok(_) if !acknowledged => {
-                    acknowledged = true;
+                Ok(_) if !*acknowledged => {
+                    *acknowledged = true;
+                    held.fetch_add(1, Ordering::SeqCst);
                     if stream.write_all(&SETTINGS_ACK).await.is_err() {
                         break;
                     }
@@ -53,7 +84,7 @@ async fn silent_connection(from: IpAddr, to: SocketAddr, limit: Duration) -> Opt
             () = tokio::time::sleep(limit.saturating_sub(opened.elapsed())) => {}
         }
     }
-    Some(opened.elapsed())
+    opened.elapsed()
 }
 
 /// The coordinator's address from its URL.
@@ -77,7 +108,10 @@ fn a_connection_with_no_authenticated_call_is_closed_whatever_its_pings() {
         let tasks: Vec<_> = (0..40)
             .map(|n| {
                 let from: IpAddr = format!("127.0.0.{}", 2 + n % 4).parse().unwrap();
-                tokio::spawn(silent_connection(from, to, Duration::from_secs(15)))
+                tokio::spawn(async move {
+                    let held = AtomicUsize::new(0);
+                    silent_connection(from, to, Duration::from_secs(15), &held).await
+                })
             })
             .collect();
         let mut lifetimes = Vec::new();
@@ -120,21 +154,16 @@ fn a_flood_of_silent_connections_leaves_room_for_a_worker_with_a_token() {
         .map(|ip| ip.parse().unwrap())
         .collect();
     let stop = Arc::new(AtomicBool::new(false));
-    let open = Arc::new(AtomicUsize::new(0));
+    let held = Arc::new(AtomicUsize::new(0));
     let made = Arc::new(AtomicUsize::new(0));
-    let most_open = Arc::new(AtomicUsize::new(0));
     let runtime = tokio::runtime::Runtime::new().unwrap();
     for &from in &sources {
         for _ in 0..16 {
-            let (stop, open, made, most_open) =
-                (stop.clone(), open.clone(), made.clone(), most_open.clone());
+            let (stop, held, made) = (stop.clone(), held.clone(), made.clone());
             runtime.spawn(async move {
                 while !stop.load(Ordering::SeqCst) {
                     made.fetch_add(1, Ordering::SeqCst);
-                    let now = open.fetch_add(1, Ordering::SeqCst) + 1;
-                    most_open.fetch_max(now, Ordering::SeqCst);
-                    silent_connection(from, to, Duration::from_secs(300)).await;
-                    open.fetch_sub(1, Ordering::SeqCst);
+                    silent_connection(from, to, Duration::from_secs(300), &held).await;
                     tokio::time::sleep(Duration::from_millis(500)).await;
                 }
             });
@@ -142,19 +171,26 @@ fn a_flood_of_silent_connections_leaves_room_for_a_worker_with_a_token() {
     }
     std::thread::sleep(Duration::from_secs(3));
     honest_worker_finishes(&server, &tokens, "flooded", seeds);
-    // Sampled after the worker is done, with the flood still going.
-    std::thread::sleep(Duration::from_secs(1));
-    let held = open.load(Ordering::SeqCst);
+    // Sampled after the worker is done, with the flood still going: admitted and not
+    // yet seen closed, counted client-side, so an eviction shows a moment late.
+    let mut samples: Vec<usize> = (0..10)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(200));
+            held.load(Ordering::SeqCst)
+        })
+        .collect();
     stop.store(true, Ordering::SeqCst);
+    samples.sort_unstable();
     eprintln!(
-        "{} silent connections tried from {} addresses; {held} held at the end, \
-         at most {} open or connecting at once; the worker finished",
+        "{} silent connections tried from {} addresses; held at once: {} to {} (median \
+         {}); the worker finished",
         made.load(Ordering::SeqCst),
         sources.len(),
-        most_open.load(Ordering::SeqCst),
+        samples[0],
+        samples[9],
+        samples[5],
     );
-    // Counted client-side, connections on their way in or out included: the unproven
-    // share is 160 - 32 = 128.
-    assert!(held <= 128 + 16, "{held} held");
+    // The unproven share is 160 - 32 = 128.
+    assert!(samples[0] <= 128, "{samples:?}");
     runtime.shutdown_background();
 }
