@@ -56,6 +56,7 @@ impl Files {
                 opened => break opened?,
             }
         };
+        sync_sled_config(dir)?;
         let trees = Table::ALL
             .iter()
             .map(|table| db.open_tree(table.name()))
@@ -78,6 +79,16 @@ impl Drop for Files {
             let _ = remove(self.journal.open_files());
         }
     }
+}
+
+/// Makes sled's `conf` file durable, with its directory entry. sled writes it when it
+/// creates a store and never syncs it: a crash soon after could leave it torn, and sled
+/// then refuses the store as corrupt (found by `tests/rrm/crash_images.rs`).
+fn sync_sled_config(dir: &Path) -> Result<()> {
+    let synced = std::fs::File::open(dir.join("conf"))
+        .and_then(|conf| conf.sync_all())
+        .and_then(|()| std::fs::File::open(dir)?.sync_all());
+    synced.map_err(|error| super::io_error(dir, error))
 }
 
 impl Store {

@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 mod cli;
+mod crash_images;
 mod dashboard;
 mod dashboard_access;
 mod exhaustive;
