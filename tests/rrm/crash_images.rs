@@ -249,7 +249,7 @@ impl Disk {
 
     /// The files a crash now leaves in `dir` (under `root`): the durable state, plus
     /// the first `extra` unsynced writes of the files `landed` names.
-    fn image(&self, root: &Path, dir: &Path, extra: usize, landed: &dyn Fn(&Path) -> bool) {
+    fn image(&self, root: &Path, dir: &Path, extra: usize, landed: Landed) {
         std::fs::create_dir_all(dir).unwrap();
         for (name, &inode) in &self.durable_names {
             let file = &self.inodes[inode];
@@ -271,6 +271,9 @@ impl Disk {
         }
     }
 }
+
+/// Which files' unsynced writes land in an image.
+type Landed<'a> = &'a dyn Fn(&Path) -> bool;
 
 /// What opening a crash image found.
 #[derive(Debug, PartialEq)]
@@ -358,7 +361,7 @@ fn crash_images_below_the_page_cache_open_whole_or_refuse() {
         if !matches!(op, Op::Sync(_)) && !before_sync {
             continue;
         }
-        let files: [(&str, &dyn Fn(&Path) -> bool); 3] = [
+        let files: [(&str, Landed); 3] = [
             ("all files", &|_| true),
             ("sled's db", &|name| name.ends_with("db")),
             ("the journal", &|name| {
