@@ -61,9 +61,7 @@ fn load(store: &Store, config: &Config) -> Result<Loaded> {
         .collect();
     let mut standing = Standing::default();
     for campaign in campaigns.values() {
-        if matches!(campaign.kind, Kind::Seeds(_)) {
-            standing.count(campaign.records.values());
-        }
+        standing.count(campaign.records.values());
     }
     for identity in distrusted.keys() {
         standing.forget(identity);

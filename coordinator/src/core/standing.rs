@@ -1,8 +1,9 @@
 //! Adaptive replication, as BOINC's: what an identity has to show before its word
-//! counts. Until [`crate::Config::trust_after`] of its seed units were confirmed (by the
+//! counts. Until [`crate::Config::trust_after`] of its units were confirmed (by the
 //! coordinator solving them in full, or by another identity's agreeing check), every
-//! seed unit it sends is solved again in full by the coordinator before it is taken;
-//! after that, a secret share stays checked by another identity for good. A distrusted
+//! seed unit it sends is solved again in full by the coordinator before it is taken,
+//! and every exhaustive unit (too costly for the coordinator) is checked by another
+//! identity; after that, a secret share stays checked by another identity for good. A distrusted
 //! identity starts over. A check that agrees with a distrusted identity's result is not
 //! enough on its own either (the checker may be its colluder): the coordinator solves
 //! that unit in full before calling it agreed.

@@ -320,7 +320,12 @@ impl Coordinator {
             commit,
             verification: match solved_in_full {
                 true => Verification::Confirmed,
-                false => self.draw_verification(&checked),
+                false => {
+                    let established = state
+                        .standing
+                        .established(&submission.identity, self.config.trust_after);
+                    self.draw_verification(&checked, established)
+                }
             },
         };
         self.write_done(&mut state, &lease.campaign, lease.unit, record, checked)?;
@@ -331,11 +336,17 @@ impl Coordinator {
     }
 
     /// Whether another identity checks a result: drawn in secret at the verify share,
-    /// and always for an exhaustive unit whose maximum reaches `verify_from_moves`.
-    pub(super) fn draw_verification(&self, checked: &Checked<'_>) -> Verification {
-        let record_candidate = matches!(checked, Checked::Exhaustive(record)
-            if record.result.max_moves >= self.config.verify_from_moves);
-        if record_candidate || secret_draw() < self.config.verify_share {
+    /// and always for an exhaustive unit whose maximum reaches `verify_from_moves` or
+    /// whose producer is not `established` (a seed unit of such a producer was solved in
+    /// full instead).
+    pub(super) fn draw_verification(
+        &self,
+        checked: &Checked<'_>,
+        established: bool,
+    ) -> Verification {
+        let exhaustive_check = matches!(checked, Checked::Exhaustive(record)
+            if record.result.max_moves >= self.config.verify_from_moves || !established);
+        if exhaustive_check || secret_draw() < self.config.verify_share {
             Verification::Pending
         } else {
             Verification::NotChosen

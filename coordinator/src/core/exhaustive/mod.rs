@@ -272,7 +272,9 @@ impl Coordinator {
             Some(by) => Verification::Agreed { by },
             // A check drawn before stays drawn: a new draw could drop it.
             None if provenance.check_pending => Verification::Pending,
-            None => self.draw_verification(&checked),
+            // The operator's word: imported results are drawn as an established
+            // identity's are.
+            None => self.draw_verification(&checked, true),
         };
         let mut state = self.lock();
         let commit = state.next_commit;
