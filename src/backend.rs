@@ -27,6 +27,15 @@ pub struct BackendArgs {
     access: ClientArgs,
 }
 
+impl BackendArgs {
+    /// The local store's directory.
+    fn local_dir(&self) -> PathBuf {
+        self.data
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("rrm-data"))
+    }
+}
+
 /// The longest a query or campaign call may take (pack queries scan whole campaigns).
 const CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
@@ -50,7 +59,7 @@ impl Backend {
     }
 
     /// For `campaign create`: a local store is created if there is none yet.
-    pub fn open_or_create(args: &BackendArgs) -> Result<Backend> {
+    fn open_or_create(args: &BackendArgs) -> Result<Backend> {
         Backend::open_local_with(args, Store::open)
     }
 
@@ -73,13 +82,26 @@ impl Backend {
                     .max_decoding_message_size(rrm_proto::MAX_MESSAGE),
             })));
         }
-        let data = args
-            .data
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("rrm-data"));
-        let store = open_store(&data)?;
+        let store = open_store(&args.local_dir())?;
         let coordinator = Coordinator::open(store, rrm_coordinator::Config::default())?;
         Ok(Backend::Local(Arc::new(coordinator)))
+    }
+
+    /// Creates a campaign (see [`Backend::create_campaign`]) where `args` says. A local
+    /// store this call had to create is removed again if the campaign is refused: a
+    /// mistyped name leaves no `./rrm-data` behind.
+    pub fn create_campaign_at(
+        args: &BackendArgs,
+        spec: Result<CampaignSpec, ExhaustiveRequest>,
+    ) -> Result<CampaignStatus> {
+        let fresh =
+            Some(args.local_dir()).filter(|dir| args.coordinator.is_none() && !dir.exists());
+        let created =
+            Backend::open_or_create(args).and_then(|mut backend| backend.create_campaign(spec));
+        if let (Err(_), Some(dir)) = (&created, fresh) {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        created
     }
 
     /// Creates a seed campaign (`Ok`) or an exhaustive one (`Err`).

@@ -179,7 +179,7 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
                 Some(seeds) if args.exhaustive.is_none() => Ok(args.spec.spec(args.name, seeds)?),
                 _ => Err(args.units.request(args.name)),
             };
-            let status = Backend::open_or_create(&args.backend)?.create_campaign(spec)?;
+            let status = Backend::create_campaign_at(&args.backend, spec)?;
             let spec = &status.campaign.spec;
             if spec.is_exhaustive() {
                 writeln!(

@@ -21,7 +21,8 @@ use std::time::Instant;
 #[command(group(ArgGroup::new("unit").required(true).args(["seed", "puzzle", "board"])))]
 pub struct ExhaustArgs {
     /// The board and target of a Fogleman seed; the seed's own position is ranked.
-    #[arg(long)]
+    // A negative seed is a wrong value, not an unknown option.
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// A puzzle file: its board, target cell and target robot (coloured targets only);
     /// the file's own position is ranked.

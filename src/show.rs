@@ -21,7 +21,8 @@ pub const SOLUTION_COUNT_CAP: u64 = 1000;
 #[command(group(ArgGroup::new("input").required(true).args(["seed", "puzzle", "board"])))]
 pub struct ShowArgs {
     /// A Fogleman generator seed.
-    #[arg(long)]
+    // A negative seed is a wrong value, not an unknown option.
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// A puzzle file (JSON puzzle format).
     #[arg(long)]

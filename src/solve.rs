@@ -19,7 +19,8 @@ const CHUNK: usize = 4096;
 #[command(group(ArgGroup::new("input").required(true).args(["seed", "puzzle", "seeds", "puzzles"])))]
 pub struct SolveArgs {
     /// A Fogleman generator seed (1 or more).
-    #[arg(long)]
+    // A negative seed is a wrong value, not an unknown option.
+    #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
     /// A puzzle file (JSON puzzle format, see README).
     #[arg(long)]

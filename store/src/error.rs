@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(
-        "the store in {} is in use by another process (a coordinator or `rrm mine`); \
-         reach a running coordinator with --coordinator URL",
+        "the store in {} is in use by another process (a coordinator or `rrm mine`): stop \
+         it or give another --data; queries and campaign commands can instead reach a \
+         running coordinator with --coordinator URL",
         path.display()
     )]
     Locked { path: PathBuf },

@@ -127,6 +127,48 @@ fn a_store_in_use_is_named_as_such() {
         assert!(stderr.contains("in use by another process"), "{stderr}");
         assert!(!stderr.contains("lock"), "sled's own words: {stderr}");
     }
+    // `mine` takes no --coordinator: its refusal offers another --data first.
+    let args = ["mine", "--seeds", "1..9", "--data", path];
+    let stderr = refusal(&rrm(&args), &args);
+    assert!(
+        stderr.contains("stop it or give another --data"),
+        "{stderr}"
+    );
+}
+
+/// Mistakes a new user makes: a refused `campaign create` leaves no store behind, and
+/// a negative seed is a wrong value, not an unknown option.
+#[test]
+fn refused_commands_leave_nothing_behind_and_name_what_is_wrong() {
+    let scratch = tempfile::tempdir().unwrap();
+    let data = scratch.path().join("new");
+    let path = data.to_str().unwrap();
+    for args in [
+        vec![
+            "campaign", "create", "bad/name", "--seeds", "1..9", "--data", path,
+        ],
+        vec![
+            "campaign",
+            "create",
+            "x",
+            "--seeds",
+            "1..9",
+            "--unit-size",
+            "0",
+            "--data",
+            path,
+        ],
+    ] {
+        refusal(&rrm(&args), &args);
+        assert!(!data.exists(), "{args:?} left {path} behind");
+    }
+    let output = rrm(&["show", "--seed", "-1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("invalid value '-1' for '--seed"),
+        "{stderr}"
+    );
 }
 
 #[test]
