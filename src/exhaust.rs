@@ -337,12 +337,15 @@ fn text(
         out.push('\n');
     }
     if analysis.unsolvable > 0 {
-        out += &format!("unsolvable: {} placements\n", analysis.unsolvable);
+        out += &format!(
+            "unsolvable: {}\n",
+            crate::report::count(analysis.unsolvable, "placement")
+        );
     }
     out += &format!(
-        "max {} moves: {} placements",
+        "max {} moves: {}",
         analysis.max_moves,
-        analysis.hardest.len()
+        crate::report::count(analysis.hardest.len() as u64, "placement")
     );
     if with_legal {
         let legal_at_max = analysis.legal_histogram.last().copied().unwrap_or(0);
@@ -353,9 +356,9 @@ fn text(
         match position.moves {
             Some(moves) => {
                 out += &format!(
-                    "{}: {moves} moves; {} placements ({:.4}%) need more\n",
+                    "{}: {moves} moves; {} ({:.4}%) need more\n",
                     position.label,
-                    position.harder,
+                    crate::report::count(position.harder, "placement"),
                     share(position.harder, analysis.placements)
                 )
             }

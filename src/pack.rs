@@ -157,8 +157,8 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     out.write(content.as_bytes())?;
     writeln!(
         crate::stdout::lock(),
-        "wrote {} puzzles to {}",
-        chosen.len(),
+        "wrote {} to {}",
+        crate::report::count(chosen.len() as u64, "puzzle"),
         args.out.display()
     )?;
     Ok(ExitCode::SUCCESS)

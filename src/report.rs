@@ -137,3 +137,13 @@ pub fn count(n: u64, noun: &str) -> String {
         format!("{n} {noun}s")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(super::count(1, "puzzle"), "1 puzzle");
+        assert_eq!(super::count(0, "placement"), "0 placements");
+        assert_eq!(super::count(2, "placement"), "2 placements");
+    }
+}

@@ -39,8 +39,9 @@ pub fn print(coordinator: &Coordinator, name: &str) -> Result<()> {
     }
     writeln!(
         out,
-        "mean {:.3} moves over {puzzles} puzzles",
-        aggregates.mean()
+        "mean {:.3} moves over {}",
+        aggregates.mean(),
+        crate::report::count(puzzles, "puzzle")
     )?;
     writeln!(out, "hardest seeds:")?;
     for puzzle in coordinator.hardest(name, HARDEST_SHOWN, 0)? {
