@@ -143,6 +143,30 @@ pub fn parse_placement(text: &str) -> Result<[u8; 4], String> {
     Ok(placement)
 }
 
+/// The cells of the centre block of a 16×16 board (y*16+x), where no robot stands.
+const CENTRE_BLOCK: [u8; 4] = [119, 120, 135, 136];
+
+/// What is wrong with a placement a board refused: cells given twice, or in the centre
+/// block.
+fn clashes(cells: [u8; 4]) -> String {
+    let mut wrong: Vec<String> = Vec::new();
+    for (index, cell) in cells.iter().enumerate() {
+        if cells[..index].contains(cell) && !cells[..index - 1].contains(cell) {
+            wrong.push(format!("cell {cell} is given twice"));
+        }
+    }
+    wrong.extend(
+        cells
+            .iter()
+            .filter(|cell| CENTRE_BLOCK.contains(cell))
+            .map(|cell| format!("cell {cell} is in the centre block")),
+    );
+    if wrong.is_empty() {
+        return "four different cells, off the centre block, are needed".into();
+    }
+    wrong.join("; ")
+}
+
 /// The puzzle of a placement on a Fogleman board (any rotation; cells on the board as
 /// named), and the board's other tokens to draw faintly.
 pub fn placement_job(
@@ -154,9 +178,7 @@ pub fn placement_job(
     let layout = Layout::parse(board)?;
     let puzzle = UnitBoard::new(board, &token)?
         .puzzle(&cells)
-        .with_context(|| {
-            format!("placement {cells:?} on {board}: four different cells, off the centre block")
-        })?;
+        .with_context(|| format!("placement {cells:?} on {board}: {}", clashes(cells)))?;
     let others = layout
         .targets
         .iter()

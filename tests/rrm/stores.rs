@@ -162,6 +162,22 @@ fn refused_commands_leave_nothing_behind_and_name_what_is_wrong() {
         refusal(&rrm(&args), &args);
         assert!(!data.exists(), "{args:?} left {path} behind");
     }
+    for (placement, said) in [
+        ("1,1,2,3", "cell 1 is given twice"),
+        ("1,2,3,119", "cell 119 is in the centre block"),
+    ] {
+        let args = [
+            "show",
+            "--board",
+            "1A 3B 4A 2B",
+            "--target",
+            "RT",
+            "--placement",
+            placement,
+        ];
+        let stderr = refusal(&rrm(&args), &args);
+        assert!(stderr.contains(said), "{stderr}");
+    }
     let output = rrm(&["show", "--seed", "-1"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
