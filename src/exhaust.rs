@@ -203,7 +203,7 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
             legal_per_depth: ricochet::exhaustive::LEGAL_PER_DEPTH,
             legal_hardest: args.legal_hardest as usize,
         };
-        let bar = crate::progress::bar(0, "placements");
+        let bar = crate::progress::bar_with_message(0, "placements");
         bar.set_message(unit.label.clone());
         let (cpu, wall) = (ProcessTime::now(), Instant::now());
         let analysis = pool.install(|| {
