@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn rates_take_a_unit_prefix_and_no_stray_decimals() {
-        assert_eq!(si(19_140_772.6901), "19.1M");
+        assert_eq!(si(19_140_772.690_1), "19.1M");
         assert_eq!(si(950.4), "950");
         assert_eq!(si(12_345.0), "12.3k");
     }
