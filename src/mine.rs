@@ -7,7 +7,7 @@ use crate::services::{
 };
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{HumanDuration, ProgressBar, ProgressFinish, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressFinish, ProgressState, ProgressStyle};
 use rrm_coordinator::{CampaignStatus, Config, Coordinator, CoordinatorError};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -159,7 +159,9 @@ async fn mine(
         // Stored results plus the seeds solved since, counted by the worker as it goes.
         let position = (start + solved.load(Ordering::Relaxed)).max(status.seeds_done);
         bar.set_position(position.min(total));
-        bar.set_message(format!("hardest so far: {} moves", status.hardest_moves));
+        if status.units_done > 0 {
+            bar.set_message(format!("hardest so far: {} moves", status.hardest_moves));
+        }
         if status.units_done + status.units_quarantined == status.units_total {
             break false;
         }
@@ -173,7 +175,7 @@ async fn mine(
         // Seeds of unfinished units are lost: no speed or time left to show for them.
         bar.set_style(
             ProgressStyle::with_template(
-                "  [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds stored",
+                "  {elapsed_precise} {bar:16} {human_pos}/{human_len} seeds stored",
             )
             .expect("valid template"),
         );
@@ -190,13 +192,15 @@ async fn mine(
     Ok(interrupted)
 }
 
-/// The bar of `total` seeds, `done` of them stored before this run. It shows the speed of
-/// this run as a whole number and the time left only once there is a speed to go by; a
-/// bar dropped early (an error) stays where it was rather than jump to the end.
+/// The bar of `total` seeds, `done` of them stored before this run, under a line for the
+/// hardest so far; it fits 80 columns. It shows the speed of this run and the time left
+/// only once there is a speed to go by, and its last frame keeps the elapsed time and
+/// speed; a bar dropped early (an error) stays where it was rather than jump to the end.
 fn progress_bar(total: u64, done: u64) -> ProgressBar {
-    let style = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} seeds, {speed} {msg}",
-    )
+    let style = ProgressStyle::with_template(&format!(
+        "{{msg}}\n{} seeds {{speed}}",
+        crate::progress::LINE
+    ))
     .expect("valid template")
     .with_key(
         "speed",
@@ -212,19 +216,19 @@ fn progress_bar(total: u64, done: u64) -> ProgressBar {
         .with_finish(ProgressFinish::Abandon)
 }
 
-/// "N seeds/s, ETA T" for `solved` seeds in `elapsed` with `left` to go; the first second
-/// or a run with nothing solved yet has no speed to tell.
+/// "2.3k/s ETA 6m05s" for `solved` seeds in `elapsed` with `left` to go; the first
+/// second or a run with nothing solved yet has no speed to tell.
 fn speed(solved: u64, elapsed: Duration, left: u64) -> String {
     let seconds = elapsed.as_secs_f64();
     if seconds < 1.0 || solved == 0 {
         return "measuring speed".into();
     }
     let rate = solved as f64 / seconds;
-    let eta = Duration::from_secs_f64(left as f64 / rate);
+    let eta = (left as f64 / rate).round() as u64;
     format!(
-        "{} seeds/s, ETA {}",
-        rate.round() as u64,
-        HumanDuration(eta)
+        "{}/s ETA {}",
+        crate::progress::si(rate),
+        crate::progress::short_duration(eta)
     )
 }
 
@@ -250,14 +254,19 @@ mod tests {
     }
 
     #[test]
-    fn speed_is_a_whole_number_and_waits_for_a_measure() {
+    fn speed_takes_a_unit_prefix_and_waits_for_a_measure() {
         assert_eq!(speed(0, Duration::from_secs(5), 100), "measuring speed");
         assert_eq!(
             speed(500, Duration::from_millis(500), 100),
             "measuring speed"
         );
-        let shown = speed(2500, Duration::from_secs(2), 12_500);
-        assert!(shown.starts_with("1250 seeds/s, ETA "), "{shown}");
-        assert!(shown.ends_with("10 seconds"), "{shown}");
+        assert_eq!(
+            speed(2500, Duration::from_secs(2), 12_500),
+            "1.2k/s ETA 10s"
+        );
+        assert_eq!(
+            speed(900, Duration::from_secs(1), 90_000),
+            "900/s ETA 1m40s"
+        );
     }
 }

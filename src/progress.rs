@@ -24,7 +24,7 @@ pub fn bar_with_message(len: u64, what: &str) -> ProgressBar {
 }
 
 /// The bar's line before its item name: 51 columns with 11-digit counts.
-const LINE: &str = "{spinner} {elapsed_precise} {bar:16} {human_pos}/{human_len}";
+pub const LINE: &str = "{spinner} {elapsed_precise} {bar:16} {human_pos}/{human_len}";
 
 fn with_template(len: u64, template: &str) -> ProgressBar {
     let style = ProgressStyle::with_template(template)
@@ -49,7 +49,8 @@ fn per_second(state: &ProgressState) -> String {
     si(state.pos() as f64 / seconds)
 }
 
-fn si(rate: f64) -> String {
+/// A count or rate with a unit prefix: `950`, `19.1k`, `4.2M`.
+pub fn si(rate: f64) -> String {
     match rate {
         r if r >= 1e9 => format!("{:.1}G", r / 1e9),
         r if r >= 1e6 => format!("{:.1}M", r / 1e6),
@@ -65,8 +66,12 @@ fn eta(state: &ProgressState) -> String {
     if done == 0 || total <= done || seconds <= 0.0 {
         return "-".into();
     }
-    let left = ((total - done) as f64 * seconds / done as f64).round() as u64;
-    match left {
+    short_duration(((total - done) as f64 * seconds / done as f64).round() as u64)
+}
+
+/// `seconds` as `1h02m`, `3m05s` or `42s`.
+pub fn short_duration(seconds: u64) -> String {
+    match seconds {
         s if s >= 3600 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
         s if s >= 60 => format!("{}m{:02}s", s / 60, s % 60),
         s => format!("{s}s"),
