@@ -111,7 +111,10 @@ impl Drop for Server {
             let _ = stop.send(());
         }
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            // A server that panicked fails the test, unless the test failed already.
+            if thread.join().is_err() && !std::thread::panicking() {
+                panic!("the coordinator's server thread panicked");
+            }
         }
     }
 }
