@@ -135,16 +135,52 @@ fn parse(log: &str, root: &Path) -> Vec<Op> {
 struct Inode {
     data: Vec<u8>,
     durable: Vec<u8>,
-    /// Writes since the last sync, in order: (offset, bytes).
-    unsynced: Vec<(u64, Vec<u8>)>,
+    /// Changes since the last sync, in order.
+    unsynced: Vec<Change>,
 }
 
-fn write_at(data: &mut Vec<u8>, offset: u64, bytes: &[u8]) {
-    let offset = offset as usize;
-    if data.len() < offset + bytes.len() {
-        data.resize(offset + bytes.len(), 0);
+/// A change to a file's bytes.
+#[derive(Clone)]
+enum Change {
+    Write {
+        offset: u64,
+        bytes: Vec<u8>,
+    },
+    /// A truncation (`O_TRUNC`, `ftruncate`) to this length.
+    Resize(u64),
+}
+
+impl Change {
+    fn apply(&self, data: &mut Vec<u8>) {
+        match self {
+            Change::Write { offset, bytes } => {
+                let offset = *offset as usize;
+                if data.len() < offset + bytes.len() {
+                    data.resize(offset + bytes.len(), 0);
+                }
+                data[offset..offset + bytes.len()].copy_from_slice(bytes);
+            }
+            Change::Resize(length) => data.resize(*length as usize, 0),
+        }
     }
-    data[offset..offset + bytes.len()].copy_from_slice(bytes);
+}
+
+/// An open descriptor.
+#[derive(Clone)]
+enum Handle {
+    Dir(PathBuf),
+    File {
+        inode: usize,
+        position: u64,
+        path: PathBuf,
+    },
+}
+
+impl Inode {
+    fn change(&mut self, change: Change) {
+        change.apply(&mut self.data);
+        self.unsynced.push(change);
+    }
 }
 
 /// The files as a replay of the operations leaves them.
@@ -155,8 +191,7 @@ struct Disk {
     names: HashMap<PathBuf, usize>,
     durable_names: HashMap<PathBuf, usize>,
     dirs: Vec<PathBuf>,
-    /// Open descriptors: inode, position, path.
-    fds: HashMap<i64, (usize, u64, PathBuf)>,
+    fds: HashMap<i64, Handle>,
 }
 
 impl Disk {
@@ -170,7 +205,7 @@ impl Disk {
                 truncate,
             } => {
                 if self.dirs.contains(path) {
-                    self.fds.insert(*fd, (usize::MAX, 0, path.clone()));
+                    self.fds.insert(*fd, Handle::Dir(path.clone()));
                     return;
                 }
                 let inode = match self.names.get(path) {
@@ -184,52 +219,61 @@ impl Disk {
                     None => return,
                 };
                 if *truncate {
-                    let file = &mut self.inodes[inode];
-                    file.data.clear();
-                    file.unsynced.push((u64::MAX, Vec::new()));
+                    self.inodes[inode].change(Change::Resize(0));
                 }
-                self.fds.insert(*fd, (inode, 0, path.clone()));
+                let position = 0;
+                let path = path.clone();
+                self.fds.insert(
+                    *fd,
+                    Handle::File {
+                        inode,
+                        position,
+                        path,
+                    },
+                );
             }
             Op::Close(fd) => {
                 self.fds.remove(fd);
             }
             Op::Write { fd, offset, data } => {
-                let Some((inode, position, _)) = self.fds.get_mut(fd) else {
+                let Some(Handle::File {
+                    inode, position, ..
+                }) = self.fds.get_mut(fd)
+                else {
                     return;
                 };
                 let at = offset.unwrap_or(*position);
                 if offset.is_none() {
                     *position += data.len() as u64;
                 }
-                let file = &mut self.inodes[*inode];
-                write_at(&mut file.data, at, data);
-                file.unsynced.push((at, data.clone()));
+                self.inodes[*inode].change(Change::Write {
+                    offset: at,
+                    bytes: data.clone(),
+                });
             }
             Op::Truncate(fd, length) => {
-                if let Some(&(inode, _, _)) = self.fds.get(fd) {
-                    let file = &mut self.inodes[inode];
-                    file.data.resize(*length as usize, 0);
-                    file.unsynced
-                        .push((u64::MAX - 1, length.to_le_bytes().to_vec()));
+                if let Some(&Handle::File { inode, .. }) = self.fds.get(fd) {
+                    self.inodes[inode].change(Change::Resize(*length));
                 }
             }
             Op::Sync(fd) => {
-                let Some((inode, _, path)) = self.fds.get(fd).cloned() else {
-                    return;
+                let (inode, path) = match self.fds.get(fd).cloned() {
+                    None => return,
+                    Some(Handle::File { inode, path, .. }) => (inode, path),
+                    Some(Handle::Dir(path)) => {
+                        // A directory: its entries as they are now.
+                        let entries: Vec<(PathBuf, usize)> = self
+                            .names
+                            .iter()
+                            .filter(|(name, _)| name.parent() == Some(path.as_path()))
+                            .map(|(name, &inode)| (name.clone(), inode))
+                            .collect();
+                        self.durable_names
+                            .retain(|name, _| name.parent() != Some(path.as_path()));
+                        self.durable_names.extend(entries);
+                        return;
+                    }
                 };
-                if inode == usize::MAX {
-                    // A directory: its entries as they are now.
-                    let entries: Vec<(PathBuf, usize)> = self
-                        .names
-                        .iter()
-                        .filter(|(name, _)| name.parent() == Some(path.as_path()))
-                        .map(|(name, &inode)| (name.clone(), inode))
-                        .collect();
-                    self.durable_names
-                        .retain(|name, _| name.parent() != Some(path.as_path()));
-                    self.durable_names.extend(entries);
-                    return;
-                }
                 let file = &mut self.inodes[inode];
                 file.durable = file.data.clone();
                 file.unsynced.clear();
@@ -255,15 +299,8 @@ impl Disk {
             let file = &self.inodes[inode];
             let mut data = file.durable.clone();
             let extra = if landed(name) { extra } else { 0 };
-            for (offset, bytes) in file.unsynced.iter().take(extra) {
-                match *offset {
-                    u64::MAX => data.clear(),
-                    o if o == u64::MAX - 1 => data.resize(
-                        u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize,
-                        0,
-                    ),
-                    offset => write_at(&mut data, offset, bytes),
-                }
+            for change in file.unsynced.iter().take(extra) {
+                change.apply(&mut data);
             }
             let target = dir.join(name.strip_prefix(root).unwrap());
             std::fs::create_dir_all(target.parent().unwrap()).unwrap();

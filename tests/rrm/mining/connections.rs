@@ -38,30 +38,6 @@ async fn silent_connection(
     }
     let mut acknowledged = false;
     let mut buffer = [0u8; 4096];
-    let stayed = talk(
-        &mut stream,
-        limit,
-        opened,
-        &mut acknowledged,
-        &mut buffer,
-        held,
-    )
-    .await;
-    if acknowledged {
-        held.fetch_sub(1, Ordering::SeqCst);
-    }
-    Some(stayed)
-}
-
-/// Pings and reads until the server closes the connection or `limit` passes.
-async fn talk(
-    stream: &mut tokio::net::TcpStream,
-    limit: Duration,
-    opened: Instant,
-    acknowledged: &mut bool,
-    buffer: &mut [u8],
-    held: &AtomicUsize,
-) -> Duration {
     let mut ping = tokio::time::interval(Duration::from_millis(300));
     while opened.elapsed() < limit {
         tokio::select! {
@@ -70,10 +46,10 @@ async fn talk(
                     break;
                 }
             }
-            read = stream.read(buffer) => match read {
+            read = stream.read(&mut buffer) => match read {
                 Ok(0) | Err(_) => break,
-                Ok(_) if !*acknowledged => {
-                    *acknowledged = true;
+                Ok(_) if !acknowledged => {
+                    acknowledged = true;
                     held.fetch_add(1, Ordering::SeqCst);
                     if stream.write_all(&SETTINGS_ACK).await.is_err() {
                         break;
@@ -84,7 +60,10 @@ async fn talk(
             () = tokio::time::sleep(limit.saturating_sub(opened.elapsed())) => {}
         }
     }
-    opened.elapsed()
+    if acknowledged {
+        held.fetch_sub(1, Ordering::SeqCst);
+    }
+    Some(opened.elapsed())
 }
 
 /// The coordinator's address from its URL.
