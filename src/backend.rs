@@ -4,13 +4,13 @@
 use crate::access::ClientArgs;
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
-use rrm_coordinator::wire::{create_request, exhaustive_create_request, CampaignStats};
-use rrm_coordinator::{
-    CampaignStatus, Coordinator, ExhaustiveRequest, MinedPlacement, MinedPuzzle,
-};
+use rrm_coordinator::Coordinator;
+use rrm_model::CampaignSpec;
+use rrm_model::{CampaignStats, CampaignStatus, ExhaustiveRequest, MinedPlacement, MinedPuzzle};
 use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
-use rrm_store::{CampaignSpec, Store, StoreError};
+use rrm_proto::wire::{create_request, exhaustive_create_request};
+use rrm_store::{Store, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -230,7 +230,7 @@ impl Backend {
         let names: Vec<String> = self
             .campaigns()?
             .into_iter()
-            .map(|s| s.campaign.spec.name)
+            .map(|s| s.campaign.spec.name.into())
             .collect();
         match names.as_slice() {
             [only] => Ok(only.clone()),

@@ -8,8 +8,8 @@ use crate::input::parse_campaign_range;
 use crate::report::count;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use rrm_coordinator::{CampaignStatus, ExhaustiveRequest};
-use rrm_store::{CampaignSpec, Resolution};
+use rrm_model::{CampaignName, CampaignSpec, Resolution};
+use rrm_model::{CampaignStatus, ExhaustiveRequest};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -104,7 +104,7 @@ pub struct SpecArgs {
 }
 
 impl SpecArgs {
-    pub fn spec(&self, name: String, seeds: &str) -> Result<CampaignSpec> {
+    pub fn spec(&self, name: CampaignName, seeds: &str) -> Result<CampaignSpec> {
         let range = parse_campaign_range(seeds)?;
         Ok(CampaignSpec {
             name,
@@ -128,21 +128,21 @@ struct ExhaustiveArgs {
     #[arg(long, requires = "exhaustive")]
     targets: Option<String>,
     /// Placements each unit samples; the coordinator re-solves them.
-    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_SAMPLE_SIZE)]
+    #[arg(long, default_value_t = rrm_model::DEFAULT_SAMPLE_SIZE)]
     sample_size: u32,
     /// Depths from which placements are kept for packs.
-    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_TOP_FROM)]
+    #[arg(long, default_value_t = rrm_model::DEFAULT_TOP_FROM)]
     top_from: u8,
     /// Placements kept per depth.
-    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_TOP_PER_DEPTH)]
+    #[arg(long, default_value_t = rrm_model::DEFAULT_TOP_PER_DEPTH)]
     top_per_depth: u32,
     /// Placements at a unit's maximum kept (and re-solved) at most.
-    #[arg(long, default_value_t = rrm_coordinator::DEFAULT_MAX_HARDEST)]
+    #[arg(long, default_value_t = rrm_model::DEFAULT_MAX_HARDEST)]
     max_hardest: u32,
 }
 
 impl ExhaustiveArgs {
-    fn request(&self, name: String) -> ExhaustiveRequest {
+    fn request(&self, name: CampaignName) -> ExhaustiveRequest {
         let list = |text: &Option<String>| -> Vec<String> {
             text.iter()
                 .flat_map(|t| t.split(','))
@@ -175,9 +175,10 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
     let mut out = crate::stdout::lock();
     match args.command {
         CampaignCommand::Create(args) => {
+            let name: CampaignName = args.name.parse()?;
             let spec = match &args.seeds {
-                Some(seeds) if args.exhaustive.is_none() => Ok(args.spec.spec(args.name, seeds)?),
-                _ => Err(args.units.request(args.name)),
+                Some(seeds) if args.exhaustive.is_none() => Ok(args.spec.spec(name, seeds)?),
+                _ => Err(args.units.request(name)),
             };
             let status = Backend::create_campaign_at(&args.backend, spec)?;
             let spec = &status.campaign.spec;
@@ -352,7 +353,7 @@ fn resolution_text(resolution: Resolution) -> &'static str {
 fn status_json(status: &CampaignStatus) -> serde_json::Value {
     let spec = &status.campaign.spec;
     serde_json::json!({
-        "name": spec.name,
+        "name": spec.name.as_str(),
         "generator": spec.generator,
         "seed_start": spec.seed_start,
         "seed_end": spec.seed_end,
@@ -391,15 +392,15 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rrm_store::{Campaign, CampaignSpec};
+    use rrm_model::{Campaign, CampaignSpec};
 
     fn status(placements_per_unit: Option<u64>, units_per_second: f64) -> CampaignStatus {
         CampaignStatus {
             campaign: Campaign {
                 id: 1,
                 spec: CampaignSpec {
-                    name: "census".into(),
-                    generator: rrm_store::EXHAUSTIVE_FOGLEMAN.into(),
+                    name: "census".parse().unwrap(),
+                    generator: rrm_model::EXHAUSTIVE_FOGLEMAN.into(),
                     seed_start: 0,
                     seed_end: 1536,
                     unit_size: 1,

@@ -12,8 +12,10 @@ use clap::Args;
 use cpu_time::ThreadTime;
 use rayon::prelude::*;
 use ricochet::Generator;
-use rrm_coordinator::{Config, Coordinator, Outcome, Submission, Work};
-use rrm_store::{CampaignSpec, Store};
+use rrm_coordinator::{Config, Coordinator};
+use rrm_model::CampaignSpec;
+use rrm_model::{Outcome, Submission, Work};
+use rrm_store::Store;
 use std::io::Write;
 use std::ops::Range;
 use std::process::ExitCode;
@@ -89,7 +91,7 @@ fn submit_all(
     let coordinator = Coordinator::open(Store::open(data.path())?, config)?;
     let name = "bench";
     coordinator.create_campaign(CampaignSpec {
-        name: name.into(),
+        name: name.parse()?,
         generator: "fogleman".into(),
         seed_start: seeds.start,
         seed_end: seeds.end,
@@ -157,7 +159,7 @@ pub(crate) fn solved_honestly(units: u64, unit_size: u64) -> Result<Vec<rrm_work
 /// `counts` in place of its move counts and a digest that matches them.
 pub(crate) fn seed_submission(
     worker: &rrm_coordinator::Worker,
-    lease: rrm_coordinator::LeaseRef,
+    lease: rrm_model::LeaseRef,
     seeds: &Range<u64>,
     solved: &rrm_worker::UnitResult,
     counts: Vec<u8>,

@@ -7,9 +7,9 @@ use crate::unit_result::{Lists, PlacementJson, RunJson, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args};
 use cpu_time::ProcessTime;
-use ricochet::exhaustive::{analyse, Analysis, Options, Placement};
+use ricochet::exhaustive::{analyse, Analysis, Options, Placement, UnitError};
 use ricochet::{Board, Cell, Layout, Puzzle, PuzzleRecord, Target};
-use rrm_coordinator::{DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND};
+use rrm_model::{DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND};
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -193,7 +193,10 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
     };
     let mut all = Vec::new();
     let mut legal = Vec::new();
-    for unit in &units {
+    // Ctrl-C stops after the layer under way, and says where (a unit takes seconds to
+    // minutes; the units printed before it are whole).
+    crate::interrupt::catch_ctrl_c();
+    for (done, unit) in units.iter().enumerate() {
         let options = Options {
             forbidden: unit.forbidden.clone(),
             sample_size: args.sample as usize,
@@ -216,11 +219,25 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
                     bar.set_length(layer.placements);
                     bar.set_position(layer.solved);
                     bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
-                    ControlFlow::Continue(())
+                    if crate::interrupt::interrupted() {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
                 },
             )
         });
         bar.finish_and_clear();
+        if let Err(UnitError::Stopped(layers)) = analysis {
+            eprintln!(
+                "rrm exhaust: interrupted in {} after {}; {} of {} done before it",
+                unit.label,
+                crate::report::count(u64::from(layers), "layer"),
+                done,
+                crate::report::count(units.len() as u64, "unit")
+            );
+            return Ok(ExitCode::from(130));
+        }
         let analysis = analysis.with_context(|| unit.label.clone())?;
         let run = RunJson {
             rrm_version: env!("CARGO_PKG_VERSION").to_string(),

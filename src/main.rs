@@ -13,6 +13,7 @@ mod exhaust;
 mod health;
 mod import;
 mod input;
+mod interrupt;
 mod loadtest;
 mod mine;
 mod outfile;

@@ -8,7 +8,8 @@ use crate::services::{
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressFinish, ProgressState, ProgressStyle};
-use rrm_coordinator::{CampaignStatus, Config, Coordinator, CoordinatorError};
+use rrm_coordinator::{Config, Coordinator, CoordinatorError};
+use rrm_model::CampaignStatus;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,11 +51,12 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
     let coordinator = open_coordinator(&args.data, config)?;
     // Leases left by an interrupted run belonged to its worker, gone with its process.
     coordinator.release_leases()?;
-    let mut spec = args.spec.spec(String::new(), &args.seeds)?;
-    spec.name = args
-        .campaign
-        .clone()
-        .unwrap_or_else(|| format!("{}-{}-{}", spec.generator, spec.seed_start, spec.seed_end));
+    // The name is set below, once the range is known for the default.
+    let mut spec = args.spec.spec("mine".parse()?, &args.seeds)?;
+    spec.name = match &args.campaign {
+        Some(name) => name.parse()?,
+        None => format!("{}-{}-{}", spec.generator, spec.seed_start, spec.seed_end).parse()?,
+    };
     let name = spec.name.clone();
     match existing(coordinator.status(&name))? {
         Some(status) if status.campaign.spec != spec => anyhow::bail!(
@@ -227,7 +229,7 @@ fn speed(solved: u64, elapsed: Duration, left: u64) -> String {
     let eta = (left as f64 / rate).round() as u64;
     format!(
         "{}/s ETA {}",
-        crate::progress::si(rate),
+        rrm_model::numbers::si(rate),
         crate::progress::short_duration(eta)
     )
 }

@@ -5,6 +5,7 @@
 //! exhaustive unit made indicatif's recent-rate estimate swing, 30 s for a 10 s run).
 
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use rrm_model::numbers::si;
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -49,16 +50,6 @@ fn per_second(state: &ProgressState) -> String {
     si(state.pos() as f64 / seconds)
 }
 
-/// A count or rate with a unit prefix: `950`, `19.1k`, `4.2M`.
-pub fn si(rate: f64) -> String {
-    match rate {
-        r if r >= 1e9 => format!("{:.1}G", r / 1e9),
-        r if r >= 1e6 => format!("{:.1}M", r / 1e6),
-        r if r >= 1e3 => format!("{:.1}k", r / 1e3),
-        r => format!("{r:.0}"),
-    }
-}
-
 /// What is left at the average rate since the start, as `1h02m`, `3m05s` or `42s`.
 fn eta(state: &ProgressState) -> String {
     let (done, total) = (state.pos(), state.len().unwrap_or(0));
@@ -81,13 +72,6 @@ pub fn short_duration(seconds: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rates_take_a_unit_prefix_and_no_stray_decimals() {
-        assert_eq!(si(19_140_772.690_1), "19.1M");
-        assert_eq!(si(950.4), "950");
-        assert_eq!(si(12_345.0), "12.3k");
-    }
 
     /// A terminal of `width` columns that keeps what is written to it, for the test
     /// holding a clone to read.

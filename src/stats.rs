@@ -8,7 +8,7 @@ use crate::outfile::OutFile;
 use anyhow::Result;
 use clap::Args;
 use rrm_coordinator::charts::rarity;
-use rrm_store::{Aggregates, Group};
+use rrm_model::{Aggregates, Group};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -8,7 +8,8 @@ use clap::Args;
 use ricochet::metrics::{metrics, Metrics};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Generator, Move, Puzzle};
-use rrm_coordinator::{MinedPlacement, UnitBoard};
+use rrm_coordinator::UnitBoard;
+use rrm_model::MinedPlacement;
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
@@ -111,7 +112,7 @@ pub fn is_exhaustive(backend: &mut Backend, name: &str) -> Result<bool> {
     Ok(spec_of(backend, name)?.is_exhaustive())
 }
 
-fn spec_of(backend: &mut Backend, name: &str) -> Result<rrm_store::CampaignSpec> {
+fn spec_of(backend: &mut Backend, name: &str) -> Result<rrm_model::CampaignSpec> {
     Ok(backend.status(name)?.campaign.spec)
 }
 

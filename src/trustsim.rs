@@ -12,8 +12,10 @@ use crate::checkbench::{seed_submission, solved_honestly};
 use crate::progress::bar;
 use anyhow::{Context, Result};
 use clap::Args;
-use rrm_coordinator::{Config, Coordinator, CoordinatorError, Work, Worker};
-use rrm_store::{CampaignSpec, Store};
+use rrm_coordinator::{Config, Coordinator, CoordinatorError, Worker};
+use rrm_model::CampaignSpec;
+use rrm_model::Work;
+use rrm_store::Store;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -131,7 +133,7 @@ fn simulate(
     };
     let coordinator = Coordinator::open(Store::open(data.path())?, config)?;
     coordinator.create_campaign(CampaignSpec {
-        name: CAMPAIGN.into(),
+        name: CAMPAIGN.parse()?,
         generator: "fogleman".into(),
         seed_start: 1,
         seed_end: 1 + args.units * args.unit_size,

@@ -8,8 +8,9 @@
 use anyhow::{Context, Result};
 use ricochet::exhaustive::{Analysis, Placement};
 use ricochet::Board;
-use rrm_coordinator::{DoneUnit, ExhaustiveUnit, UnitBoard};
-use rrm_store::PlacementCells;
+use rrm_coordinator::{DoneUnit, UnitBoard};
+use rrm_model::ExhaustiveUnit;
+use rrm_model::PlacementCells;
 use serde::{Deserialize, Serialize};
 
 /// One unit's result. Fields beyond the analysis (timings, the analysed position) are

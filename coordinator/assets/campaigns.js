@@ -7,12 +7,17 @@ function eta(s) {
   return (s / 3600).toFixed(1) + ' h';
 }
 
-// A rate with a metric prefix, as the server writes it: 5.1 M.
+// A rate with a metric prefix, as the server writes it (rrm_model::numbers::si): 5.1M.
 function large(v) {
-  if (v >= 1e9) return (v / 1e9).toFixed(1) + ' G';
-  if (v >= 1e6) return (v / 1e6).toFixed(1) + ' M';
-  if (v >= 1e3) return (v / 1e3).toFixed(1) + ' k';
+  if (v >= 1e9) return (v / 1e9).toFixed(1) + 'G';
+  if (v >= 1e6) return (v / 1e6).toFixed(1) + 'M';
+  if (v >= 1e3) return (v / 1e3).toFixed(1) + 'k';
   return Math.round(v).toString();
+}
+
+// A count with thousands separators, as the server writes it: 1,234,567.
+function grouped(n) {
+  return Number(n).toLocaleString('en-US');
 }
 
 // Done, in progress and rate: in seeds, or in units and placements for an exhaustive
@@ -20,10 +25,12 @@ function large(v) {
 function progressTexts(c) {
   const e = c.exhaustive;
   if (e) {
-    return [`${c.units_done} / ${c.units_total} units`, `${e.placements_in_progress} placements`,
+    return [`${grouped(c.units_done)} / ${grouped(c.units_total)} units`,
+            `${grouped(e.placements_in_progress)} placements`,
             `${large(e.placements_per_second)} placements/s`];
   }
-  return [`${c.seeds_done} / ${c.seeds_total} seeds`, `${c.seeds_in_progress} seeds`,
+  return [`${grouped(c.seeds_done)} / ${grouped(c.seeds_total)} seeds`,
+          `${grouped(c.seeds_in_progress)} seeds`,
           `${Math.round(c.seeds_per_second)} seeds/s`];
 }
 
@@ -42,7 +49,7 @@ async function refresh() {
       const solving = row.querySelector('.in-progress');
       solving.dataset.seedsInProgress = c.seeds_in_progress;
       solving.textContent = inProgressText;
-      row.querySelector('.units').textContent = `${c.units_done} / ${c.units_total}`;
+      row.querySelector('.units').textContent = `${grouped(c.units_done)} / ${grouped(c.units_total)}`;
       row.querySelector('.leased').textContent = c.units_leased;
       row.querySelector('.quarantined').textContent = c.units_quarantined;
       row.querySelector('.to-check').textContent = c.units_to_check;

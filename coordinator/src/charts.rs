@@ -67,7 +67,7 @@ pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
             width - right,
             left - 6.0,
             y + 4.0,
-            count
+            decade_label(decade)
         );
     }
     let bar_width = (group_width - 4.0) / series.len().max(1) as f64;
@@ -122,6 +122,14 @@ pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
     }
     svg.push_str("</svg>");
     svg
+}
+
+/// The count `10^decade` as an axis reads it: `1`, `10`, `100`, `1k` … `100G`, so that
+/// the census's 10^11 fits the margin as `100G` does.
+fn decade_label(decade: u32) -> String {
+    let prefixes = ["", "k", "M", "G", "T", "P"];
+    let prefix = prefixes[(decade / 3) as usize % prefixes.len()];
+    format!("{}{prefix}", 10u64.pow(decade % 3))
 }
 
 /// Side of a heatmap cell.
@@ -225,6 +233,18 @@ fn heat(value: u8, low: u8, high: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_labels_stay_short() {
+        let labels: Vec<String> = (0..=12).map(decade_label).collect();
+        assert_eq!(
+            labels,
+            [
+                "1", "10", "100", "1k", "10k", "100k", "1M", "10M", "100M", "1G", "10G", "100G",
+                "1T"
+            ]
+        );
+    }
 
     #[test]
     fn one_bar_per_non_empty_bin_and_series() {

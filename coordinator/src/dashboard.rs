@@ -12,7 +12,7 @@ mod exhaustive;
 mod login;
 
 use crate::charts::{histogram_svg, rarity};
-use crate::core::{CampaignStatus, Coordinator, CoordinatorError};
+use crate::core::{Coordinator, CoordinatorError};
 use crate::Security;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode, Uri};
@@ -21,6 +21,8 @@ use axum::routing::get;
 use axum::Router;
 use ricochet::svg::{centre, escape, Picture};
 use ricochet::{Move, Puzzle, SeedError};
+use rrm_model::numbers::{si, thousands};
+use rrm_model::CampaignStatus;
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::future::Future;
@@ -210,7 +212,7 @@ fn campaign_json(status: &CampaignStatus) -> Value {
     let remaining = total - status.seeds_done;
     let eta = (status.seeds_per_second > 0.0).then(|| remaining as f64 / status.seeds_per_second);
     json!({
-        "name": spec.name,
+        "name": spec.name.as_str(),
         "generator": spec.generator,
         "seed_start": spec.seed_start,
         "seed_end": spec.seed_end,
@@ -243,16 +245,24 @@ fn campaign_json(status: &CampaignStatus) -> Value {
 fn progress_texts(c: &Value) -> [String; 3] {
     match c["exhaustive"].as_object() {
         Some(e) => [
-            format!("{} / {} units", c["units_done"], c["units_total"]),
-            format!("{} placements", e["placements_in_progress"]),
+            format!(
+                "{} / {} units",
+                grouped(&c["units_done"]),
+                grouped(&c["units_total"])
+            ),
+            format!("{} placements", grouped(&e["placements_in_progress"])),
             format!(
                 "{} placements/s",
-                large(e["placements_per_second"].as_f64().unwrap_or(0.0))
+                si(e["placements_per_second"].as_f64().unwrap_or(0.0))
             ),
         ],
         None => [
-            format!("{} / {} seeds", c["seeds_done"], c["seeds_total"]),
-            format!("{} seeds", c["seeds_in_progress"]),
+            format!(
+                "{} / {} seeds",
+                grouped(&c["seeds_done"]),
+                grouped(&c["seeds_total"])
+            ),
+            format!("{} seeds", grouped(&c["seeds_in_progress"])),
             format!(
                 "{:.0} seeds/s",
                 c["seeds_per_second"].as_f64().unwrap_or(0.0)
@@ -261,14 +271,9 @@ fn progress_texts(c: &Value) -> [String; 3] {
     }
 }
 
-/// A rate with a metric prefix: `5.1 M`.
-fn large(value: f64) -> String {
-    match value {
-        v if v >= 1e9 => format!("{:.1} G", v / 1e9),
-        v if v >= 1e6 => format!("{:.1} M", v / 1e6),
-        v if v >= 1e3 => format!("{:.1} k", v / 1e3),
-        v => format!("{v:.0}"),
-    }
+/// A count of the campaign JSON with thousands separators (`campaigns.js` writes the same).
+fn grouped(count: &Value) -> String {
+    thousands(count.as_u64().unwrap_or(0))
 }
 
 fn statuses(coordinator: &Coordinator) -> Result<Vec<CampaignStatus>, CoordinatorError> {
@@ -342,12 +347,13 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
         let [done_text, in_progress_text, rate_text] = progress_texts(&c);
         let _ = write!(
             body,
-            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done_text}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress_text}</td><td class="num units" data-units-done="{units_done}">{units_done} / {units_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num to-check" data-to-check="{to_check}">{to_check}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate_text}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
+            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done_text}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress_text}</td><td class="num units" data-units-done="{units_done}">{grouped_done} / {grouped_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num to-check" data-to-check="{to_check}">{to_check}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate_text}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
             total = c["seeds_total"],
             done = c["seeds_done"],
             in_progress = c["seeds_in_progress"],
             units_done = c["units_done"],
-            units_total = c["units_total"],
+            grouped_done = grouped(&c["units_done"]),
+            grouped_total = grouped(&c["units_total"]),
             leased = c["units_leased"],
             quarantined = c["units_quarantined"],
             to_check = c["units_to_check"],
@@ -375,16 +381,17 @@ async fn campaign_page(
     let mut body = String::new();
     let _ = write!(
         body,
-        r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. Rate {rate:.0} seeds/s, ETA {eta}.</p>"#,
+        r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles_grouped} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. Rate {rate:.0} seeds/s, ETA {eta}.</p>"#,
         puzzles = a.puzzles(),
+        puzzles_grouped = thousands(a.puzzles()),
         mean = a.mean(),
         median = a.percentile(0.5),
         p99 = a.percentile(0.99),
         max = a.max_moves(),
         start = status.campaign.spec.seed_start,
         end = status.campaign.spec.seed_end,
-        units_done = status.units_done,
-        units_total = status.units_total,
+        units_done = thousands(status.units_done),
+        units_total = thousands(status.units_total),
         rate = status.seeds_per_second,
         eta = duration_text(c["eta_seconds"].as_f64()),
     );
@@ -397,7 +404,8 @@ async fn campaign_page(
     for (moves, &count) in a.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
         let _ = write!(
             body,
-            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.3} %</td><td class="num">{}</td></tr>"#,
+            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{}</td><td class="num">{:.3} %</td><td class="num">{}</td></tr>"#,
+            thousands(count),
             count as f64 * 100.0 / total as f64,
             rarity(count, total)
         );
@@ -408,7 +416,7 @@ async fn campaign_page(
         let board = ricochet::svg::board(&puzzle, &Picture::default());
         let _ = write!(
             body,
-            r#"<a class="card" href="/campaign/{n}/puzzle/{seed}" data-seed="{seed}" data-moves="{moves}"><b>seed {seed}</b> · {moves} moves{re}{board}</a>"#,
+            r#"<a class="card" href="/campaign/{n}/puzzle/{seed}" data-seed="{seed}" data-moves="{moves}"><span class="title"><b>seed {seed}</b> · {moves} moves{re}</span>{board}</a>"#,
             n = escape(&name),
             seed = mined.seed,
             moves = mined.moves,

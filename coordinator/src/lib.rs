@@ -21,16 +21,12 @@ mod resume;
 mod service;
 pub mod stages;
 pub mod tls;
-pub mod wire;
 
 pub use crate::core::{
-    canonical_board, exhaustive_digest, verify_store, Assignment, CampaignStats, CampaignStatus,
-    Coordinator, CoordinatorError, Counts, DiskReserve, Distribution, DoneUnit, ExactStats,
-    ExhaustiveRequest, ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome,
-    PlacementList, Provenance, QuarantinedUnit, Rejection, Remaining, Session, SpaceProbe,
-    Submission, UnitBoard, UnitMap, UnitMaxima, VerifyReport, Work, Worker,
-    CONFIRMED_BY_COORDINATOR, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM,
-    DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND, SETTLE_BUDGET, SPOT_SHARE,
+    canonical_board, verify_store, Coordinator, CoordinatorError, Counts, DiskReserve, DoneUnit,
+    PlacementList, Provenance, Rejection, Remaining, Session, SpaceProbe, UnitBoard, UnitMap,
+    UnitMaxima, VerifyReport, Worker, CONFIRMED_BY_COORDINATOR, IMPORTED, SETTLE_BUDGET,
+    SPOT_SHARE,
 };
 
 pub use connections::ConnectionLimits;

@@ -3,18 +3,16 @@
 
 use crate::auth::{Caller, Gate, Roles};
 use crate::connections::{ConnectionLimits, Incoming};
-use crate::core::{
-    Coordinator, CoordinatorError, LeaseRef, MinedPuzzle, Remaining, Session, Submission, Worker,
-    HARDEST_SHOWN,
-};
+use crate::core::{Coordinator, CoordinatorError, Remaining, Session, Worker, HARDEST_SHOWN};
 use crate::flush::{FlushError, GroupFlush};
 use crate::limits::CallLimitLayer;
 use crate::names::check_name;
 use crate::refusals::RefusalLog;
 use crate::stages::Stage;
-use crate::wire::{exhaustive_from_request, moves_u8, spec_from_request};
 use crate::Security;
+use rrm_model::{LeaseRef, MinedPuzzle, Submission};
 use rrm_proto::v1 as pb;
+use rrm_proto::wire::{exhaustive_from_request, moves_u8, spec_from_request};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;

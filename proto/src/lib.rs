@@ -5,6 +5,7 @@
 
 pub mod access;
 pub mod solutions;
+pub mod wire;
 
 #[allow(clippy::all, missing_docs)]
 pub mod v1 {
@@ -51,21 +52,6 @@ pub fn unit_digest(
     hasher.finalize().into()
 }
 
-/// What an exhaustive unit's digest covers besides the unit, as plain values.
-/// Placements are the target robot's cell then the helpers' (caller indices).
-pub struct ExhaustiveParts<'a> {
-    pub histogram: &'a [u64],
-    pub legal_histogram: &'a [u64],
-    pub unsolvable: u64,
-    pub max_moves: u8,
-    pub hardest: &'a [[u8; 4]],
-    pub top: &'a [(u8, Vec<[u8; 4]>)],
-    pub sample: &'a [([u8; 4], Option<u8>)],
-    /// Index `d - 1`: the legal placements sampled at depth `d`.
-    pub legal_samples: &'a [Vec<[u8; 4]>],
-    pub legal_hardest: &'a [[u8; 4]],
-}
-
 /// The digest of an exhaustive unit's result: SHA-256 over the campaign name, a zero
 /// byte, the unit number (big-endian `u64`), the board and token each followed by a zero
 /// byte, then each list with its length first (big-endian `u32`): the histogram and the
@@ -73,12 +59,12 @@ pub struct ExhaustiveParts<'a> {
 /// the hardest placements (four bytes each), the top lists (depth byte, then the
 /// placements), the sample (placement, then 255 for unsolvable or the depth), the legal
 /// samples (each depth's list) and the legal hardest placements.
+/// The unit is number `unit` of `campaign`, of `board` (canonical name) and `token`.
 pub fn exhaustive_digest(
     campaign: &str,
     unit: u64,
-    board: &str,
-    token: &str,
-    parts: &ExhaustiveParts<'_>,
+    (board, token): (&str, &str),
+    parts: &rrm_model::ExhaustiveResult,
 ) -> [u8; 32] {
     let mut hasher = Sha256::new();
     let length = |hasher: &mut Sha256, len: usize| hasher.update((len as u32).to_be_bytes());
@@ -89,7 +75,7 @@ pub fn exhaustive_digest(
         hasher.update(text.as_bytes());
         hasher.update([0]);
     }
-    for counts in [parts.histogram, parts.legal_histogram] {
+    for counts in [&parts.histogram, &parts.legal_histogram] {
         length(&mut hasher, counts.len());
         for count in counts {
             hasher.update(count.to_be_bytes());
@@ -100,18 +86,18 @@ pub fn exhaustive_digest(
     length(&mut hasher, parts.hardest.len());
     parts.hardest.iter().for_each(|p| hasher.update(p));
     length(&mut hasher, parts.top.len());
-    for (depth, placements) in parts.top {
+    for (depth, placements) in &parts.top {
         hasher.update([*depth]);
         length(&mut hasher, placements.len());
         placements.iter().for_each(|p| hasher.update(p));
     }
     length(&mut hasher, parts.sample.len());
-    for (placement, depth) in parts.sample {
+    for (placement, depth) in &parts.sample {
         hasher.update(placement);
         hasher.update([depth.unwrap_or(UNSOLVED)]);
     }
     length(&mut hasher, parts.legal_samples.len());
-    for placements in parts.legal_samples {
+    for placements in &parts.legal_samples {
         length(&mut hasher, placements.len());
         placements.iter().for_each(|p| hasher.update(p));
     }

@@ -90,9 +90,10 @@ pub fn board(puzzle: &Puzzle, picture: &Picture<'_>) -> String {
     let target = puzzle.target();
     token(&mut svg, target.cell, target.colour, target.shape, 1.0);
     walls(&mut svg, puzzle);
-    if let Some(solution) = picture.solution {
-        arrows(&mut svg, puzzle, solution);
-    }
+    let labels = picture
+        .solution
+        .map(|solution| arrows(&mut svg, puzzle, solution))
+        .unwrap_or_default();
     for (robot, &cell) in puzzle.robots().iter().enumerate() {
         let (cx, cy) = centre(cell);
         let colour = Colour::ALL[robot];
@@ -100,11 +101,13 @@ pub fn board(puzzle: &Puzzle, picture: &Picture<'_>) -> String {
             svg,
             r##"<g class="robot" id="robot-{robot}" data-cell="{}" transform="translate({cx} {cy})"><circle r="{}" fill="{}" stroke="#1d1d1d" stroke-width="1.5"/><text y="4" text-anchor="middle" font-family="sans-serif" font-size="11" font-weight="bold" fill="#fff">{}</text></g>"##,
             board.index_of(cell),
-            CELL * 0.36,
+            ROBOT_RADIUS,
             colour_hex(Some(colour)),
             colour.letter()
         );
     }
+    // Step numbers go over the robots, where no robot hides them.
+    svg.push_str(&labels);
     svg.push_str("</svg>");
     svg
 }
@@ -205,8 +208,42 @@ fn token(svg: &mut String, cell: Cell, colour: Option<Colour>, shape: Option<Sha
     }
 }
 
-/// The solution as arrows in each robot's colour, numbered at their start.
-fn arrows(svg: &mut String, puzzle: &Puzzle, solution: &[Move]) {
+/// A step number's disc.
+const LABEL_RADIUS: f64 = 7.0;
+
+/// Where step `from → to`'s number goes: on its arrow, as near its middle as it can be
+/// without covering a robot drawn at `robots`, else beside the arrow's middle.
+pub fn label_point(from: (f64, f64), to: (f64, f64), robots: &[(f64, f64)]) -> (f64, f64) {
+    let clear_of = |(x, y): (f64, f64)| {
+        robots
+            .iter()
+            .all(|&(rx, ry)| (x - rx).hypot(y - ry) >= ROBOT_RADIUS + LABEL_RADIUS)
+    };
+    let along = |t: f64| (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+    let on_arrow = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8]
+        .into_iter()
+        .map(along)
+        .find(|&point| clear_of(point));
+    on_arrow.unwrap_or_else(|| {
+        // Slides are straight: beside the middle means across the arrow's direction.
+        let (mx, my) = along(0.5);
+        let sideways = CELL / 2.0;
+        if from.1 == to.1 {
+            (mx, my - sideways)
+        } else {
+            (mx + sideways, my)
+        }
+    })
+}
+
+/// A robot's disc.
+const ROBOT_RADIUS: f64 = CELL * 0.36;
+
+/// Draws the solution as arrows in each robot's colour; returns their step numbers, to
+/// be drawn over the robots.
+fn arrows(svg: &mut String, puzzle: &Puzzle, solution: &[Move]) -> String {
+    let drawn: Vec<(f64, f64)> = puzzle.robots().iter().map(|&cell| centre(cell)).collect();
+    let mut labels = String::from(r#"<g class="steps">"#);
     let mut robots = puzzle.robots().to_vec();
     svg.push_str(r#"<g class="solution" fill="none" stroke-width="3" stroke-linecap="round">"#);
     for (number, &step) in solution.iter().enumerate() {
@@ -220,17 +257,18 @@ fn arrows(svg: &mut String, puzzle: &Puzzle, solution: &[Move]) {
             svg,
             r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{colour}" marker-end="url(#arrow)" opacity="0.85"/>"#
         );
-        // The number sits a little along the arrow so that it clears the robot.
-        let (nx, ny) = (x1 + (x2 - x1) * 0.3, y1 + (y2 - y1) * 0.3);
+        let (nx, ny) = label_point((x1, y1), (x2, y2), &drawn);
         let _ = write!(
-            svg,
-            r##"<g class="step"><circle cx="{nx}" cy="{ny}" r="7" fill="#fff" stroke="{colour}" stroke-width="1.5"/><text x="{nx}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="9" font-weight="bold" fill="#1d1d1d" stroke="none">{}</text></g>"##,
+            labels,
+            r##"<g class="step"><circle cx="{nx}" cy="{ny}" r="{LABEL_RADIUS}" fill="#fff" stroke="{colour}" stroke-width="1.5"/><text x="{nx}" y="{}" text-anchor="middle" font-family="sans-serif" font-size="9" font-weight="bold" fill="#1d1d1d">{}</text></g>"##,
             ny + 3.0,
             number + 1
         );
         robots[step.robot as usize] = to;
     }
     svg.push_str("</g>");
+    labels.push_str("</g>");
+    labels
 }
 
 /// Escapes text for SVG and HTML.
@@ -264,5 +302,39 @@ mod tests {
         assert_eq!(svg.matches(r#"class="step""#).count(), solution.len());
         assert!(svg.contains("seed 1 &lt;9 moves&gt;"));
         assert!(svg.matches("<line").count() > 40, "walls and arrows");
+        let last_robot = svg.rfind(r#"class="robot""#).unwrap();
+        assert!(
+            svg.find(r#"class="step""#).unwrap() > last_robot,
+            "numbers over robots"
+        );
+    }
+
+    #[test]
+    fn step_numbers_clear_the_robots() {
+        let robots: Vec<(f64, f64)> = (0..4).map(|i| centre(i * 17)).collect();
+        let clear = |p: (f64, f64)| {
+            robots
+                .iter()
+                .all(|r| (p.0 - r.0).hypot(p.1 - r.1) >= ROBOT_RADIUS + LABEL_RADIUS)
+        };
+        // Every slide of every robot on an open 16×16 board, in the four directions.
+        let mut slides = 0;
+        for &from in &robots {
+            for to in [
+                (from.0, MARGIN + CELL / 2.0),
+                (MARGIN + 15.5 * CELL, from.1),
+            ] {
+                if to != from {
+                    slides += 1;
+                    let point = label_point(from, to, &robots);
+                    assert!(clear(point), "{from:?} → {to:?}: {point:?}");
+                }
+            }
+        }
+        assert!(slides >= 6);
+        // A one-cell slide has no room on its arrow: its number goes beside it.
+        let (from, to) = (centre(0), centre(1));
+        let point = label_point(from, to, &[from, to]);
+        assert!((point.1 - from.1).abs() >= CELL / 2.0, "{point:?}");
     }
 }

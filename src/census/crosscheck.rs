@@ -7,6 +7,7 @@
 
 use anyhow::{bail, Result};
 use rrm_coordinator::{canonical_board, Config};
+use rrm_model::numbers::thousands;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -161,8 +162,8 @@ pub fn markdown(check: &CrossCheck) -> String {
          **χ² = {:.2} on {} degrees of freedom, p = {:.3}**.\n",
         check.seed_campaign,
         check.boards_compared,
-        super::report::thousands(check.seeds_compared),
-        super::report::thousands(check.seeds_mined),
+        thousands(check.seeds_compared),
+        thousands(check.seeds_mined),
         check.chi_squared,
         check.degrees_of_freedom,
         check.p_value
@@ -173,7 +174,7 @@ pub fn markdown(check: &CrossCheck) -> String {
             text,
             "| {} | {} | {:.1} |",
             bin.moves,
-            super::report::thousands(bin.observed),
+            thousands(bin.observed),
             bin.expected
         );
     }

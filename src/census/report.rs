@@ -13,8 +13,9 @@ use crate::unit_result::UnitResultJson;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use ricochet::{Layout, PuzzleRecord};
-use rrm_coordinator::{Distribution, UnitBoard, UnitMap, UnitMaxima};
-use rrm_store::deepest;
+use rrm_coordinator::{UnitBoard, UnitMap, UnitMaxima};
+use rrm_model::numbers::thousands;
+use rrm_model::{deepest, Distribution};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -470,19 +471,6 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
          `records.jsonl` and `figures/` from `units/`; `rrm solve --puzzles \
          data/exhaustive/records.jsonl` re-solves every record."
     );
-    text
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut text = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            text.push(',');
-        }
-        text.push(digit);
-    }
     text
 }
 

@@ -25,8 +25,9 @@ use clients::{ClientFigures, TrueResults};
 use rrm_coordinator::auth::Keyring;
 use rrm_coordinator::tls::ServerTls;
 use rrm_coordinator::{Config, Coordinator, Security};
+use rrm_model::CampaignSpec;
 use rrm_proto::access::{token_hash, ClientAccess};
-use rrm_store::{CampaignSpec, Store};
+use rrm_store::Store;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -215,7 +216,7 @@ fn load_test(
     };
     let coordinator = Arc::new(Coordinator::open(Store::open(scratch)?, config)?);
     coordinator.create_campaign(CampaignSpec {
-        name: "load".into(),
+        name: "load".parse()?,
         generator: "fogleman".into(),
         seed_start: 1,
         seed_end: 1 << 40,

@@ -4,8 +4,8 @@
 
 use super::{share, summary_line, PERCENTILES};
 use rrm_coordinator::charts::rarity;
-use rrm_coordinator::{Distribution, ExactStats};
-use rrm_store::Aggregates;
+use rrm_model::Aggregates;
+use rrm_model::{Distribution, ExactStats};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

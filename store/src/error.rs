@@ -69,7 +69,7 @@ pub enum StoreError {
     #[error("campaign {0:?} already exists")]
     CampaignExists(String),
     #[error("invalid campaign: {0}")]
-    InvalidCampaign(String),
+    InvalidCampaign(#[from] rrm_model::SpecError),
     #[error(
         "the store in {} has schema version {found}, this rrm reads version {FORMAT}; \
          mine into a new --data directory",

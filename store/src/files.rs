@@ -19,8 +19,56 @@ const REOPEN_PATIENCE: Duration = Duration::from_secs(10);
 /// One opening of the store's files.
 pub(crate) struct Files {
     pub(crate) db: sled::Db,
-    trees: Vec<sled::Tree>,
+    trees: Trees,
     pub(crate) journal: Journal,
+}
+
+/// The sled tree of each table, found by its table (never by position).
+pub(crate) struct Trees {
+    meta: sled::Tree,
+    campaigns: sled::Tree,
+    exhaustive: sled::Tree,
+    units: sled::Tree,
+    results: sled::Tree,
+    hardest: sled::Tree,
+    commits: sled::Tree,
+    aggregates: sled::Tree,
+    mismatches: sled::Tree,
+    distrusted: sled::Tree,
+}
+
+impl Trees {
+    fn open(db: &sled::Db) -> sled::Result<Trees> {
+        let open = |table: Table| db.open_tree(table.name());
+        Ok(Trees {
+            meta: open(Table::Meta)?,
+            campaigns: open(Table::Campaigns)?,
+            exhaustive: open(Table::Exhaustive)?,
+            units: open(Table::Units)?,
+            results: open(Table::Results)?,
+            hardest: open(Table::Hardest)?,
+            commits: open(Table::Commits)?,
+            aggregates: open(Table::Aggregates)?,
+            mismatches: open(Table::Mismatches)?,
+            distrusted: open(Table::Distrusted)?,
+        })
+    }
+
+    /// The sled tree of `table`.
+    pub(crate) fn of(&self, table: Table) -> &sled::Tree {
+        match table {
+            Table::Meta => &self.meta,
+            Table::Campaigns => &self.campaigns,
+            Table::Exhaustive => &self.exhaustive,
+            Table::Units => &self.units,
+            Table::Results => &self.results,
+            Table::Hardest => &self.hardest,
+            Table::Commits => &self.commits,
+            Table::Aggregates => &self.aggregates,
+            Table::Mismatches => &self.mismatches,
+            Table::Distrusted => &self.distrusted,
+        }
+    }
 }
 
 /// Why the store cannot take writes now.
@@ -57,17 +105,14 @@ impl Files {
             }
         };
         sync_sled_config(dir)?;
-        let trees = Table::ALL
-            .iter()
-            .map(|table| db.open_tree(table.name()))
-            .collect::<sled::Result<Vec<_>>>()?;
+        let trees = Trees::open(&db)?;
         let (journal, acknowledged) = Store::recover_journal(dir, &db, &trees)?;
         Ok((Files { db, trees, journal }, acknowledged))
     }
 
     /// The sled tree of `table`.
     pub(crate) fn tree(&self, table: Table) -> &sled::Tree {
-        &self.trees[table as usize]
+        self.trees.of(table)
     }
 }
 

@@ -85,8 +85,9 @@ impl Table {
         Table::Distrusted,
     ];
 
+    /// The table whose journal byte (its discriminant) is `byte`.
     fn from_byte(byte: u8) -> Option<Table> {
-        Table::ALL.get(usize::from(byte)).copied()
+        Table::ALL.into_iter().find(|&table| table as u8 == byte)
     }
 
     /// Its sled tree's name.

@@ -42,20 +42,24 @@ mod files;
 mod journal;
 mod keys;
 mod portable;
-mod schema;
+mod records;
 mod writing;
 
 pub use durability::{space_of, Space, MARK_FILE};
 pub use error::{Result, StoreError};
 pub use files::WriteTrouble;
 pub use portable::Moved;
-pub use schema::*;
 
 use blocks::*;
 use error::{io_error, open_error};
 use files::Files;
 use journal::{Change, Table};
 use keys::*;
+use records::Stored;
+use rrm_model::{
+    Aggregates, Campaign, CampaignSpec, Distrust, ExhaustiveRecord, ExhaustiveSpec, HardEntry,
+    Mismatch, SpecError, UnitRecord,
+};
 use std::path::{Path, PathBuf};
 
 /// The opened store.
@@ -113,11 +117,17 @@ const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
 const NEXT_CAMPAIGN_ID: &[u8] = b"next_campaign_id";
 const FORMAT_KEY: &[u8] = b"format";
 
-fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
-    postcard::to_stdvec(value).expect("store types serialize")
+/// A domain value as its record's bytes.
+fn encode<T: Stored>(value: &T) -> Vec<u8> {
+    postcard::to_stdvec(&T::Record::from(value)).expect("store records serialize")
 }
 
-fn decode<T: serde::de::DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T> {
+/// A domain value from its record's bytes.
+fn decode<T: Stored>(what: &'static str, bytes: &[u8]) -> Result<T> {
+    T::from_record(decode_record(what, bytes)?)
+}
+
+fn decode_record<R: serde::de::DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<R> {
     postcard::from_bytes(bytes).map_err(|e| StoreError::Corrupt {
         what,
         detail: e.to_string(),
@@ -208,17 +218,15 @@ impl Store {
         created_unix_ms: i64,
     ) -> Result<Campaign> {
         if !spec.is_exhaustive() || spec.unit_size != 1 || spec.seed_start != 0 {
-            return Err(StoreError::InvalidCampaign(format!(
-                "an exhaustive campaign has generator {EXHAUSTIVE_FOGLEMAN} and one unit per seed from 0"
-            )));
+            return Err(SpecError::ExhaustiveShape.into());
         }
         if spec.seed_end != exhaustive.units_total() {
-            return Err(StoreError::InvalidCampaign(format!(
-                "{} units for {} boards and {} targets",
-                spec.seed_end,
-                exhaustive.boards.len(),
-                exhaustive.targets.len()
-            )));
+            return Err(SpecError::ExhaustiveUnits {
+                units: spec.seed_end,
+                boards: exhaustive.boards.len(),
+                targets: exhaustive.targets.len(),
+            }
+            .into());
         }
         self.create(spec, Some(exhaustive), created_unix_ms)
     }
@@ -229,7 +237,7 @@ impl Store {
         exhaustive: Option<&ExhaustiveSpec>,
         created_unix_ms: i64,
     ) -> Result<Campaign> {
-        spec.validate().map_err(StoreError::InvalidCampaign)?;
+        spec.validate()?;
         let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
         self.write_checked(|| {
             if self
@@ -237,7 +245,7 @@ impl Store {
                 .get(spec.name.as_bytes())?
                 .is_some()
             {
-                return Err(StoreError::CampaignExists(spec.name.clone()));
+                return Err(StoreError::CampaignExists(spec.name.to_string()));
             }
             let counter = |detail| StoreError::Corrupt {
                 what: "campaign counter",
@@ -407,7 +415,11 @@ impl Store {
                     }
                     Some((&BLOCK_EXHAUSTIVE_V1, bytes)) => Ok((
                         unit,
-                        decode::<ExhaustiveRecordV1>("exhaustive result", bytes)?.into(),
+                        decode_record::<records::v1::ExhaustiveRecordV1>(
+                            "exhaustive result",
+                            bytes,
+                        )?
+                        .into(),
                     )),
                     _ => Err(StoreError::Corrupt {
                         what: "exhaustive result",

@@ -1,18 +1,21 @@
 //! Store round trips: campaigns, results, hardest order, block layouts, aggregates,
 //! corrections of wrong results and distrust, the schema version;
 //! exhaustive campaigns (in `exhaustive`); crash images replayed from the journal
-//! (in `journal`); injected write and sync failures (in `faults`);
+//! (in `journal`); injected write and sync failures (in `faults`); the records' bytes
+//! pinned (in `records`);
 //! opening errors and corrupt keys.
 
 use super::*;
+use rrm_model::*;
 
 mod exhaustive;
 mod faults;
 mod journal;
+mod records;
 
 fn spec(name: &str) -> CampaignSpec {
     CampaignSpec {
-        name: name.into(),
+        name: name.parse().unwrap(),
         generator: "fogleman".into(),
         seed_start: 1,
         seed_end: 1001,
@@ -73,11 +76,15 @@ fn campaigns_are_unique_and_validated() {
     empty.seed_end = empty.seed_start;
     assert!(matches!(
         store.create_campaign(empty, 8),
-        Err(StoreError::InvalidCampaign(_))
+        Err(StoreError::InvalidCampaign(
+            SpecError::EmptySeedRange { .. }
+        ))
     ));
+    let mut no_unit = spec("d");
+    no_unit.unit_size = 0;
     assert!(matches!(
-        store.create_campaign(spec("bad name"), 8),
-        Err(StoreError::InvalidCampaign(_))
+        store.create_campaign(no_unit, 8),
+        Err(StoreError::InvalidCampaign(SpecError::UnitSize(0)))
     ));
     let names: Vec<_> = store
         .campaigns()

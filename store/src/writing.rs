@@ -4,7 +4,7 @@
 //! sled and delete the journal files it covers; opening replays what sled lacks.
 
 use super::durability::{check_mark, MARK_KEPT_KEY};
-use super::files::lock;
+use super::files::{lock, Trees};
 use super::journal::{parse_record, read, remove, Change, Journal, Table, APPLIED_KEY, INTENT_KEY};
 use super::keys::last_commit_in;
 use super::{io_error, Result, Store, StoreError};
@@ -45,8 +45,8 @@ impl Store {
     }
 
     /// The last group sled holds.
-    fn applied(trees: &[sled::Tree]) -> Result<u64> {
-        match trees[Table::Meta as usize].get(APPLIED_KEY)? {
+    fn applied(trees: &Trees) -> Result<u64> {
+        match trees.of(Table::Meta).get(APPLIED_KEY)? {
             None => Ok(0),
             Some(bytes) => Ok(u64::from_be_bytes(bytes.as_ref().try_into().map_err(
                 |_| StoreError::Corrupt {
@@ -65,10 +65,10 @@ impl Store {
     pub(crate) fn recover_journal(
         dir: &Path,
         db: &sled::Db,
-        trees: &[sled::Tree],
+        trees: &Trees,
     ) -> Result<(Journal, u64)> {
         let failed = |error: io::Error| io_error(dir, error);
-        let tree = |table: Table| &trees[table as usize];
+        let tree = |table: Table| trees.of(table);
         let mut last = Store::applied(trees)?;
         let mut replayed = 0;
         let intent = tree(Table::Meta).get(INTENT_KEY)?;

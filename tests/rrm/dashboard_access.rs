@@ -59,8 +59,8 @@ fn served(security: Security) -> (tokio::runtime::Runtime, SocketAddr, tempfile:
     let coordinator =
         Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
     coordinator
-        .create_campaign(rrm_store::CampaignSpec {
-            name: "shown".into(),
+        .create_campaign(rrm_model::CampaignSpec {
+            name: "shown".parse().unwrap(),
             generator: "fogleman".into(),
             seed_start: 1,
             seed_end: 11,

@@ -326,3 +326,43 @@ fn exhaust_refuses_what_is_no_unit() {
         assert!(!stderr.trim().is_empty());
     }
 }
+
+/// Ctrl-C during a unit stops it after the layer under way with a message naming the
+/// unit and the layers done, and exit status 130, instead of dying silently.
+#[test]
+fn ctrl_c_stops_exhaust_with_a_message() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args([
+            "exhaust",
+            "--board",
+            "1A 3B 4A 2B",
+            "--target",
+            "RT",
+            "--threads",
+            "1",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = crate::read_all(child.stdout.take().unwrap());
+    let stderr = crate::read_all(child.stderr.take().unwrap());
+    // A whole unit takes ~20 s of CPU: 2 s in, it is in its first layers.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let status = crate::exit_within(&mut child, std::time::Duration::from_secs(60))
+        .expect("exhaust stops within a minute of Ctrl-C");
+    let stderr = String::from_utf8(stderr.join().unwrap().unwrap()).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted in board 1A 3B 4A 2B, target RT after")
+            && stderr.contains("; 0 of 1 unit done before it"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.join().unwrap().unwrap().is_empty(),
+        "no half result is printed"
+    );
+}

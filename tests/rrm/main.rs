@@ -13,6 +13,7 @@ mod cli;
 mod crash_images;
 mod dashboard;
 mod dashboard_access;
+mod docs;
 mod exhaustive;
 mod generator;
 mod mining;
@@ -74,7 +75,7 @@ pub fn exit_within(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
 }
 
 /// Reads `pipe` to its end on a thread of its own.
-fn read_all(mut pipe: impl Read + Send + 'static) -> JoinHandle<std::io::Result<Vec<u8>>> {
+pub fn read_all(mut pipe: impl Read + Send + 'static) -> JoinHandle<std::io::Result<Vec<u8>>> {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         pipe.read_to_end(&mut bytes).map(|_| bytes)

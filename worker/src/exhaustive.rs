@@ -6,8 +6,7 @@
 use cpu_time::ProcessTime;
 use ricochet::exhaustive::{analyse, Options, Placement, LEGAL_PER_DEPTH};
 use ricochet::{Board, Layout};
-use rrm_proto::v1 as pb;
-use rrm_proto::ExhaustiveParts;
+use rrm_model::{ExhaustiveResult, ExhaustiveUnit, PlacementCells};
 use std::ops::ControlFlow;
 
 /// Helpers beside the target robot: four robots in all.
@@ -16,9 +15,11 @@ const HELPERS: usize = 3;
 /// An analysed unit, ready to submit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysed {
-    pub result: pb::ExhaustiveResult,
+    pub result: ExhaustiveResult,
     /// [`rrm_proto::exhaustive_digest`] of the result, bound to its unit.
     pub digest: [u8; 32],
+    /// The process's CPU time over the analysis.
+    pub cpu_ms: u64,
 }
 
 /// Why a unit cannot be analysed here (the unit is abandoned).
@@ -28,8 +29,6 @@ pub enum ExhaustiveError {
     Layout(#[from] ricochet::LayoutError),
     #[error(transparent)]
     Unit(#[from] ricochet::exhaustive::UnitError),
-    #[error("top_from {0} is over 255")]
-    TopFrom(u32),
 }
 
 /// Analyses exhaustive unit `unit` (number `unit_number` of `campaign`) on the current
@@ -40,7 +39,7 @@ pub enum ExhaustiveError {
 pub fn analyse_unit(
     campaign: &str,
     unit_number: u64,
-    unit: &pb::ExhaustiveUnit,
+    unit: &ExhaustiveUnit,
     on_layer: &mut dyn FnMut(u64) -> ControlFlow<()>,
 ) -> Result<Analysed, ExhaustiveError> {
     let layout = Layout::parse(&unit.board)?;
@@ -50,8 +49,7 @@ pub fn analyse_unit(
         forbidden: layout.target_cells(),
         sample_size: unit.sample_size as usize,
         watch: Vec::new(),
-        top_from: u8::try_from(unit.top_from)
-            .map_err(|_| ExhaustiveError::TopFrom(unit.top_from))?,
+        top_from: unit.top_from,
         top_per_depth: unit.top_per_depth as usize,
         legal_per_depth: LEGAL_PER_DEPTH,
         legal_hardest: unit.max_hardest as usize,
@@ -60,7 +58,7 @@ pub fn analyse_unit(
     let analysis = analyse(&board, target, HELPERS, &options, |layer| {
         on_layer(layer.solved)
     })?;
-    let cells = |placements: &[Placement]| -> Vec<[u8; 4]> {
+    let cells = |placements: &[Placement]| -> Vec<PlacementCells> {
         placements
             .iter()
             .map(|p| placement_cells(&board, p))
@@ -68,81 +66,40 @@ pub fn analyse_unit(
     };
     let mut hardest = cells(&analysis.hardest);
     hardest.truncate(unit.max_hardest as usize);
-    let top: Vec<(u8, Vec<[u8; 4]>)> = analysis
-        .top
-        .iter()
-        .map(|(depth, placements)| (*depth, cells(placements)))
-        .collect();
-    let sample: Vec<([u8; 4], Option<u8>)> = analysis
-        .sample
-        .iter()
-        .map(|(placement, depth)| (placement_cells(&board, placement), *depth))
-        .collect();
-    let legal_samples: Vec<Vec<[u8; 4]>> = analysis
-        .legal_samples
-        .iter()
-        .map(|list| cells(list))
-        .collect();
-    let legal_hardest = cells(&analysis.legal_hardest);
-    let digest = rrm_proto::exhaustive_digest(
-        campaign,
-        unit_number,
-        &unit.board,
-        &unit.token,
-        &ExhaustiveParts {
-            histogram: &analysis.histogram,
-            legal_histogram: &analysis.legal_histogram,
-            unsolvable: analysis.unsolvable,
-            max_moves: analysis.max_moves,
-            hardest: &hardest,
-            top: &top,
-            sample: &sample,
-            legal_samples: &legal_samples,
-            legal_hardest: &legal_hardest,
-        },
-    );
-    let message = |cells: &[u8; 4]| pb::Placement {
-        target_robot: cells[0].into(),
-        helpers: cells[1..].iter().map(|&c| c.into()).collect(),
+    let result = ExhaustiveResult {
+        hardest,
+        top: analysis
+            .top
+            .iter()
+            .map(|(depth, placements)| (*depth, cells(placements)))
+            .collect(),
+        sample: analysis
+            .sample
+            .iter()
+            .map(|(placement, depth)| (placement_cells(&board, placement), *depth))
+            .collect(),
+        legal_samples: analysis
+            .legal_samples
+            .iter()
+            .map(|list| cells(list))
+            .collect(),
+        legal_hardest: cells(&analysis.legal_hardest),
+        histogram: analysis.histogram,
+        legal_histogram: analysis.legal_histogram,
+        unsolvable: analysis.unsolvable,
+        max_moves: analysis.max_moves,
     };
+    let digest =
+        rrm_proto::exhaustive_digest(campaign, unit_number, (&unit.board, &unit.token), &result);
     Ok(Analysed {
-        result: pb::ExhaustiveResult {
-            histogram: analysis.histogram,
-            legal_histogram: analysis.legal_histogram,
-            unsolvable: analysis.unsolvable,
-            max_moves: analysis.max_moves.into(),
-            hardest: hardest.iter().map(message).collect(),
-            top: top
-                .iter()
-                .map(|(depth, list)| pb::DepthPlacements {
-                    depth: (*depth).into(),
-                    placements: list.iter().map(message).collect(),
-                })
-                .collect(),
-            sample: sample
-                .iter()
-                .map(|(cells, depth)| pb::SampledPlacement {
-                    placement: Some(message(cells)),
-                    moves: depth.map(u32::from),
-                })
-                .collect(),
-            legal_samples: legal_samples
-                .iter()
-                .zip(1u32..)
-                .map(|(list, depth)| pb::DepthPlacements {
-                    depth,
-                    placements: list.iter().map(message).collect(),
-                })
-                .collect(),
-            legal_hardest: legal_hardest.iter().map(message).collect(),
-            cpu_ms: started.elapsed().as_millis() as u64,
-        },
+        result,
         digest,
+        cpu_ms: started.elapsed().as_millis() as u64,
     })
 }
 
-/// A placement as the wire has it: target robot, then helpers, as `y * 16 + x`.
-fn placement_cells(board: &Board, placement: &Placement) -> [u8; 4] {
+/// A placement as the domain has it: target robot, then helpers, as `y * 16 + x`.
+fn placement_cells(board: &Board, placement: &Placement) -> PlacementCells {
     let cells: Vec<u8> = placement.indices(board).iter().map(|&i| i as u8).collect();
     cells.try_into().expect("a unit has four robots")
 }

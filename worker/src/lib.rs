@@ -20,6 +20,7 @@ pub use solve::{solve_unit, UnitResult};
 
 use connection::{Credentials, Retry};
 use heartbeat::Leases;
+use rrm_model::Assignment;
 use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
@@ -322,18 +323,25 @@ impl Miner {
     }
 
     /// Spawns the task mining `unit`.
+    /// A unit whose values do not fit (no lease, an unknown generator, a move count over
+    /// 255) is skipped: its lease expires on the coordinator.
     fn start(&mut self, credentials: Credentials, unit: pb::WorkUnit) {
-        let Some(lease) = unit.lease.clone() else {
-            tracing::error!("coordinator sent a unit without a lease; skipping it");
-            return;
+        let unit = match Assignment::try_from(unit) {
+            Ok(unit) => unit,
+            Err(error) => {
+                tracing::error!(
+                    "coordinator sent a unit this worker cannot take ({error}); skipping it"
+                );
+                return;
+            }
         };
+        let lease = &unit.lease;
         let key = (lease.campaign.clone(), lease.unit, lease.lease);
         let flags = self.shared.leases.take(key, credentials.clone());
         self.units.spawn(unit::mine_unit(
             self.shared.clone(),
             credentials,
             unit,
-            lease,
             flags,
         ));
     }

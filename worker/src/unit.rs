@@ -14,10 +14,12 @@ use crate::exhaustive::{analyse_unit, Analysed, ExhaustiveError};
 use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
 use ricochet::exhaustive::UnitError;
+use rrm_model::{Assignment, ExhaustiveUnit, LeaseRef, Submission, Work};
 use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
 use std::ops::ControlFlow;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -44,20 +46,32 @@ pub(crate) struct Shared {
 pub(crate) async fn mine_unit(
     shared: Shared,
     credentials: Credentials,
-    unit: pb::WorkUnit,
-    lease: pb::LeaseRef,
+    unit: Assignment,
     flags: UnitFlags,
 ) -> Result<bool, WorkerError> {
+    let lease = unit.lease;
     let key: LeaseKey = (lease.campaign.clone(), lease.unit, lease.lease);
-    let solved = match &unit.exhaustive {
-        Some(exhaustive) => analyse(&shared, exhaustive, &lease, &flags)
+    let solved = match unit.work {
+        Work::Exhaustive(exhaustive) => analyse(&shared, exhaustive, &lease, &flags)
             .await
             .map(Solved::Exhaustive),
-        None => solve(&shared, &unit, &lease, &flags)
-            .await
-            .map(Solved::Seeds),
+        Work::Seeds {
+            generator,
+            seeds,
+            record_threshold,
+            top_count,
+        } => solve(
+            &shared,
+            generator,
+            seeds.clone(),
+            record_threshold,
+            top_count,
+            &flags,
+        )
+        .await
+        .map(|result| Solved::Seeds(seeds, result)),
     };
-    let outcome = match solved.and_then(|result| request(&credentials, &unit, lease, result)) {
+    let outcome = match solved.and_then(|result| request(&credentials, lease, result)) {
         Some(request) => {
             shared.leases.submitting(&key);
             submit(&shared, request).await
@@ -70,7 +84,7 @@ pub(crate) async fn mine_unit(
 
 /// A unit's result before submission.
 enum Solved {
-    Seeds(UnitResult),
+    Seeds(Range<u64>, UnitResult),
     Exhaustive(Analysed),
 }
 
@@ -80,11 +94,11 @@ enum Solved {
 /// unit is abandoned).
 async fn analyse(
     shared: &Shared,
-    unit: &pb::ExhaustiveUnit,
-    lease: &pb::LeaseRef,
+    unit: ExhaustiveUnit,
+    lease: &LeaseRef,
     flags: &UnitFlags,
 ) -> Option<Analysed> {
-    let (pool, unit_ref, solved) = (shared.pool.clone(), unit.clone(), flags.solved.clone());
+    let (pool, solved) = (shared.pool.clone(), flags.solved.clone());
     let cancel = flags.cancel.clone();
     let (campaign, number) = (lease.campaign.clone(), lease.unit);
     let alone = shared.analysing.clone();
@@ -94,7 +108,7 @@ async fn analyse(
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         pool.install(|| {
-            analyse_unit(&campaign, number, &unit_ref, &mut |placements| {
+            analyse_unit(&campaign, number, &unit, &mut |placements| {
                 solved.store(placements, Ordering::Relaxed);
                 if cancel.load(Ordering::SeqCst) {
                     ControlFlow::Break(())
@@ -125,32 +139,17 @@ async fn analyse(
     (!flags.cancel.load(Ordering::SeqCst)).then_some(analysed)
 }
 
-/// Solves the unit on the pool; `None` if it was cancelled (lost lease, shutdown) or
-/// cannot be solved here (unknown generator, a panic): the unit is abandoned.
+/// Solves the unit's seeds on the pool; `None` if it was cancelled (lost lease,
+/// shutdown) or a panic ended it: the unit is abandoned.
 async fn solve(
     shared: &Shared,
-    unit: &pb::WorkUnit,
-    lease: &pb::LeaseRef,
+    generator: ricochet::Generator,
+    seeds: Range<u64>,
+    threshold: u8,
+    top_count: u32,
     flags: &UnitFlags,
 ) -> Option<UnitResult> {
-    let generator: ricochet::Generator = match unit.generator.parse() {
-        Ok(generator) => generator,
-        Err(error) => {
-            tracing::error!(unit = lease.unit, "{error}; abandoning the unit");
-            return None;
-        }
-    };
-    let seeds = unit.seed_start..unit.seed_end;
-    let Ok(threshold) = u8::try_from(unit.record_threshold) else {
-        // Clamping would keep too few solutions and have the result refused.
-        tracing::error!(
-            unit = lease.unit,
-            threshold = unit.record_threshold,
-            "record threshold over 255; abandoning the unit"
-        );
-        return None;
-    };
-    let top_count = unit.top_count as usize;
+    let top_count = top_count as usize;
     let pool = shared.pool.clone();
     let cancel = flags.cancel.clone();
     let solved = flags.solved.clone();
@@ -165,10 +164,7 @@ async fn solve(
     match solving.await {
         Ok(result) => result,
         Err(error) => {
-            tracing::error!(
-                unit = lease.unit,
-                "solving failed: {error}; abandoning the unit"
-            );
+            tracing::error!("solving failed: {error}; abandoning the unit");
             None
         }
     }
@@ -178,46 +174,52 @@ async fn solve(
 /// not fit in one.
 fn request(
     credentials: &Credentials,
-    unit: &pb::WorkUnit,
-    lease: pb::LeaseRef,
+    lease: LeaseRef,
     solved: Solved,
 ) -> Option<pb::SubmitRequest> {
-    let result = match solved {
-        Solved::Seeds(result) => result,
-        Solved::Exhaustive(analysed) => {
-            return Some(pb::SubmitRequest {
-                worker_id: credentials.id,
-                session: credentials.session.clone(),
-                lease: Some(lease),
-                digest: analysed.digest.to_vec(),
-                exhaustive: Some(analysed.result),
-                ..Default::default()
-            })
-        }
+    let unit = lease.unit;
+    let submission = match solved {
+        Solved::Seeds(seeds, result) => Submission {
+            digest: rrm_proto::unit_digest(
+                &lease.campaign,
+                seeds,
+                &result.move_counts,
+                &result.robots_moved,
+            )
+            .to_vec(),
+            move_counts: result.move_counts,
+            robots_moved: result.robots_moved,
+            solutions: result.solutions,
+            exhaustive: None,
+            cpu_ms: 0,
+            ..submission(credentials, lease)
+        },
+        Solved::Exhaustive(analysed) => Submission {
+            digest: analysed.digest.to_vec(),
+            exhaustive: Some(analysed.result),
+            cpu_ms: analysed.cpu_ms,
+            ..submission(credentials, lease)
+        },
     };
-    let solutions = match rrm_proto::solutions::pack(&result.solutions) {
-        Ok(packed) => packed,
-        Err(error) => {
-            tracing::error!(unit = lease.unit, "{error}; abandoning the unit");
-            return None;
-        }
-    };
-    Some(pb::SubmitRequest {
-        worker_id: credentials.id,
-        session: credentials.session.clone(),
-        digest: rrm_proto::unit_digest(
-            &lease.campaign,
-            unit.seed_start..unit.seed_end,
-            &result.move_counts,
-            &result.robots_moved,
-        )
-        .to_vec(),
-        lease: Some(lease),
-        move_counts: result.move_counts,
-        robots_moved: result.robots_moved,
-        solutions: solutions.into(),
+    rrm_proto::wire::submit_request(submission, credentials.session.clone())
+        .inspect_err(|error| tracing::error!(unit, "{error}; abandoning the unit"))
+        .ok()
+}
+
+/// An empty submission of `lease` by this worker.
+fn submission(credentials: &Credentials, lease: LeaseRef) -> Submission {
+    Submission {
+        worker: credentials.id,
+        // The coordinator knows who sends it from the call's credentials.
+        identity: String::new(),
+        lease,
+        move_counts: Vec::new(),
+        robots_moved: Vec::new(),
+        digest: Vec::new(),
+        solutions: Vec::new(),
         exhaustive: None,
-    })
+        cpu_ms: 0,
+    }
 }
 
 /// Submits until the coordinator answers; `Ok(true)` if it accepted the result.

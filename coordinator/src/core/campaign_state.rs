@@ -4,7 +4,7 @@
 use super::hardest::{HardestList, HARDEST_SHOWN};
 use super::UnitBoard;
 use ricochet::Generator;
-use rrm_store::{
+use rrm_model::{
     Aggregates, Campaign, ExhaustiveRecord, ExhaustiveSpec, Lease, UnitRecord, UnitState,
     Verification,
 };

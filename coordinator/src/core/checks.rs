@@ -9,8 +9,8 @@ use super::identity::secret_draw;
 use super::{Counts, Rejection, Submission};
 use ricochet::solver::with_thread_solver;
 use ricochet::{GeneratedPuzzle, Generator, Move};
+use rrm_model::{Aggregates, CampaignSpec, HardEntry};
 use rrm_proto::UNSOLVED;
-use rrm_store::{Aggregates, CampaignSpec, HardEntry};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 

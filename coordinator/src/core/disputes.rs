@@ -18,10 +18,9 @@ use super::submission::{Checked, Found};
 use super::{Coordinator, LeaseRef, Outcome, Result, State, Submission};
 use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
 use ricochet::Generator;
+use rrm_model::{Aggregates, Mismatch, Resolution, UnitRecord, UnitState, Verification};
 use rrm_proto::UNSOLVED;
-use rrm_store::{
-    Aggregates, Correction, Mismatch, Resolution, StoreError, UnitRecord, UnitState, Verification,
-};
+use rrm_store::{Correction, StoreError};
 
 /// Differing seeds the coordinator solves at most to settle one mismatch.
 pub const SETTLE_BUDGET: u32 = 64;
@@ -421,7 +420,7 @@ fn solve_differences(
 fn unchanged(state: &State, lease: &LeaseRef, record: &UnitRecord) -> bool {
     let now = state
         .campaigns
-        .get(&lease.campaign)
+        .get(lease.campaign.as_str())
         .and_then(|c| c.records.get(&lease.unit));
     match (now.map(|r| &r.state), &record.state) {
         (

@@ -51,7 +51,7 @@ pub enum CoordinatorError {
     #[error("unit {0} is quarantined")]
     Quarantined(u64),
     #[error("invalid campaign: {0}")]
-    InvalidCampaign(String),
+    InvalidCampaign(#[from] rrm_model::SpecError),
     #[error("campaign too large: {count} {what}, more than this coordinator's limit of {limit}")]
     CampaignTooLarge {
         what: &'static str,
@@ -301,7 +301,7 @@ impl std::fmt::Display for Counts {
 
 impl From<ricochet::UnknownGenerator> for CoordinatorError {
     fn from(error: ricochet::UnknownGenerator) -> Self {
-        CoordinatorError::InvalidCampaign(error.to_string())
+        CoordinatorError::InvalidCampaign(error.into())
     }
 }
 

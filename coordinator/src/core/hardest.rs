@@ -4,7 +4,7 @@
 //! the coordinator before they are stored: a valid but longer-than-optimal solution
 //! never ranks, whatever the record threshold.
 
-use rrm_store::HardEntry;
+use rrm_model::HardEntry;
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 

@@ -7,7 +7,7 @@
 use super::campaign_state::CampaignState;
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::unix_ms;
-use rrm_store::{Distrust, UnitState, Verification};
+use rrm_model::{Distrust, UnitState, Verification};
 
 /// A registered worker.
 pub(super) struct Registration {

@@ -8,7 +8,7 @@ use super::quotas::{Credit, LeaseStalls};
 use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Work, Worker};
 use crate::stages::Stage;
 use crate::unix_ms;
-use rrm_store::{Lease, UnitRecord, UnitState, Verification};
+use rrm_model::{Lease, UnitRecord, UnitState, Verification};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -88,7 +88,7 @@ impl Coordinator {
         let mut state = self.lock();
         let mut lost = Vec::new();
         for (i, lease) in leases.iter().enumerate() {
-            let Some(campaign) = state.campaigns.get_mut(&lease.campaign) else {
+            let Some(campaign) = state.campaigns.get_mut(lease.campaign.as_str()) else {
                 lost.push(lease.clone());
                 continue;
             };
@@ -134,7 +134,7 @@ impl Coordinator {
                 continue;
             };
             let reference = LeaseRef {
-                campaign: name.clone(),
+                campaign: name.to_string(),
                 unit,
                 lease: lease.number,
             };
@@ -255,7 +255,7 @@ impl Coordinator {
             },
             Kind::Exhaustive(exhaustive) => Work::Exhaustive(unit_work(exhaustive, unit).ok_or(
                 CoordinatorError::UnknownUnit {
-                    campaign: spec.name.clone(),
+                    campaign: spec.name.to_string(),
                     unit,
                 },
             )?),
@@ -284,7 +284,7 @@ impl Coordinator {
         campaign.track(unit, record, deadline_unix_ms);
         Ok(Some(Assignment {
             lease: LeaseRef {
-                campaign: campaign.campaign.spec.name.clone(),
+                campaign: campaign.campaign.spec.name.to_string(),
                 unit,
                 lease: number,
             },

@@ -30,7 +30,6 @@ mod quotas;
 mod recovery;
 mod standing;
 mod submission;
-mod types;
 mod verify;
 
 pub use checks::SPOT_SHARE;
@@ -38,15 +37,14 @@ pub use disk::{DiskReserve, SpaceProbe};
 pub use disputes::SETTLE_BUDGET;
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
-    canonical_board, exhaustive_digest, DoneUnit, ExhaustiveRequest, Provenance, UnitBoard,
-    UnitMap, UnitMaxima, CONFIRMED_BY_COORDINATOR, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
-    DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, IMPORTED, LIST_BOUND,
+    canonical_board, DoneUnit, Provenance, UnitBoard, UnitMap, UnitMaxima,
+    CONFIRMED_BY_COORDINATOR, IMPORTED,
 };
 pub use hardest::HARDEST_SHOWN;
 pub use identity::{Session, Worker};
 pub use progress::Remaining;
-pub use types::{
-    Assignment, CampaignStats, CampaignStatus, Distribution, ExactStats, ExhaustiveUnit, LeaseRef,
+use rrm_model::{
+    Assignment, CampaignStats, CampaignStatus, ExactStats, ExhaustiveUnit, LeaseRef,
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
 };
 pub use verify::{verify_store, VerifyReport};
@@ -56,7 +54,8 @@ use crate::stages::{Stage, StageClock, StageTimes};
 use crate::{unix_ms, Config};
 use campaign_state::{CampaignState, Kind};
 use ricochet::Generator;
-use rrm_store::{Aggregates, CampaignSpec, Store};
+use rrm_model::{Aggregates, CampaignName, CampaignSpec};
+use rrm_store::Store;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -64,7 +63,7 @@ use std::time::Instant;
 
 /// Everything the coordinator keeps in memory, behind its one mutex.
 struct State {
-    campaigns: BTreeMap<String, CampaignState>,
+    campaigns: BTreeMap<CampaignName, CampaignState>,
     /// Seeds solved in held leases, from heartbeats.
     progress: progress::LeaseProgress,
     /// When each lease out last showed progress.
@@ -76,7 +75,7 @@ struct State {
     /// Registered workers by id.
     workers: HashMap<u64, identity::Registration>,
     /// Identities proven wrong, as stored.
-    distrusted: HashMap<String, rrm_store::Distrust>,
+    distrusted: HashMap<String, rrm_model::Distrust>,
     /// The number the next accepted result gets in the commit log.
     next_commit: u64,
     /// Where the next lease search starts, so campaigns share the workers.
@@ -189,10 +188,11 @@ impl Coordinator {
     pub fn create_campaign(&self, spec: CampaignSpec) -> Result<CampaignStatus> {
         let generator: Generator = spec.generator.parse()?;
         if spec.seed_start < generator.first_seed() {
-            return Err(CoordinatorError::InvalidCampaign(format!(
-                "generator {generator} starts at seed {}",
-                generator.first_seed()
-            )));
+            return Err(rrm_model::SpecError::BeforeFirstSeed {
+                generator: generator.to_string(),
+                first: generator.first_seed(),
+            }
+            .into());
         }
         let seeds = spec.seed_end.saturating_sub(spec.seed_start);
         self.check_size(seeds.div_ceil(spec.unit_size.max(1)), seeds)?;

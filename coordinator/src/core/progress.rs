@@ -5,7 +5,7 @@
 
 use super::campaign_state::CampaignState;
 use super::{Coordinator, LeaseRef, State};
-use rrm_store::UnitState;
+use rrm_model::{CampaignName, UnitState};
 use std::collections::{BTreeMap, HashMap};
 
 /// Seeds solved per held main lease as last reported: lease → (worker, seeds solved).
@@ -60,7 +60,7 @@ impl State {
         let campaigns = &self.campaigns;
         progress.retain(|_, (holder, _)| *holder != worker);
         for (lease, &seeds) in leases.iter().zip(seeds_solved) {
-            let Some(campaign) = campaigns.get(&lease.campaign) else {
+            let Some(campaign) = campaigns.get(lease.campaign.as_str()) else {
                 continue;
             };
             if holds(campaigns, lease, worker) {
@@ -87,9 +87,9 @@ impl State {
 
 /// Whether `worker` holds the main lease `lease` (a verification lease re-mines seeds
 /// already counted done, so it is no progress).
-fn holds(campaigns: &BTreeMap<String, CampaignState>, lease: &LeaseRef, worker: u64) -> bool {
+fn holds(campaigns: &BTreeMap<CampaignName, CampaignState>, lease: &LeaseRef, worker: u64) -> bool {
     campaigns
-        .get(&lease.campaign)
+        .get(lease.campaign.as_str())
         .and_then(|c| c.records.get(&lease.unit))
         .is_some_and(|record| {
             matches!(&record.state, UnitState::Leased(held) if held.number == lease.lease && held.worker == worker)

@@ -6,8 +6,8 @@ use super::exhaustive::hardest_moves;
 use super::{CampaignStatus, Coordinator, CoordinatorError, MinedPuzzle, QuarantinedUnit, Result};
 use crate::unix_ms;
 use ricochet::Generator;
+use rrm_model::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
 use rrm_proto::UNSOLVED;
-use rrm_store::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
@@ -24,7 +24,11 @@ pub(crate) struct LiveFigures {
 impl Coordinator {
     /// The names of every campaign, in order.
     pub fn campaign_names(&self) -> Vec<String> {
-        self.lock().campaigns.keys().cloned().collect()
+        self.lock()
+            .campaigns
+            .keys()
+            .map(|name| name.to_string())
+            .collect()
     }
 
     /// Worker registrations kept now (`rrm_registrations`).
@@ -51,7 +55,7 @@ impl Coordinator {
             rates: state
                 .campaigns
                 .iter()
-                .map(|(name, campaign)| (name.clone(), campaign.rate()))
+                .map(|(name, campaign)| (name.to_string(), campaign.rate()))
                 .collect(),
             workers_holding_leases: holders.len(),
             registrations: state.workers.len(),
@@ -204,7 +208,7 @@ fn seeds_of(campaign: &CampaignState) -> Result<Generator> {
     match campaign.kind {
         Kind::Seeds(generator) => Ok(generator),
         Kind::Exhaustive(_) => Err(CoordinatorError::WrongKind {
-            campaign: campaign.campaign.spec.name.clone(),
+            campaign: campaign.campaign.spec.name.to_string(),
             expected: "a seed campaign",
         }),
     }

@@ -101,7 +101,7 @@ impl State {
             campaign.leased.iter().filter_map(|unit| {
                 let lease = current_lease(&campaign.records[unit])?;
                 let reference = LeaseRef {
-                    campaign: campaign.campaign.spec.name.clone(),
+                    campaign: campaign.campaign.spec.name.to_string(),
                     unit: *unit,
                     lease: lease.number,
                 };

@@ -9,15 +9,16 @@ use super::{Coordinator, CoordinatorError, Result, State};
 use crate::metrics::Metrics;
 use crate::{unix_ms, Config};
 use ricochet::Generator;
+use rrm_model::{Aggregates, CampaignName, Distrust};
 use rrm_proto::UNSOLVED;
-use rrm_store::{Aggregates, Distrust, Store, StoreError};
+use rrm_store::{Store, StoreError};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 /// What the coordinator keeps in memory that comes from the store.
 struct Loaded {
-    campaigns: BTreeMap<String, CampaignState>,
+    campaigns: BTreeMap<CampaignName, CampaignState>,
     next_commit: u64,
     distrusted: HashMap<String, Distrust>,
     standing: Standing,
@@ -147,10 +148,13 @@ impl Coordinator {
 
 /// Adds the results committed after each campaign's saved statistics to them; returns
 /// the last commit number in use.
-fn replay_commits(store: &Store, campaigns: &mut BTreeMap<String, CampaignState>) -> Result<u64> {
+fn replay_commits(
+    store: &Store,
+    campaigns: &mut BTreeMap<CampaignName, CampaignState>,
+) -> Result<u64> {
     let by_id: HashMap<u32, String> = campaigns
         .values()
-        .map(|c| (c.campaign.id, c.campaign.spec.name.clone()))
+        .map(|c| (c.campaign.id, c.campaign.spec.name.to_string()))
         .collect();
     let oldest = campaigns
         .values()
@@ -158,7 +162,10 @@ fn replay_commits(store: &Store, campaigns: &mut BTreeMap<String, CampaignState>
         .min()
         .unwrap_or(0);
     for (commit, id, unit) in store.commits_after(oldest)? {
-        let Some(state) = by_id.get(&id).and_then(|name| campaigns.get_mut(name)) else {
+        let Some(state) = by_id
+            .get(&id)
+            .and_then(|name| campaigns.get_mut(name.as_str()))
+        else {
             continue;
         };
         // Exhaustive results are loaded whole, by unit, not replayed.

@@ -8,7 +8,7 @@
 //! enough on its own either (the checker may be its colluder): the coordinator solves
 //! that unit in full before calling it agreed.
 
-use rrm_store::{UnitRecord, UnitState, Verification};
+use rrm_model::{UnitRecord, UnitState, Verification};
 use std::collections::HashMap;
 
 /// Confirmed units per identity, as the store shows them.

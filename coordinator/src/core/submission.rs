@@ -15,9 +15,10 @@ use super::{
 };
 use crate::stages::Stage;
 use ricochet::solver::DEFAULT_MAX_MOVES;
-use rrm_store::{
-    CampaignSpec, ExhaustiveRecord, ExhaustiveSpec, UnitRecord, UnitResult, UnitState, Verification,
+use rrm_model::{
+    CampaignSpec, ExhaustiveRecord, ExhaustiveSpec, UnitRecord, UnitState, Verification,
 };
+use rrm_store::UnitResult;
 
 /// A result that passed its content checks, with what it stores.
 pub(super) enum Checked<'a> {
@@ -427,7 +428,7 @@ impl State {
     ) -> (&mut super::campaign_state::CampaignState, UnitRecord) {
         let campaign = self
             .campaigns
-            .get_mut(&lease.campaign)
+            .get_mut(lease.campaign.as_str())
             .expect("campaigns are never removed");
         let record = campaign.records[&lease.unit].clone();
         (campaign, record)

@@ -6,7 +6,8 @@
 use super::recovery::add_unit;
 use super::Result;
 use ricochet::{Generator, Move};
-use rrm_store::{Aggregates, Store, UnitState};
+use rrm_model::{Aggregates, UnitState};
+use rrm_store::Store;
 use std::collections::HashMap;
 
 /// What verifying a store found.
@@ -142,14 +143,15 @@ fn solves(generator: Generator, seed: u64, moves: u8, solution: &[String]) -> bo
 mod tests {
     use super::*;
     use ricochet::solver::with_thread_solver;
-    use rrm_store::{CampaignSpec, HardEntry, UnitRecord, UnitResult, Verification};
+    use rrm_model::{CampaignSpec, HardEntry, UnitRecord, Verification};
+    use rrm_store::UnitResult;
 
     /// A store holding seeds 1..11 of Fogleman's generator as one unit, solved here,
     /// whose hardest seed keeps `kept(its optimal solution)`.
     fn store_keeping(dir: &std::path::Path, kept: impl Fn(&[Move]) -> Vec<Move>) -> Store {
         let store = Store::open(dir).unwrap();
         let spec = CampaignSpec {
-            name: "kept".into(),
+            name: "kept".parse().unwrap(),
             generator: "fogleman".into(),
             seed_start: 1,
             seed_end: 11,

@@ -5,13 +5,11 @@
 
 use super::{page, playback, ApiError, Coord, DashboardError, PageError};
 use crate::charts::{histogram_svg, rarity};
-use crate::core::{
-    CampaignStatus, Coordinator, Distribution, ExactStats, MinedPlacement, UnitBoard,
-};
+use crate::core::{Coordinator, UnitBoard};
 use axum::extract::{Path, State};
 use axum::response::{Html, Json};
 use ricochet::svg::{escape, Picture};
-use rrm_store::Aggregates;
+use rrm_model::{Aggregates, CampaignStatus, Distribution, ExactStats, MinedPlacement};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -174,9 +172,22 @@ pub(super) fn campaign_page(
         r#"<p><a href="/campaign/{}/census">Map of the units' maxima</a> (each unit's distribution, provenance and hardest placements).</p>"#,
         escape(name)
     );
-    body.push_str(r#"<h2>Records</h2><div class="hardest" id="records">"#);
-    for mined in coordinator.find_placements(name, 0..=u8::MAX, RECORDS_SHOWN, true)? {
-        placement_card(&mut body, name, &mined);
+    // Each target its own records: the hardest target's would fill one list.
+    body.push_str(r#"<h2>Records</h2><div id="records">"#);
+    let by_target = coordinator.records_by_target(name, RECORDS_SHOWN)?;
+    for (token, records) in &by_target {
+        if by_target.len() > 1 {
+            let _ = write!(body, r#"<h3>Target {}</h3>"#, escape(token));
+        }
+        let _ = write!(
+            body,
+            r#"<div class="hardest" data-target="{}">"#,
+            escape(token)
+        );
+        for mined in records {
+            placement_card(&mut body, name, mined);
+        }
+        body.push_str("</div>");
     }
     body.push_str("</div>");
     Ok(Html(page(&format!("Campaign {name}"), &body, None)))
@@ -191,7 +202,7 @@ pub(super) fn placement_card(body: &mut String, name: &str, mined: &MinedPlaceme
     let board = ricochet::svg::board(&puzzle, &Picture::default());
     let _ = write!(
         body,
-        r#"<a class="card" href="/campaign/{n}/placement/{unit}/{cells}" data-unit="{unit}" data-placement="{cells}" data-moves="{moves}"><b>{board_name} {token}</b> · {moves} moves{board}</a>"#,
+        r#"<a class="card" href="/campaign/{n}/placement/{unit}/{cells}" data-unit="{unit}" data-placement="{cells}" data-moves="{moves}"><span class="title"><b>{board_name} {token}</b> · {moves} moves</span>{board}</a>"#,
         n = escape(name),
         unit = mined.unit,
         cells = cells_path(&mined.placement),

@@ -10,7 +10,7 @@ use super::security::{
     code, leased_and_solved, mining, register, register_threads, with_token, Tokens,
 };
 use super::*;
-use rrm_store::{Resolution, Verification};
+use rrm_model::{Resolution, Verification};
 
 const TOKENS: [(&str, &str, &str); 4] = [
     ("mallory", "worker", "tok-mallory"),

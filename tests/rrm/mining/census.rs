@@ -7,7 +7,7 @@ use super::exhaustive::{create_campaign, exhaust_json, honest, BOARD, TOKEN};
 use crate::referee::check_solution;
 use crate::rrm_ok;
 use ricochet::PuzzleRecord;
-use rrm_coordinator::DEFAULT_MAX_HARDEST;
+use rrm_model::DEFAULT_MAX_HARDEST;
 use serde_json::{json, Value};
 use std::path::Path;
 

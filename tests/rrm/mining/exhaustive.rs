@@ -6,13 +6,14 @@
 
 use super::*;
 use crate::referee::check_solution;
-use rrm_coordinator::wire::{exhaustive_message, exhaustive_result};
-use rrm_coordinator::{
-    exhaustive_digest, CoordinatorError, ExhaustiveRequest, LeaseRef, Outcome, PlacementList,
-    Rejection, Submission, UnitBoard, Work, Worker, DEFAULT_MAX_HARDEST, DEFAULT_SAMPLE_SIZE,
-    DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
+use rrm_coordinator::{CoordinatorError, PlacementList, Rejection, UnitBoard, Worker};
+use rrm_model::ExhaustiveResult;
+use rrm_model::{
+    ExhaustiveRequest, LeaseRef, Outcome, Submission, Work, DEFAULT_MAX_HARDEST,
+    DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
 };
-use rrm_store::ExhaustiveResult;
+use rrm_proto::exhaustive_digest;
+use rrm_proto::wire::exhaustive_message;
 use std::sync::OnceLock;
 
 /// The unit every test uses, as its canonical name and in another rotation.
@@ -24,11 +25,11 @@ pub(super) const TOKEN: &str = "GQ";
 pub(super) fn honest() -> &'static ExhaustiveResult {
     static RESULT: OnceLock<ExhaustiveResult> = OnceLock::new();
     RESULT.get_or_init(|| {
-        let unit = pb::ExhaustiveUnit {
+        let unit = rrm_model::ExhaustiveUnit {
             board: BOARD.into(),
             token: TOKEN.into(),
             sample_size: DEFAULT_SAMPLE_SIZE,
-            top_from: DEFAULT_TOP_FROM.into(),
+            top_from: DEFAULT_TOP_FROM,
             top_per_depth: DEFAULT_TOP_PER_DEPTH,
             max_hardest: DEFAULT_MAX_HARDEST,
         };
@@ -40,7 +41,7 @@ pub(super) fn honest() -> &'static ExhaustiveResult {
                 &mut |_| std::ops::ControlFlow::Continue(()),
             )
             .unwrap();
-        exhaustive_result(analysed.result).unwrap()
+        analysed.result
     })
 }
 
@@ -48,7 +49,7 @@ pub(super) fn request(name: &str) -> ExhaustiveRequest {
     ExhaustiveRequest {
         boards: vec![ROTATED.into()],
         targets: vec![TOKEN.to_ascii_lowercase()],
-        ..ExhaustiveRequest::new(name)
+        ..ExhaustiveRequest::new(name.parse().unwrap())
     }
 }
 
@@ -532,7 +533,7 @@ fn exhaust_json_files_import_through_the_checks() {
 /// confirmed units, and its next analysis is taken on the secret draw alone.
 #[test]
 fn a_new_identitys_exhaustive_units_are_checked_by_another_until_it_is_established() {
-    use rrm_store::{UnitState, Verification};
+    use rrm_model::{UnitState, Verification};
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
     let config = Config {

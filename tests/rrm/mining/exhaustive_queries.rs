@@ -7,8 +7,9 @@
 use super::exhaustive::{honest, request, BOARD, TOKEN};
 use super::*;
 use crate::referee::check_solution;
-use rrm_coordinator::{ExhaustiveRequest, Outcome, Provenance, UnitBoard};
-use rrm_store::ExhaustiveResult;
+use rrm_coordinator::{Provenance, UnitBoard};
+use rrm_model::ExhaustiveResult;
+use rrm_model::{ExhaustiveRequest, Outcome};
 use serde_json::Value;
 
 /// What a campaign of forged units keeps: no sample and no top lists, so that a result
@@ -20,7 +21,7 @@ pub(crate) fn forged_request(name: &str, boards: &[String]) -> ExhaustiveRequest
         sample_size: 0,
         top_from: 30,
         max_hardest: 8,
-        ..ExhaustiveRequest::new(name)
+        ..ExhaustiveRequest::new(name.parse().unwrap())
     }
 }
 

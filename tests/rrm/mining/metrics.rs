@@ -7,7 +7,8 @@
 use super::*;
 use crate::dashboard::{get, serve};
 use crate::mining::exhaustive_queries::{forged_request, forged_unit, other_boards};
-use rrm_coordinator::{Outcome, Provenance};
+use rrm_coordinator::Provenance;
+use rrm_model::Outcome;
 use std::collections::{BTreeMap, HashSet};
 
 #[test]

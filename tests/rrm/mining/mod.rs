@@ -29,8 +29,9 @@ use crate::rrm_ok;
 use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
 use ricochet::Generator;
 use rrm_coordinator::{Config, Coordinator};
+use rrm_model::{CampaignSpec, UnitState};
 use rrm_proto::v1 as pb;
-use rrm_store::{CampaignSpec, Store, UnitState};
+use rrm_store::Store;
 use std::io::{BufRead, BufReader};
 use std::ops::Range;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -172,7 +173,7 @@ fn checking(verify_share: f64) -> Config {
 
 fn spec(name: &str, seeds: Range<u64>, unit_size: u64) -> CampaignSpec {
     CampaignSpec {
-        name: name.into(),
+        name: name.parse().unwrap(),
         generator: "fogleman".into(),
         seed_start: seeds.start,
         seed_end: seeds.end,

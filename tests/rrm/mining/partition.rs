@@ -39,7 +39,7 @@ fn logged_worker(url: &str) -> (Process, Arc<Mutex<String>>) {
 }
 
 /// The units of campaign `id` and their records.
-fn unit_records(server: &Server, id: u32) -> HashMap<u64, rrm_store::UnitRecord> {
+fn unit_records(server: &Server, id: u32) -> HashMap<u64, rrm_model::UnitRecord> {
     server
         .coordinator
         .store()
@@ -50,7 +50,7 @@ fn unit_records(server: &Server, id: u32) -> HashMap<u64, rrm_store::UnitRecord>
 }
 
 /// The digest a done unit's result was stored with.
-fn stored_digest(record: &rrm_store::UnitRecord) -> Option<[u8; 32]> {
+fn stored_digest(record: &rrm_model::UnitRecord) -> Option<[u8; 32]> {
     match record.state {
         UnitState::Done { digest, .. } => Some(digest),
         _ => None,

@@ -2,7 +2,8 @@
 //! unsolved seed is never reported as a puzzle.
 
 use super::*;
-use rrm_store::{Aggregates, UnitRecord, UnitResult, Verification};
+use rrm_model::{Aggregates, UnitRecord, Verification};
+use rrm_store::UnitResult;
 
 /// Stores written before unsolved seeds were left out of the statistics saved them with
 /// a 255-move bin; opening such a store rebuilds them from the commit log.

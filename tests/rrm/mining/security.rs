@@ -76,7 +76,7 @@ pub(super) async fn register_threads(
 
 async fn create(url: &str, access: &ClientAccess, spec: CampaignSpec) -> Result<(), Status> {
     pb::campaigns_client::CampaignsClient::new(channel(url, access))
-        .create_campaign(rrm_coordinator::wire::create_request(spec))
+        .create_campaign(rrm_proto::wire::create_request(spec))
         .await
         .map(drop)
 }

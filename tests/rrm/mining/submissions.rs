@@ -2,7 +2,8 @@
 //! that keep failing.
 
 use super::*;
-use rrm_coordinator::{CoordinatorError, Outcome, Rejection, Submission, Work};
+use rrm_coordinator::{CoordinatorError, Rejection};
+use rrm_model::{Outcome, Submission, Work};
 
 #[test]
 fn duplicate_late_and_malformed_submissions() {
@@ -152,7 +153,7 @@ fn duplicate_late_and_malformed_submissions() {
         assert_eq!(status.mismatches.len(), 1, "the mismatch is visible");
         assert_eq!(
             status.mismatches[0].resolution,
-            rrm_store::Resolution::StoredWon
+            rrm_model::Resolution::StoredWon
         );
         assert_eq!(status.distrusted.len(), 1, "its sender is distrusted");
         assert_eq!(

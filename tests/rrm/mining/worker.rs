@@ -379,10 +379,10 @@ fn a_worker_stops_an_exhaustive_analysis_on_shutdown() {
         lease_duration: Duration::from_secs(4),
         ..Config::default()
     });
-    let request = rrm_coordinator::ExhaustiveRequest {
+    let request = rrm_model::ExhaustiveRequest {
         boards: vec!["1A 3B 4A 2B".into()],
         targets: vec!["RT".into()],
-        ..rrm_coordinator::ExhaustiveRequest::new("stop")
+        ..rrm_model::ExhaustiveRequest::new("stop".parse().unwrap())
     };
     server
         .coordinator

@@ -9,7 +9,7 @@ const TOP: u32 = 3;
 
 fn spec(record_threshold: u8) -> CampaignSpec {
     CampaignSpec {
-        name: "checks".into(),
+        name: "checks".parse().unwrap(),
         generator: "fogleman".into(),
         seed_start: SEEDS.start,
         seed_end: SEEDS.end,
@@ -60,7 +60,7 @@ fn submission(
             worker: 7,
             identity: "tester".into(),
             lease: LeaseRef {
-                campaign: spec.name.clone(),
+                campaign: spec.name.to_string(),
                 unit: 0,
                 lease: 1,
             },

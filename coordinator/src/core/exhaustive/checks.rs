@@ -9,8 +9,8 @@ use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
 use ricochet::exhaustive::{sample_placements, Placement, LEGAL_PER_DEPTH};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Board, Layout, LayoutError, Puzzle, Target};
-use rrm_proto::ExhaustiveParts;
-use rrm_store::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
+use rrm_model::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
+use rrm_proto::exhaustive_digest;
 use std::collections::HashSet;
 
 /// Helpers beside the target robot: four robots in all.
@@ -93,33 +93,6 @@ impl UnitBoard {
             .collect();
         cells.try_into().expect("a unit has four robots")
     }
-}
-
-/// The digest of an exhaustive result bound to its unit: number `unit` of `campaign`, of
-/// `board` (canonical name) and `token`.
-pub fn exhaustive_digest(
-    campaign: &str,
-    unit: u64,
-    (board, token): (&str, &str),
-    result: &ExhaustiveResult,
-) -> [u8; 32] {
-    rrm_proto::exhaustive_digest(
-        campaign,
-        unit,
-        board,
-        token,
-        &ExhaustiveParts {
-            histogram: &result.histogram,
-            legal_histogram: &result.legal_histogram,
-            unsolvable: result.unsolvable,
-            max_moves: result.max_moves,
-            hardest: &result.hardest,
-            top: &result.top,
-            sample: &result.sample,
-            legal_samples: &result.legal_samples,
-            legal_hardest: &result.legal_hardest,
-        },
-    )
 }
 
 /// Kind and digest: a submission failing these is refused without any change. Returns

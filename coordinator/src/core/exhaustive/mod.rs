@@ -6,31 +6,22 @@
 mod checks;
 mod queries;
 
+pub use checks::UnitBoard;
 pub(super) use checks::{check_exhaustive, check_exhaustive_integrity};
-pub use checks::{exhaustive_digest, UnitBoard};
+use rrm_proto::exhaustive_digest;
 
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
 use super::{CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, Outcome, Result};
 use crate::unix_ms;
 use ricochet::Layout;
-use rrm_store::{
-    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveResult, ExhaustiveSpec, Mismatch,
-    Resolution, UnitRecord, UnitState, Verification, EXHAUSTIVE_FOGLEMAN,
+use rrm_model::{
+    Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveRequest, ExhaustiveResult,
+    ExhaustiveSpec, Mismatch, Resolution, SpecError, UnitRecord, UnitState, Verification,
+    EXHAUSTIVE_FOGLEMAN, LIST_BOUND,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// Sampled placements per unit unless told otherwise (each re-solved on acceptance).
-pub const DEFAULT_SAMPLE_SIZE: u32 = 32;
-/// Depths from which top placements are kept unless told otherwise.
-pub const DEFAULT_TOP_FROM: u8 = 12;
-pub const DEFAULT_TOP_PER_DEPTH: u32 = 8;
-/// Placements at a unit's maximum a result carries at most unless told otherwise (each
-/// re-solved on acceptance: a 25-move one takes seconds).
-pub const DEFAULT_MAX_HARDEST: u32 = 32;
-/// The largest sample, top list and hardest list a campaign may ask for.
-pub const LIST_BOUND: u32 = 1024;
 
 /// The identity an imported result is recorded under when its file names none.
 pub const IMPORTED: &str = "(imported)";
@@ -80,33 +71,6 @@ pub struct UnitMap {
     pub maxima: BTreeMap<(String, String), UnitMaxima>,
 }
 
-/// An exhaustive campaign to create: boards (any rotation) and tokens, all when empty.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExhaustiveRequest {
-    pub name: String,
-    pub boards: Vec<String>,
-    pub targets: Vec<String>,
-    pub sample_size: u32,
-    pub top_from: u8,
-    pub top_per_depth: u32,
-    pub max_hardest: u32,
-}
-
-impl ExhaustiveRequest {
-    /// Every board and target with the default lists.
-    pub fn new(name: impl Into<String>) -> ExhaustiveRequest {
-        ExhaustiveRequest {
-            name: name.into(),
-            boards: Vec::new(),
-            targets: Vec::new(),
-            sample_size: DEFAULT_SAMPLE_SIZE,
-            top_from: DEFAULT_TOP_FROM,
-            top_per_depth: DEFAULT_TOP_PER_DEPTH,
-            max_hardest: DEFAULT_MAX_HARDEST,
-        }
-    }
-}
-
 /// The canonical name of a board given in any rotation: a whole-board turn shifts the
 /// slots cyclically, so the rotation with tile 1 top-left is the canonical one.
 pub fn canonical_board(board: &str) -> Result<String, ricochet::LayoutError> {
@@ -130,14 +94,13 @@ fn tokens() -> Vec<&'static str> {
 /// What a request asks for, checked and normalised (boards canonical and in canonical
 /// order, tokens in token order, each once).
 fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
-    let invalid = |why: String| CoordinatorError::InvalidCampaign(why);
     let canonical: Vec<String> = Layout::canonical().iter().map(Layout::name).collect();
     let boards = if request.boards.is_empty() {
         canonical.clone()
     } else {
         let mut named = Vec::new();
         for board in &request.boards {
-            named.push(canonical_board(board).map_err(|e| invalid(e.to_string()))?);
+            named.push(canonical_board(board).map_err(SpecError::from)?);
         }
         canonical
             .into_iter()
@@ -154,9 +117,7 @@ fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
             .map(|t| t.to_ascii_uppercase())
             .collect();
         if let Some(unknown) = named.iter().find(|t| !all.contains(&t.as_str())) {
-            return Err(invalid(
-                ricochet::LayoutError::Token(unknown.clone()).to_string(),
-            ));
+            return Err(SpecError::from(ricochet::LayoutError::Token(unknown.clone())).into());
         }
         all.iter()
             .filter(|t| named.iter().any(|n| n == *t))
@@ -169,13 +130,16 @@ fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
         ("hardest placements", request.max_hardest),
     ] {
         if value > LIST_BOUND {
-            return Err(invalid(format!("{what} {value} is over {LIST_BOUND}")));
+            return Err(SpecError::OverBound {
+                what,
+                value,
+                bound: LIST_BOUND,
+            }
+            .into());
         }
     }
     if request.max_hardest == 0 {
-        return Err(invalid(
-            "a result needs at least one hardest placement".into(),
-        ));
+        return Err(SpecError::NoHardest.into());
     }
     Ok(ExhaustiveSpec {
         boards,
@@ -216,7 +180,7 @@ impl Coordinator {
     pub fn create_exhaustive_campaign(&self, request: ExhaustiveRequest) -> Result<CampaignStatus> {
         let exhaustive = exhaustive_spec(&request)?;
         if exhaustive.boards.is_empty() || exhaustive.targets.is_empty() {
-            return Err(CoordinatorError::InvalidCampaign("no units".into()));
+            return Err(SpecError::NoUnits.into());
         }
         self.check_size(exhaustive.units_total(), 0)?;
         let spec = CampaignSpec {
@@ -375,7 +339,7 @@ fn exhaustive_of(campaign: &CampaignState) -> Result<Arc<ExhaustiveSpec>> {
     match &campaign.kind {
         Kind::Exhaustive(spec) => Ok(spec.clone()),
         Kind::Seeds(_) => Err(CoordinatorError::WrongKind {
-            campaign: campaign.campaign.spec.name.clone(),
+            campaign: campaign.campaign.spec.name.to_string(),
             expected: "an exhaustive campaign",
         }),
     }

@@ -11,7 +11,7 @@ use crate::core::{
     CampaignStats, Coordinator, CoordinatorError, ExactStats, ExhaustiveUnit, MinedPlacement,
     Result,
 };
-use rrm_store::{
+use rrm_model::{
     Aggregates, ExhaustiveRecord, ExhaustiveSpec, Group, PlacementCells, UnitState, Verification,
 };
 use std::collections::{BTreeMap, HashSet};
@@ -152,20 +152,38 @@ impl Coordinator {
         let state = self.lock();
         let campaign = state.campaign(name)?;
         let spec = exhaustive_of(campaign)?;
-        // Within a depth, the units take turns (first placement of each, then second...):
-        // a limit then cuts every unit's list short rather than the last units'.
-        let mut found: BTreeMap<(std::cmp::Reverse<u8>, usize, u64), MinedPlacement> =
-            BTreeMap::new();
+        let mut found = Hardest::default();
         for (&unit, record) in &campaign.exhaustive {
             let listed = listed(name, &spec, unit, record, &moves, hardest_only)?;
             for (index, mined) in listed.into_iter().enumerate() {
-                found.insert((std::cmp::Reverse(mined.moves), index, unit), mined);
-                if found.len() > limit {
-                    found.pop_last();
-                }
+                found.keep(unit, index, mined, limit);
             }
         }
         Ok(found.into_values().collect())
+    }
+
+    /// The hardest placements each target token of exhaustive campaign `name` lists, up to
+    /// `per_target` of each, hardest first: a campaign's records, target by target.
+    pub fn records_by_target(
+        &self,
+        name: &str,
+        per_target: usize,
+    ) -> Result<BTreeMap<String, Vec<MinedPlacement>>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        let mut found: BTreeMap<String, Hardest> = BTreeMap::new();
+        for (&unit, record) in &campaign.exhaustive {
+            let listed = listed(name, &spec, unit, record, &(0..=u8::MAX), true)?;
+            for (index, mined) in listed.into_iter().enumerate() {
+                let of_token = found.entry(mined.token.clone()).or_default();
+                of_token.keep(unit, index, mined, per_target);
+            }
+        }
+        Ok(found
+            .into_iter()
+            .map(|(token, hardest)| (token, hardest.into_values().collect()))
+            .collect())
     }
 
     /// One placement a done unit of campaign `name` lists (at its maximum, with the
@@ -336,4 +354,26 @@ fn group_of(histogram: &[u64]) -> Group {
         group.max_moves = depth as u8;
     }
     group
+}
+
+/// Placements kept hardest first. Within a depth, the units take turns (first placement
+/// of each, then second...): a limit then cuts every unit's list short rather than the
+/// last units'.
+#[derive(Default)]
+struct Hardest(BTreeMap<(std::cmp::Reverse<u8>, usize, u64), MinedPlacement>);
+
+impl Hardest {
+    /// Keeps `mined`, the `index`-th placement unit `unit` lists, if it is among the
+    /// `limit` hardest so far.
+    fn keep(&mut self, unit: u64, index: usize, mined: MinedPlacement, limit: usize) {
+        self.0
+            .insert((std::cmp::Reverse(mined.moves), index, unit), mined);
+        if self.0.len() > limit {
+            self.0.pop_last();
+        }
+    }
+
+    fn into_values(self) -> impl Iterator<Item = MinedPlacement> {
+        self.0.into_values()
+    }
 }

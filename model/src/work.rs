@@ -1,9 +1,8 @@
-//! The coordinator's public domain types: what goes in and out of its methods, free of
-//! gRPC (`crate::wire` converts them to and from `rrm.v1` messages).
+//! Work and its results: leases, units handed to workers, their submissions, and what
+//! queries report of mined puzzles and campaigns.
 
+use crate::{Campaign, Distrust, ExhaustiveResult, Mismatch, PlacementCells};
 use ricochet::Generator;
-use rrm_store::{Aggregates, Campaign, Distrust, ExhaustiveResult, Mismatch, PlacementCells};
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Names one lease of one unit.
@@ -68,103 +67,26 @@ pub struct MinedPlacement {
     pub solution: Vec<String>,
 }
 
-/// A campaign's statistics under its name; for exhaustive campaigns also the exact
-/// distributions (the aggregates then hold the histogram over all placements, and each
-/// target's and board's count, mean and maximum).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CampaignStats {
-    pub campaign: String,
-    pub aggregates: Aggregates,
-    pub exhaustive: Option<ExactStats>,
-}
-
-/// The exact distributions of an exhaustive campaign's done units: over them all, by
-/// target token and by board (canonical name).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ExactStats {
-    pub overall: Distribution,
-    pub by_target: BTreeMap<String, Distribution>,
-    pub by_board: BTreeMap<String, Distribution>,
-}
-
-/// The exact depth distribution of the placements of some exhaustive units.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Distribution {
-    pub units: u64,
-    /// `histogram[d]`: placements needing `d` moves.
-    pub histogram: Vec<u64>,
-    /// The same over legal placements (no robot on a target cell).
-    pub legal_histogram: Vec<u64>,
-    pub unsolvable: u64,
-}
-
-impl Distribution {
-    /// The histogram over all placements, with the summaries of [`Aggregates`] (mean,
-    /// percentiles, maximum).
-    pub fn all(&self) -> Aggregates {
-        histogram_only(&self.histogram)
-    }
-
-    /// The same over legal placements.
-    pub fn legal(&self) -> Aggregates {
-        histogram_only(&self.legal_histogram)
-    }
-
-    /// Adds one unit's result.
-    pub fn add(&mut self, result: &ExhaustiveResult) {
-        self.add_histograms(
-            &result.histogram,
-            &result.legal_histogram,
-            result.unsolvable,
-        );
-    }
-
-    /// Adds one unit's histograms (all and legal placements) and unsolvable count.
-    pub fn add_histograms(&mut self, histogram: &[u64], legal: &[u64], unsolvable: u64) {
-        self.units += 1;
-        add_histogram(&mut self.histogram, histogram);
-        add_histogram(&mut self.legal_histogram, legal);
-        self.unsolvable += unsolvable;
-    }
-}
-
-fn histogram_only(histogram: &[u64]) -> Aggregates {
-    Aggregates {
-        histogram: histogram.to_vec(),
-        ..Aggregates::default()
-    }
-}
-
-/// Adds `from` bin by bin to `into`.
-fn add_histogram(into: &mut Vec<u64>, from: &[u64]) {
-    if into.len() < from.len() {
-        into.resize(from.len(), 0);
-    }
-    for (bin, count) in from.iter().enumerate() {
-        into[bin] += count;
-    }
-}
-
 /// A worker's result for one lease.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Submission {
     /// The registration that sent it (for logs).
     pub worker: u64,
-    /// Who sent it, as [`crate::core::Coordinator::authenticate`] proved: the result,
+    /// Who sent it, as the coordinator's authentication proved: the result,
     /// a failure or a distrust is charged to this name.
     pub identity: String,
     pub lease: LeaseRef,
-    /// One optimal move count per seed of the unit ([`rrm_proto::UNSOLVED`] when the
+    /// One optimal move count per seed of the unit (`rrm_proto::UNSOLVED` when the
     /// worker gave up).
     pub move_counts: Vec<u8>,
     /// Per seed, the different robots its solution moves.
     pub robots_moved: Vec<u8>,
-    /// [`rrm_proto::unit_digest`] of the above.
+    /// `rrm_proto::unit_digest` of the above.
     pub digest: Vec<u8>,
     /// (seed, moves in notation) for the record candidates and the hardest seeds.
     pub solutions: Vec<(u64, Vec<String>)>,
     /// An exhaustive unit's result (the seed fields are then empty); `digest` is
-    /// [`rrm_proto::exhaustive_digest`] of it.
+    /// `rrm_proto::exhaustive_digest` of it.
     pub exhaustive: Option<ExhaustiveResult>,
     /// The CPU time the worker reports for an exhaustive unit (informative, unchecked).
     pub cpu_ms: u64,
@@ -178,7 +100,7 @@ pub enum Outcome {
     /// The same result as the stored one, sent again: nothing changes.
     Duplicate,
     /// A result that differs from the stored one: recorded as a mismatch and settled
-    /// (see [`rrm_store::Resolution`]); it counts only if it proved right.
+    /// (see [`crate::Resolution`]); it counts only if it proved right.
     Mismatch,
     /// A second worker's check agreed with the stored result.
     Verified,

@@ -7,7 +7,7 @@ fn status() -> CampaignStatus {
         campaign: Campaign {
             id: 0,
             spec: CampaignSpec {
-                name: "round-trip".into(),
+                name: "round-trip".parse().unwrap(),
                 generator: "fogleman".into(),
                 seed_start: 5,
                 seed_end: u64::MAX,
@@ -145,7 +145,7 @@ fn puzzles_leases_and_submissions_survive_the_round_trip() {
         lease: Some(lease.clone().into()),
         move_counts: vec![3, 4],
         digest: vec![1; 32],
-        solutions: rrm_proto::solutions::pack(&[(9, vec!["BS".into()])])
+        solutions: crate::solutions::pack(&[(9, vec!["BS".into()])])
             .unwrap()
             .into(),
         robots_moved: vec![1, 2],
@@ -250,7 +250,7 @@ fn exhaustive_units_results_and_placements_survive_the_round_trip() {
     let wire: pb::MinedPlacement = placement.clone().into();
     assert_eq!(MinedPlacement::try_from(wire), Ok(placement));
     let request = ExhaustiveRequest {
-        name: "e".into(),
+        name: "e".parse().unwrap(),
         boards: vec!["2B 1A 3B 4A".into()],
         targets: vec!["RT".into()],
         sample_size: 1,

@@ -1,18 +1,17 @@
-//! The one place where `rrm.v1` messages and the coordinator's domain types meet:
+//! The one place where `rrm.v1` messages and the domain types (`rrm_model`) meet:
 //! `From` where every value fits, `TryFrom` (refusing with a [`WireError`]) where a wire
-//! value may not. Used by the gRPC service and by the `rrm` binary's remote backend, so
-//! both refuse the same values (the worker, which does not link the coordinator, refuses
-//! a unit whose values do not fit).
+//! value may not. The coordinator's gRPC service, the worker and the `rrm` binary's remote
+//! backend all convert here, so each side refuses the same values.
 
-pub use crate::core::CampaignStats;
-use crate::core::{
-    Assignment, CampaignStatus, Distribution, ExactStats, ExhaustiveRequest, ExhaustiveUnit,
-    LeaseRef, MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
+use crate::v1 as pb;
+use rrm_model::{
+    Aggregates, Campaign, CampaignName, CampaignSpec, Distrust, ExhaustiveResult, Group, Mismatch,
+    NameError, PlacementCells, Resolution, EXHAUSTIVE_FOGLEMAN,
 };
-use rrm_proto::v1 as pb;
-use rrm_store::{
-    Aggregates, Campaign, CampaignSpec, Distrust, ExhaustiveResult, Group, Mismatch,
-    PlacementCells, Resolution, EXHAUSTIVE_FOGLEMAN,
+use rrm_model::{
+    Assignment, CampaignStats, CampaignStatus, Distribution, ExactStats, ExhaustiveRequest,
+    ExhaustiveUnit, LeaseRef, MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission,
+    Work,
 };
 use std::collections::BTreeMap;
 
@@ -28,7 +27,11 @@ pub enum WireError {
     #[error("legal samples must list depths 1, 2, 3, … in order")]
     LegalSampleDepths,
     #[error(transparent)]
-    Solutions(#[from] rrm_proto::solutions::SolutionsError),
+    Solutions(#[from] crate::solutions::SolutionsError),
+    #[error(transparent)]
+    Name(#[from] NameError),
+    #[error(transparent)]
+    Generator(#[from] ricochet::UnknownGenerator),
 }
 
 impl From<WireError> for tonic::Status {
@@ -101,6 +104,28 @@ impl From<Assignment> for pb::WorkUnit {
                 }),
             },
         }
+    }
+}
+
+/// A unit as the worker receives it.
+impl TryFrom<pb::WorkUnit> for Assignment {
+    type Error = WireError;
+
+    fn try_from(unit: pb::WorkUnit) -> Result<Assignment, WireError> {
+        let work = match unit.exhaustive {
+            Some(exhaustive) => Work::Exhaustive(exhaustive_unit(exhaustive)?),
+            None => Work::Seeds {
+                generator: unit.generator.parse()?,
+                seeds: unit.seed_start..unit.seed_end,
+                record_threshold: moves_u8(unit.record_threshold, "record threshold")?,
+                top_count: unit.top_count,
+            },
+        };
+        Ok(Assignment {
+            lease: unit.lease.ok_or(WireError::Missing("lease"))?.into(),
+            work,
+            deadline_unix_ms: unit.deadline_unix_ms,
+        })
     }
 }
 
@@ -224,11 +249,33 @@ impl TryFrom<pb::SubmitRequest> for Submission {
             move_counts: request.move_counts,
             robots_moved: request.robots_moved,
             digest: request.digest,
-            solutions: rrm_proto::solutions::unpack(&request.solutions)?,
+            solutions: crate::solutions::unpack(&request.solutions)?,
             cpu_ms: request.exhaustive.as_ref().map_or(0, |e| e.cpu_ms),
             exhaustive: request.exhaustive.map(exhaustive_result).transpose()?,
         })
     }
+}
+
+/// The request that submits `submission` in the worker's session `session`; refused if
+/// its kept solutions do not fit in one.
+pub fn submit_request(
+    submission: Submission,
+    session: Vec<u8>,
+) -> Result<pb::SubmitRequest, WireError> {
+    let cpu_ms = submission.cpu_ms;
+    Ok(pb::SubmitRequest {
+        worker_id: submission.worker,
+        session,
+        lease: Some(submission.lease.into()),
+        move_counts: submission.move_counts,
+        robots_moved: submission.robots_moved,
+        digest: submission.digest,
+        solutions: crate::solutions::pack(&submission.solutions)?.into(),
+        exhaustive: submission.exhaustive.map(|result| pb::ExhaustiveResult {
+            cpu_ms,
+            ..exhaustive_message(&result)
+        }),
+    })
 }
 
 impl From<Outcome> for pb::SubmitOutcome {
@@ -245,7 +292,7 @@ impl From<Outcome> for pb::SubmitOutcome {
 /// A campaign spec from a creation request (both types are foreign here, hence a function).
 pub fn spec_from_request(request: pb::CreateCampaignRequest) -> Result<CampaignSpec, WireError> {
     Ok(CampaignSpec {
-        name: request.name,
+        name: CampaignName::new(request.name)?,
         generator: request.generator,
         seed_start: request.seed_start,
         seed_end: request.seed_end,
@@ -257,7 +304,7 @@ pub fn spec_from_request(request: pb::CreateCampaignRequest) -> Result<CampaignS
 /// The creation request for `spec`.
 pub fn create_request(spec: CampaignSpec) -> pb::CreateCampaignRequest {
     pb::CreateCampaignRequest {
-        name: spec.name,
+        name: spec.name.into(),
         generator: spec.generator,
         seed_start: spec.seed_start,
         seed_end: spec.seed_end,
@@ -275,7 +322,7 @@ pub fn exhaustive_from_request(
         return Ok(None);
     };
     Ok(Some(ExhaustiveRequest {
-        name: request.name.clone(),
+        name: CampaignName::new(request.name.clone())?,
         boards: exhaustive.boards.clone(),
         targets: exhaustive.targets.clone(),
         sample_size: exhaustive.sample_size,
@@ -288,7 +335,7 @@ pub fn exhaustive_from_request(
 /// The creation request for an exhaustive campaign.
 pub fn exhaustive_create_request(request: ExhaustiveRequest) -> pb::CreateCampaignRequest {
     pb::CreateCampaignRequest {
-        name: request.name,
+        name: request.name.into(),
         generator: EXHAUSTIVE_FOGLEMAN.to_string(),
         exhaustive: Some(pb::ExhaustiveCampaign {
             boards: request.boards,
@@ -344,7 +391,7 @@ impl From<CampaignStatus> for pb::CampaignStatus {
         } = status.campaign;
         pb::CampaignStatus {
             campaign: Some(pb::Campaign {
-                name: spec.name,
+                name: spec.name.into(),
                 generator: spec.generator,
                 seed_start: spec.seed_start,
                 seed_end: spec.seed_end,
@@ -407,7 +454,7 @@ impl TryFrom<pb::CampaignStatus> for CampaignStatus {
             campaign: Campaign {
                 id: 0,
                 spec: CampaignSpec {
-                    name: campaign.name,
+                    name: CampaignName::new(campaign.name)?,
                     generator: campaign.generator,
                     seed_start: campaign.seed_start,
                     seed_end: campaign.seed_end,

@@ -1,0 +1,21 @@
+//! rrm's domain model: campaigns, units and their leases, workers' results, and the
+//! statistics built from them, as the coordinator, the worker and the command line use
+//! them.
+//!
+//! No storage or wire format lives here: the store keeps its own versioned records and
+//! `rrm_proto::wire` converts to and from `rrm.v1` messages, each edge in one place.
+//! Values are checked where they enter ([`CampaignName::new`], [`CampaignSpec::validate`])
+//! and trusted inside.
+
+mod campaign;
+mod exhaustive;
+pub mod numbers;
+mod stats;
+mod units;
+mod work;
+
+pub use campaign::*;
+pub use exhaustive::*;
+pub use stats::*;
+pub use units::*;
+pub use work::*;
