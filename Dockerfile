@@ -1,13 +1,22 @@
-# syntax=docker/dockerfile:1
 # The rrm image: one binary, `rrm`, for the coordinator, the workers and the CLI.
 #   docker build -t rrm .
 #   docker run --rm rrm --help
 # deploy/compose.yaml and deploy/k8s/ run it; deploy/README.md tells how.
+#
+# Needs BuildKit (`docker buildx`, or DOCKER_BUILDKIT=1 with Docker 20.10 to 22), whose
+# built-in Dockerfile frontend reads this file: no `# syntax=` line, which would pull a
+# frontend image. BuildKit builds only the stages the image needs, so the arguments below
+# can make the image without the registry (tests/rrm/compose.rs does):
+#   RUNTIME_BASE  the image rrm runs on: one with glibc and libgcc, as distroless "cc".
+#   BINARY        "builder" compiles rrm in the Rust image; "prebuilt" takes prebuilt/rrm
+#                 and an empty prebuilt/data/ (mode 0700) from the build context instead.
+ARG RUST_VERSION=1.95
+ARG RUNTIME_BASE=gcr.io/distroless/cc-debian12:nonroot
+ARG BINARY=builder
 
 # --- build -----------------------------------------------------------------------------
 # The full (not slim) Rust image: it has the C compiler that ring's build script needs.
 # Protobuf is compiled by protox at build time, so no protoc is needed either.
-ARG RUST_VERSION=1.95
 FROM rust:${RUST_VERSION}-bookworm AS builder
 WORKDIR /src
 COPY . .
@@ -19,14 +28,21 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
     && install -D -m 0755 target/release/rrm /out/rrm \
     && install -d -m 0700 /out/data
 
+# --- or a binary built elsewhere (BINARY=prebuilt) -------------------------------------
+FROM scratch AS prebuilt
+COPY prebuilt/ /out/
+
+# The stage BINARY names, under one name for the stage below.
+FROM ${BINARY} AS binary
+
 # --- run -------------------------------------------------------------------------------
 # Distroless "cc": glibc and libgcc (which rrm links to), CA certificates, no shell and no
 # package manager. Its "nonroot" user is 65532:65532. Same Debian release as the builder.
-FROM gcr.io/distroless/cc-debian12:nonroot
-COPY --from=builder /out/rrm /usr/local/bin/rrm
+FROM ${RUNTIME_BASE}
+COPY --from=binary /out/rrm /usr/local/bin/rrm
 # /data exists in the image, owned by the user, so that a named volume mounted there
 # starts out writable (Docker copies the directory's owner into a new volume).
-COPY --from=builder --chown=65532:65532 /out/data /data
+COPY --from=binary --chown=65532:65532 /out/data /data
 USER 65532:65532
 WORKDIR /data
 # In a container the coordinator must listen on all interfaces to be reached at all. A

@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 mod cli;
+mod compose;
 mod crash_images;
 mod dashboard;
 mod dashboard_access;
