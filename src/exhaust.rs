@@ -324,11 +324,11 @@ fn text(
     show: usize,
 ) -> Result<String> {
     let mut out = format!(
-        "{}: target robot {} and {} interchangeable helpers, {} placements\n",
+        "{}: target robot {} and {}, {}\n",
         unit.label,
         unit.target.colour.map_or('?', |c| c.letter()),
-        unit.helpers,
-        analysis.placements
+        crate::report::count(unit.helpers as u64, "interchangeable helper"),
+        crate::report::count(analysis.placements, "placement")
     );
     // A puzzle file names no other targets: then every placement is legal, and the
     // legal columns would only repeat the others.

@@ -326,10 +326,13 @@ h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom:
 .solutions {{ page-break-before: always; break-before: page; }}
 @media print {{ body {{ margin: 0; }} }}
 </style></head><body>
-<h1>{title}</h1><div class="sub">{count} puzzles from campaign {campaign}, easiest first. Move the robot of the target's colour onto it; robots slide until they hit a wall or another robot. Solutions at the end.</div>
+<h1>{title}</h1><div class="sub">{count} from campaign {campaign}, easiest first. Move the robot of the target's colour onto it; robots slide until they hit a wall or another robot. Solutions at the end.</div>
 <div class="grid">"#,
-        title = escape(&format!("Ricochet Robots: {} puzzles", chosen.len())),
-        count = chosen.len(),
+        title = escape(&format!(
+            "Ricochet Robots: {}",
+            crate::report::count(chosen.len() as u64, "puzzle")
+        )),
+        count = crate::report::count(chosen.len() as u64, "puzzle"),
         campaign = escape(name)
     );
     for (index, c) in chosen.iter().enumerate() {

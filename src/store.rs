@@ -3,6 +3,7 @@
 //! (JSON Lines with a checksum, see `rrm_store`'s `portable` module).
 
 use crate::progress::bar;
+use crate::report::count;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use rrm_store::Store;
@@ -60,8 +61,11 @@ pub fn run(args: StoreArgs) -> Result<ExitCode> {
             progress.finish_and_clear();
             writeln!(
                 out,
-                "{} campaigns, {} units done, {} seeds counted, {} commits",
-                report.campaigns, report.units_done, report.seeds_counted, report.commits
+                "{}, {} done, {} counted, {}",
+                count(report.campaigns, "campaign"),
+                count(report.units_done, "unit"),
+                count(report.seeds_counted, "seed"),
+                count(report.commits, "commit")
             )?;
             for problem in &report.problems {
                 writeln!(out, "PROBLEM {problem}")?;
@@ -70,7 +74,7 @@ pub fn run(args: StoreArgs) -> Result<ExitCode> {
                 writeln!(out, "the store is sound")?;
                 Ok(ExitCode::SUCCESS)
             } else {
-                writeln!(out, "{} problems", report.problems.len())?;
+                writeln!(out, "{}", count(report.problems.len() as u64, "problem"))?;
                 Ok(ExitCode::from(1))
             }
         }

@@ -339,7 +339,7 @@ fn duration_text(seconds: Option<f64>) -> String {
 
 async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
     let mut body = String::from(
-        r#"<table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>done</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
+        r#"<div class="wide"><table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>done</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
     );
     for status in statuses(&coordinator)? {
         let c = campaign_json(&status);
@@ -362,7 +362,7 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
             hardest = c["hardest_moves"],
         );
     }
-    body.push_str("</tbody></table>");
+    body.push_str("</tbody></table></div>");
     Ok(Html(page("Campaigns", &body, Some("campaigns.js"))))
 }
 

@@ -1,96 +1,44 @@
-//! Who a worker is: registrations (a public id and a secret session every later call
-//! presents), the identity results are charged to (the token's name, or without tokens
-//! the registration itself), and distrust: an identity whose result was proven wrong
+//! Who a worker is: registering and authenticating through the `registry` (a public id
+//! and a secret session every later call presents; the identity results are charged
+//! to, the token's name or without tokens the registration itself), and distrust: an identity whose result was proven wrong
 //! leases nothing until an operator clears it, and everything it produced or verified
 //! is checked again by someone else.
 
-use super::campaign_state::CampaignState;
+use super::campaign_state::{current_lease, CampaignState};
+use super::registry::{Caps, Session, Worker};
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::unix_ms;
+use rrm_model::CampaignName;
 use rrm_model::{Distrust, UnitState, Verification};
-
-/// A registered worker.
-pub(super) struct Registration {
-    /// Results, failures and verifications are charged to this name.
-    pub(super) identity: String,
-    session: [u8; SESSION_BYTES],
-    /// Solver threads it declared (see `quotas`).
-    pub(super) threads: u32,
-    /// Its last authenticated call.
-    pub(super) last_seen: std::time::Instant,
-}
-
-/// Bytes of a session secret: guessing one is hopeless.
-pub const SESSION_BYTES: usize = 16;
-
-/// A worker's id and the secret that proves it, as Register returns them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Session {
-    pub worker: u64,
-    pub secret: [u8; SESSION_BYTES],
-}
-
-/// A worker as a call proved it to be: its registration and its identity.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Worker {
-    pub id: u64,
-    pub identity: String,
-}
+use std::collections::BTreeMap;
+use std::time::Instant;
 
 impl Coordinator {
     /// Registers a worker. With a token, its identity is the token's name; without, each
     /// registration is an identity of its own (`name#id`), so two registrations never
     /// count as two opinions only when tokens tell them apart. Past the registration
-    /// caps, the longest silent registration without a lease makes room (see `quotas`).
+    /// caps, the longest silent registration without a lease makes room (see `registry`).
     pub fn register(&self, token: Option<String>, name: &str, threads: u32) -> Result<Session> {
         let mut state = self.lock();
-        if let Some(identity) = &token {
-            let config = &self.config;
-            state.make_room(
-                identity,
-                config.max_registrations_per_identity,
-                config.max_registrations,
-            )?;
-        } else {
-            state.make_room("", usize::MAX, self.config.max_registrations)?;
-        }
-        let (worker, secret) = loop {
-            let (id, secret) = random_session();
-            if id != 0 && !state.workers.contains_key(&id) {
-                break (id, secret);
-            }
+        let caps = Caps {
+            per_identity: self.config.max_registrations_per_identity,
+            all: self.config.max_registrations,
         };
-        let identity = token.unwrap_or_else(|| format!("{name}#{worker}"));
-        state.workers.insert(
-            worker,
-            Registration {
-                identity,
-                session: secret,
-                threads,
-                last_seen: std::time::Instant::now(),
-            },
-        );
+        let State {
+            workers, campaigns, ..
+        } = &mut *state;
+        let holds = |id| holds_a_lease(campaigns, id);
+        let session = workers.register(token, name, threads, caps, Instant::now(), holds)?;
         self.metrics.registered();
-        Ok(Session { worker, secret })
+        Ok(session)
     }
 
     /// The worker a call speaks for: its session must match, and with tokens the
     /// caller's token must be the one it registered with.
     pub fn authenticate(&self, session: &Session, token: Option<&str>) -> Result<Worker> {
-        let mut state = self.lock();
-        let registration = state
+        self.lock()
             .workers
-            .get_mut(&session.worker)
-            .filter(|r| same_secret(&r.session, &session.secret))
-            .ok_or(CoordinatorError::UnknownWorker(session.worker))?;
-        if token.is_some_and(|token| token != registration.identity) {
-            return Err(CoordinatorError::NotYourWorker(session.worker));
-        }
-        registration.last_seen = std::time::Instant::now();
-        Ok(Worker {
-            id: session.worker,
-            identity: registration.identity.clone(),
-        })
+            .authenticate(session, token, Instant::now())
     }
 
     /// Refuses a distrusted identity.
@@ -190,27 +138,21 @@ pub(super) fn distrust_record(identity: &str, reason: String) -> Distrust {
     }
 }
 
-/// A fresh worker id and session secret from the operating system's generator.
-fn random_session() -> (u64, [u8; SESSION_BYTES]) {
-    let mut bytes = [0u8; 8 + SESSION_BYTES];
-    // Without the system generator nothing here could be secret.
-    getrandom::fill(&mut bytes).expect("the system random generator works");
-    let (id, secret) = bytes.split_at(8);
-    (
-        u64::from_le_bytes(id.try_into().expect("8 bytes")),
-        secret.try_into().expect("SESSION_BYTES bytes"),
-    )
-}
-
-/// Compares secrets in time independent of where they differ.
-fn same_secret(a: &[u8; SESSION_BYTES], b: &[u8; SESSION_BYTES]) -> bool {
-    a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
-}
-
 /// A random number in [0, 1) from the operating system's generator: which results are
 /// verified and which seeds are re-solved must not be predictable.
 pub(super) fn secret_draw() -> f64 {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).expect("the system random generator works");
     (u64::from_le_bytes(bytes) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Whether registration `id` holds a lease (main or verification) in any campaign.
+pub(super) fn holds_a_lease(campaigns: &BTreeMap<CampaignName, CampaignState>, id: u64) -> bool {
+    campaigns.values().any(|campaign| {
+        campaign
+            .leased
+            .iter()
+            .filter_map(|unit| current_lease(&campaign.records[unit]))
+            .any(|lease| lease.worker == id)
+    })
 }

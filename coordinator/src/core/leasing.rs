@@ -37,7 +37,10 @@ impl Coordinator {
             }
             let out = state.leases_out().map(|(lease, _)| lease).collect();
             state.stalls.keep_only(&out);
-            state.prune_idle(self.registration_idle());
+            let idle = self.registration_idle();
+            let campaigns = &state.campaigns;
+            let holds = |id| super::identity::holds_a_lease(campaigns, id);
+            state.workers.prune_idle(idle, Instant::now(), holds);
             state.expiry_scanned = Some(Instant::now());
         }
         state.check_lease_quota(&worker.identity)?;
@@ -124,7 +127,7 @@ impl Coordinator {
         &self,
         campaign: &mut CampaignState,
         now: i64,
-        registered: &std::collections::HashMap<u64, super::identity::Registration>,
+        registered: &super::registry::Registry,
         (stalls, credit): (&mut LeaseStalls, &mut Credit),
     ) -> Result<()> {
         let name = &campaign.campaign.spec.name;
@@ -159,7 +162,7 @@ impl Coordinator {
                     };
                     let holder = expired
                         .as_ref()
-                        .filter(|lease| registered.contains_key(&lease.worker))
+                        .filter(|lease| registered.contains(lease.worker))
                         .map(|lease| lease.identity.clone());
                     *state = UnitState::Pending { expired };
                     if let (Some(holder), Some(why)) = (holder, why) {

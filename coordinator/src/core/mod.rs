@@ -28,6 +28,7 @@ mod progress;
 mod queries;
 mod quotas;
 mod recovery;
+mod registry;
 mod standing;
 mod submission;
 mod verify;
@@ -41,8 +42,8 @@ pub use exhaustive::{
     CONFIRMED_BY_COORDINATOR, IMPORTED,
 };
 pub use hardest::HARDEST_SHOWN;
-pub use identity::{Session, Worker};
 pub use progress::Remaining;
+pub use registry::{Session, Worker};
 use rrm_model::{
     Assignment, CampaignStats, CampaignStatus, ExactStats, ExhaustiveUnit, LeaseRef,
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
@@ -73,7 +74,7 @@ struct State {
     /// Confirmed units per identity: whose results are solved again in full.
     standing: standing::Standing,
     /// Registered workers by id.
-    workers: HashMap<u64, identity::Registration>,
+    workers: registry::Registry,
     /// Identities proven wrong, as stored.
     distrusted: HashMap<String, rrm_model::Distrust>,
     /// The number the next accepted result gets in the commit log.

@@ -1,23 +1,13 @@
 //! Bounds per identity, so that one token cannot take the work or the memory for
 //! itself: the leases it holds at once (scaled to the threads its registrations
 //! declare, and to the results it has had taken, since threads are only its word),
-//! leases whose reported progress stalls (taken back and charged by `leasing`), and
-//! registrations, capped per identity and in all, idle ones pruned.
+//! leases whose reported progress stalls (taken back and charged by `leasing`);
+//! registrations are capped in `registry`.
 
 use super::campaign_state::current_lease;
-use super::identity::Registration;
 use super::{Coordinator, CoordinatorError, LeaseRef, Result, State};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-
-/// The most solver threads one registration is believed to have.
-pub const MAX_THREADS: u32 = 256;
-
-/// Leases a registration of `threads` threads may hold: one per thread and one more, so
-/// that an honest worker (two units in flight) always has its next unit.
-fn allowance(threads: u32) -> usize {
-    threads.clamp(1, MAX_THREADS) as usize + 1
-}
 
 /// Leases an identity may hold before any result of its was taken: enough for one
 /// worker's two units in flight.
@@ -117,12 +107,9 @@ impl State {
             .leases_out()
             .filter(|(_, holder)| *holder == identity)
             .count();
-        let allowed: usize = self
+        let allowed = self
             .workers
-            .values()
-            .filter(|registration| registration.identity == identity)
-            .map(|registration| allowance(registration.threads))
-            .sum::<usize>()
+            .lease_allowance(identity)
             .min(self.credit.allowed(identity));
         if held >= allowed {
             return Err(CoordinatorError::LeaseQuota {
@@ -131,74 +118,6 @@ impl State {
                 allowed,
             });
         }
-        Ok(())
-    }
-
-    /// Whether registration `id` holds a lease.
-    fn holds_a_lease(&self, id: u64) -> bool {
-        self.campaigns.values().any(|campaign| {
-            campaign
-                .leased
-                .iter()
-                .filter_map(|unit| current_lease(&campaign.records[unit]))
-                .any(|lease| lease.worker == id)
-        })
-    }
-
-    /// Drops registrations silent for `idle` that hold no lease (their workers register
-    /// again if they come back).
-    pub(super) fn prune_idle(&mut self, idle: Duration) {
-        let silent: Vec<u64> = self
-            .workers
-            .iter()
-            .filter(|(_, registration)| registration.last_seen.elapsed() >= idle)
-            .map(|(&id, _)| id)
-            .collect();
-        for id in silent {
-            if !self.holds_a_lease(id) {
-                self.workers.remove(&id);
-            }
-        }
-    }
-
-    /// Makes room for one more registration of `identity`: past the per-identity or the
-    /// overall cap, the longest silent registration (of that identity, or of anyone)
-    /// without a lease goes; if every one holds a lease, the newcomer is refused.
-    pub(super) fn make_room(
-        &mut self,
-        identity: &str,
-        per_identity: usize,
-        all: usize,
-    ) -> Result<()> {
-        let mine = |r: &Registration| r.identity == identity;
-        if self.workers.values().filter(|r| mine(r)).count() >= per_identity {
-            self.drop_longest_silent(mine, "registrations of this identity", per_identity)?;
-        }
-        if self.workers.len() >= all {
-            self.drop_longest_silent(|_| true, "registrations", all)?;
-        }
-        Ok(())
-    }
-
-    fn drop_longest_silent(
-        &mut self,
-        among: impl Fn(&Registration) -> bool,
-        what: &'static str,
-        limit: usize,
-    ) -> Result<()> {
-        let mut candidates: Vec<(Instant, u64)> = self
-            .workers
-            .iter()
-            .filter(|(_, registration)| among(registration))
-            .map(|(&id, registration)| (registration.last_seen, id))
-            .collect();
-        candidates.sort_unstable();
-        let dropped = candidates
-            .into_iter()
-            .map(|(_, id)| id)
-            .find(|&id| !self.holds_a_lease(id))
-            .ok_or(CoordinatorError::TooManyRegistrations { what, limit })?;
-        self.workers.remove(&dropped);
         Ok(())
     }
 }

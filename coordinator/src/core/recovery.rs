@@ -96,7 +96,7 @@ impl Coordinator {
                 stalls: Default::default(),
                 credit: Default::default(),
                 standing: Standing::default(),
-                workers: HashMap::new(),
+                workers: Default::default(),
                 distrusted: HashMap::new(),
                 next_commit: 0,
                 round_robin: 0,

@@ -9,6 +9,7 @@ use crate::core::{Coordinator, UnitBoard};
 use axum::extract::{Path, State};
 use axum::response::{Html, Json};
 use ricochet::svg::{escape, Picture};
+use rrm_model::numbers::thousands;
 use rrm_model::{Aggregates, CampaignStatus, Distribution, ExactStats, MinedPlacement};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -89,9 +90,11 @@ pub(super) fn histogram_table(body: &mut String, histogram: &[u64], legal_histog
         let legal_count = legal_histogram.get(moves).copied().unwrap_or(0);
         let _ = write!(
             body,
-            r#"<tr data-moves="{moves}" data-count="{count}" data-legal="{legal_count}"><td>{moves}</td><td class="num">{count}</td><td class="num">{:.5} %</td><td class="num">{}</td><td class="num">{legal_count}</td><td class="num">{:.5} %</td></tr>"#,
+            r#"<tr data-moves="{moves}" data-count="{count}" data-legal="{legal_count}"><td>{moves}</td><td class="num">{}</td><td class="num">{:.5} %</td><td class="num">{}</td><td class="num">{}</td><td class="num">{:.5} %</td></tr>"#,
+            thousands(count),
             count as f64 * 100.0 / all.max(1) as f64,
             rarity(count, all),
+            thousands(legal_count),
             legal_count as f64 * 100.0 / legal.max(1) as f64,
         );
     }
@@ -113,9 +116,9 @@ fn group_row(body: &mut String, group: &str, d: &Distribution) {
         let _ = write!(
             body,
             r#"<td class="num">{}</td><td class="num">{:.3}</td><td class="num">{max}</td><td class="num">{}</td>"#,
-            a.puzzles(),
+            thousands(a.puzzles()),
             a.mean(),
-            a.histogram.get(usize::from(max)).copied().unwrap_or(0)
+            thousands(a.histogram.get(usize::from(max)).copied().unwrap_or(0))
         );
     }
     body.push_str("</tr>");
@@ -133,13 +136,15 @@ pub(super) fn campaign_page(
     let mut body = String::new();
     let _ = write!(
         body,
-        r#"<p id="summary" data-units-done="{done}" data-units-total="{total}" data-placements="{placements}" data-legal="{legal_count}" data-max="{max}"><progress max="{total}" value="{done}"></progress> {done} of {total} units analysed (exhaustive: every placement of four robots per board and target). {placements} placements, mean <b>{mean:.3}</b> moves, hardest <b>{max}</b>; {legal_count} legal placements (no robot on a target), mean {legal_mean:.3}, hardest {legal_max}; {unsolvable} unsolvable.</p>"#,
+        r#"<p id="summary" data-units-done="{done}" data-units-total="{total}" data-placements="{placements}" data-legal="{legal_count}" data-max="{max}"><progress max="{total}" value="{done}"></progress> {done} of {total} units analysed (exhaustive: every placement of four robots per board and target). {placements_text} placements, mean <b>{mean:.3}</b> moves, hardest <b>{max}</b>; {legal_text} legal placements (no robot on a target), mean {legal_mean:.3}, hardest {legal_max}; {unsolvable} unsolvable.</p>"#,
         done = status.units_done,
         total = status.units_total,
         placements = all.puzzles(),
+        placements_text = thousands(all.puzzles()),
         mean = all.mean(),
         max = all.max_moves(),
         legal_count = legal.puzzles(),
+        legal_text = thousands(legal.puzzles()),
         legal_mean = legal.mean(),
         legal_max = legal.max_moves(),
         unsolvable = overall.unsolvable,
@@ -174,7 +179,9 @@ pub(super) fn campaign_page(
     );
     // Each target its own records: the hardest target's would fill one list.
     body.push_str(r#"<h2>Records</h2><div id="records">"#);
-    let by_target = coordinator.records_by_target(name, RECORDS_SHOWN)?;
+    // A row of cards per target: 16 targets of 12 boards each would be a long page.
+    let per_target = RECORDS_SHOWN / exact.by_target.len().clamp(1, 2);
+    let by_target = coordinator.records_by_target(name, per_target)?;
     for (token, records) in &by_target {
         if by_target.len() > 1 {
             let _ = write!(body, r#"<h3>Target {}</h3>"#, escape(token));
