@@ -277,3 +277,66 @@ fn bad_exhaustive_placements_are_refused() {
         Err(WireError::OverMoveLimit { .. })
     ));
 }
+
+#[test]
+fn units_and_submissions_survive_the_worker_s_round_trip() {
+    let lease = LeaseRef {
+        campaign: "c".into(),
+        unit: 3,
+        lease: 1,
+    };
+    let seeds = Assignment {
+        lease: lease.clone(),
+        work: Work::Seeds {
+            generator: ricochet::Generator::Fogleman,
+            seeds: 10..20,
+            record_threshold: 21,
+            top_count: 4,
+        },
+        deadline_unix_ms: 99,
+    };
+    let analysis = Assignment {
+        work: Work::Exhaustive(ExhaustiveUnit {
+            board: "1A 3B 4A 2B".into(),
+            token: "RT".into(),
+            sample_size: 32,
+            top_from: 12,
+            top_per_depth: 8,
+            max_hardest: 32,
+        }),
+        ..seeds.clone()
+    };
+    for assignment in [seeds, analysis] {
+        let wire = pb::WorkUnit::from(assignment.clone());
+        assert_eq!(Assignment::try_from(wire), Ok(assignment));
+    }
+    let mut unknown = pb::WorkUnit::from(Assignment {
+        lease: lease.clone(),
+        work: Work::Seeds {
+            generator: ricochet::Generator::Fogleman,
+            seeds: 1..2,
+            record_threshold: 20,
+            top_count: 0,
+        },
+        deadline_unix_ms: 0,
+    });
+    unknown.generator = "dice".into();
+    assert!(matches!(
+        Assignment::try_from(unknown),
+        Err(WireError::Generator(_))
+    ));
+    let submission = Submission {
+        worker: 4,
+        identity: String::new(),
+        lease,
+        move_counts: Vec::new(),
+        robots_moved: Vec::new(),
+        digest: vec![2; 32],
+        solutions: vec![(9, vec!["BS".into()])],
+        exhaustive: Some(exhaustive()),
+        cpu_ms: 1234,
+    };
+    let request = submit_request(submission.clone(), vec![5; 16]).unwrap();
+    assert_eq!(request.session, vec![5; 16]);
+    assert_eq!(Submission::try_from(request), Ok(submission));
+}
