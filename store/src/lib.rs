@@ -5,19 +5,19 @@
 //!
 //! | tree | key | value |
 //! |---|---|---|
-//! | `campaigns` | name (UTF-8) | [`Campaign`]: id, spec, creation time |
-//! | `units` | campaign id `u32` · unit `u64` | [`UnitRecord`]: lease, result digest, verification, failures |
-//! | `results` | campaign id · unit | kind byte, then the unit's move counts and robots moved (raw, deflated, or deflated as one joint byte per seed); kind 4: an exhaustive unit's [`ExhaustiveRecord`] (version 2; kind 3 is version 1, read only) |
-//! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | [`HardEntry`]: solution, re-solved flag |
+//! | `campaigns` | name (UTF-8) | `Campaign`: id, spec, creation time |
+//! | `units` | campaign id `u32` · unit `u64` | `UnitRecord`: lease, result digest, verification, failures |
+//! | `results` | campaign id · unit | kind byte, then the unit's move counts and robots moved (raw, deflated, or deflated as one joint byte per seed); kind 4: an exhaustive unit's `ExhaustiveRecord` (version 2; kind 3 is version 1, read only) |
+//! | `hardest` | campaign id · `255 - moves` `u8` · seed `u64` | `HardEntry`: solution, re-solved flag |
 //! | `commits` | commit number `u64` | campaign id · unit: the log of accepted results, in order; a 13th byte 1 marks a correction (a result taken out, see [`Store::correct`]) |
-//! | `aggregates` | campaign id | [`Aggregates`]: histograms, and the last commit they include |
-//! | `mismatches` | campaign id · unit · lease `u64` | [`Mismatch`]: how it was settled |
-//! | `distrusted` | identity (UTF-8) | [`Distrust`]: identities proven wrong, until an operator clears them |
+//! | `aggregates` | campaign id | `Aggregates`: histograms, and the last commit they include |
+//! | `mismatches` | campaign id · unit · lease `u64` | `Mismatch`: how it was settled |
+//! | `distrusted` | identity (UTF-8) | `Distrust`: identities proven wrong, until an operator clears them |
 //! | `meta` | `next_campaign_id` | `u32` |
 //! | `meta` | `format` | `u32`: the schema version ([`FORMAT`]); older stores are refused |
 //! | `meta` | `journal_group` | `u64`: the last journal group applied (see `journal`) |
 //! | `meta` | `journal_intent` | the record of the last group of several changes, written before them |
-//! | `exhaustive` | campaign id | version byte 1, then [`ExhaustiveSpec`]: only exhaustive campaigns have one |
+//! | `exhaustive` | campaign id | version byte 1, then `ExhaustiveSpec`: only exhaustive campaigns have one |
 //!
 //! Every write is one group of changes, appended to the write-ahead journal
 //! (`journal`) before sled sees it, so a group survives a crash whole or not at all
@@ -32,8 +32,9 @@
 //! number, and the campaign's statistics are saved through that commit, so the log never
 //! needs replaying across a correction.
 //!
-//! Postcard values are not self-describing: a field added to a stored record needs a new
-//! version (a new kind or version byte), never an edit of the old one.
+//! Values are the records of `records` (domain types of `rrm_model` converted in one
+//! place). Postcard values are not self-describing: a field added to a stored record
+//! needs a new version (a new kind or version byte), never an edit of the old one.
 
 mod blocks;
 mod durability;
