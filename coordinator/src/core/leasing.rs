@@ -106,7 +106,9 @@ impl Coordinator {
                 Some(held) => {
                     held.deadline_unix_ms = deadline;
                     let solved = seeds_solved.get(i).copied().unwrap_or(0);
-                    state.stalls.reported(lease, solved.min(work));
+                    state
+                        .stalls
+                        .reported(lease, solved.min(work), Instant::now());
                 }
                 None => lost.push(lease.clone()),
             }
@@ -144,7 +146,7 @@ impl Coordinator {
             if lease.deadline_unix_ms < now {
                 let why = format!("lease {} expired", lease.number);
                 expired.push((unit, stalls.heard(&reference).then_some(why)));
-            } else if stalls.stalled(&reference, self.config.stall_timeout) {
+            } else if stalls.stalled(&reference, self.config.stall_timeout, Instant::now()) {
                 let limit = self.config.stall_timeout.as_secs();
                 let why = format!("lease {} made no progress for {limit} s", lease.number);
                 credit.forfeited(&lease.identity);

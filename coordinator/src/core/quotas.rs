@@ -49,27 +49,27 @@ struct Watched {
 pub(super) struct LeaseStalls(HashMap<LeaseRef, Watched>);
 
 impl LeaseStalls {
-    fn watched(&mut self, lease: &LeaseRef) -> &mut Watched {
+    fn watched(&mut self, lease: &LeaseRef, now: Instant) -> &mut Watched {
         self.0.entry(lease.clone()).or_insert_with(|| Watched {
             work: 0,
-            since: Instant::now(),
+            since: now,
             heard: false,
         })
     }
 
-    /// Notes `work` reported for `lease`: only growth counts as progress.
-    pub(super) fn reported(&mut self, lease: &LeaseRef, work: u64) {
-        let watched = self.watched(lease);
+    /// Notes `work` reported for `lease` at `now`: only growth counts as progress.
+    pub(super) fn reported(&mut self, lease: &LeaseRef, work: u64, now: Instant) {
+        let watched = self.watched(lease, now);
         watched.heard = true;
         if work > watched.work {
-            (watched.work, watched.since) = (work, Instant::now());
+            (watched.work, watched.since) = (work, now);
         }
     }
 
-    /// Whether `lease` has shown no progress for `limit`; a lease not seen before (just
-    /// issued, or out before a restart) starts its clock now.
-    pub(super) fn stalled(&mut self, lease: &LeaseRef, limit: Duration) -> bool {
-        self.watched(lease).since.elapsed() >= limit
+    /// Whether `lease` has shown no progress for `limit` at `now`; a lease not seen
+    /// before (just issued, or out before a restart) starts its clock then.
+    pub(super) fn stalled(&mut self, lease: &LeaseRef, limit: Duration, now: Instant) -> bool {
+        now.saturating_duration_since(self.watched(lease, now).since) >= limit
     }
 
     /// Whether a heartbeat ever named `lease`: one never named may have had its reply
@@ -127,5 +127,62 @@ impl Coordinator {
     /// lease.
     pub(super) fn registration_idle(&self) -> Duration {
         self.config.lease_duration * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lease(number: u64) -> LeaseRef {
+        LeaseRef {
+            campaign: "c".into(),
+            unit: 1,
+            lease: number,
+        }
+    }
+
+    #[test]
+    fn a_lease_stalls_when_its_reported_work_stops_growing() {
+        let mut stalls = LeaseStalls::default();
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let limit = Duration::from_secs(60);
+        // A lease first seen starts its clock then, heard of or not.
+        assert!(!stalls.stalled(&lease(1), limit, at(0)));
+        assert!(!stalls.heard(&lease(1)));
+        stalls.reported(&lease(1), 10, at(50));
+        assert!(stalls.heard(&lease(1)));
+        // Growth at 50 s restarts the clock; the same figure again does not.
+        stalls.reported(&lease(1), 10, at(100));
+        assert!(!stalls.stalled(&lease(1), limit, at(109)));
+        assert!(stalls.stalled(&lease(1), limit, at(110)));
+        // Less work than before (a replayed heartbeat) is no progress either.
+        stalls.reported(&lease(1), 3, at(111));
+        assert!(stalls.stalled(&lease(1), limit, at(111)));
+        stalls.reported(&lease(1), 11, at(112));
+        assert!(!stalls.stalled(&lease(1), limit, at(171)));
+        // Leases no longer out are forgotten: seen again, their clock starts again.
+        stalls.keep_only(&std::collections::HashSet::from([lease(2)]));
+        assert!(!stalls.heard(&lease(1)));
+        assert!(!stalls.stalled(&lease(1), limit, at(500)));
+    }
+
+    #[test]
+    fn credit_grows_with_results_taken_and_shrinks_with_stalls() {
+        let mut credit = Credit::default();
+        assert_eq!(credit.allowed("a"), FIRST_LEASES);
+        credit.earned("a");
+        credit.earned("a");
+        assert_eq!(credit.allowed("a"), FIRST_LEASES + 4);
+        credit.forfeited("a");
+        credit.forfeited("a");
+        credit.forfeited("a");
+        assert_eq!(
+            credit.allowed("a"),
+            FIRST_LEASES,
+            "never below the first leases"
+        );
+        assert_eq!(credit.allowed("b"), FIRST_LEASES);
     }
 }
