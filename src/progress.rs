@@ -113,35 +113,37 @@ mod tests {
     }
 
     #[test]
-    fn the_widest_bar_fits_80_columns_and_says_its_counts_plainly() {
-        let screen = Screen {
-            width: 80,
-            ..Screen::default()
-        };
-        // The longest counts rrm shows: an exhaustive unit of 656,239,500 placements.
-        let bar = bar_with_message(656_239_500, "placements");
-        bar.set_draw_target(indicatif::ProgressDrawTarget::term_like(Box::new(
-            screen.clone(),
-        )));
-        bar.set_message("1A 3B 4A 2B GQ: layer 17 done");
-        bar.set_position(88_088_546);
-        std::thread::sleep(Duration::from_millis(300));
-        bar.tick();
-        let text = screen.text.lock().unwrap().clone();
-        let line = text
-            .lines()
-            .rev()
-            .find(|line| line.contains("placements"))
-            .expect("a bar was drawn");
-        assert!(
-            line.chars().count() <= 80,
-            "{} columns: {line}",
-            line.chars().count()
-        );
-        assert!(line.contains("88,088,546/656,239,500 placements"), "{line}");
-        assert!(
-            !line.contains('.') || line.contains("M/s") || line.contains("k/s"),
-            "{line}"
-        );
+    fn the_widest_bar_fits_80_and_200_columns_and_says_its_counts_plainly() {
+        for width in [80, 200] {
+            let screen = Screen {
+                width,
+                ..Screen::default()
+            };
+            // The longest counts rrm shows: an exhaustive unit of 656,239,500 placements.
+            let bar = bar_with_message(656_239_500, "placements");
+            bar.set_draw_target(indicatif::ProgressDrawTarget::term_like(Box::new(
+                screen.clone(),
+            )));
+            bar.set_message("1A 3B 4A 2B GQ: layer 17 done");
+            bar.set_position(88_088_546);
+            std::thread::sleep(Duration::from_millis(300));
+            bar.tick();
+            let text = screen.text.lock().unwrap().clone();
+            let line = text
+                .lines()
+                .rev()
+                .find(|line| line.contains("placements"))
+                .expect("a bar was drawn");
+            let columns = line.chars().count();
+            assert!(
+                columns <= width as usize,
+                "{columns} of {width} columns: {line}"
+            );
+            assert!(line.contains("88,088,546/656,239,500 placements"), "{line}");
+            assert!(
+                !line.contains('.') || line.contains("M/s") || line.contains("k/s"),
+                "{line}"
+            );
+        }
     }
 }
