@@ -99,9 +99,8 @@ impl CampaignState {
         }
     }
 
-    /// Notes the seeds done now, for [`CampaignState::rate`].
-    pub(super) fn note_progress(&mut self) {
-        let now = Instant::now();
+    /// Notes the seeds done at `now`, for [`CampaignState::rate`].
+    pub(super) fn note_progress(&mut self, now: Instant) {
         self.progress.push_back((now, self.seeds_done));
         while self
             .progress
@@ -112,10 +111,9 @@ impl CampaignState {
         }
     }
 
-    /// Seeds per second over the last [`RATE_WINDOW`], counting from the seeds done just
-    /// before the oldest result in it (0 when idle that long).
-    pub(super) fn rate(&self) -> f64 {
-        let now = Instant::now();
+    /// Seeds per second over the [`RATE_WINDOW`] before `now`, counting from the seeds
+    /// done at the oldest result in it (0 when idle that long).
+    pub(super) fn rate(&self, now: Instant) -> f64 {
         let recent: Vec<&(Instant, u64)> = self
             .progress
             .iter()
@@ -230,3 +228,6 @@ fn placements_per_unit(spec: &ExhaustiveSpec) -> Option<u64> {
         .ok()
         .map(|unit| unit.placements())
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,6 +10,7 @@ use rrm_model::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
 use rrm_proto::UNSOLVED;
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
+use std::time::Instant;
 
 /// What the metrics read at scrape time rather than count.
 pub(crate) struct LiveFigures {
@@ -55,7 +56,7 @@ impl Coordinator {
             rates: state
                 .campaigns
                 .iter()
-                .map(|(name, campaign)| (name.to_string(), campaign.rate()))
+                .map(|(name, campaign)| (name.to_string(), campaign.rate(Instant::now())))
                 .collect(),
             workers_holding_leases: holders.len(),
             registrations: state.workers.len(),
@@ -79,7 +80,7 @@ impl Coordinator {
                 Kind::Seeds(_) => campaign.aggregates.max_moves(),
                 Kind::Exhaustive(_) => hardest_moves(&campaign.exhaustive),
             },
-            seeds_per_second: campaign.rate(),
+            seeds_per_second: campaign.rate(Instant::now()),
             placements_per_unit: campaign.placements_per_unit,
             seeds_in_progress: state.seeds_in_progress(name),
             quarantined: Vec::new(),

@@ -400,7 +400,7 @@ impl Coordinator {
         self.metrics.completed(name, seeds.end - seeds.start);
         campaign.aggregates.through_commit = commit;
         campaign.track(unit, record, 0);
-        campaign.note_progress();
+        campaign.note_progress(std::time::Instant::now());
         state.next_commit += 1;
         Ok(())
     }
