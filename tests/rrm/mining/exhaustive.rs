@@ -96,6 +96,32 @@ fn vouch(result: &ExhaustiveResult) {
         check_solution(&position, &moves).unwrap();
     }
     assert!(by_bfs >= 2, "{by_bfs} samples checked by the referee's BFS");
+    // The census's committed file of this unit: figures pinned on purpose (the
+    // `exhaustive` tests recompute them with `rrm exhaust`), which catch what the
+    // few placements above miss.
+    let file: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../data/exhaustive/units/1A3B4A2B-GQ.json"
+    ))
+    .unwrap();
+    assert_eq!(serde_json::json!(result.histogram), file["histogram"]);
+    assert_eq!(
+        serde_json::json!(result.legal_histogram),
+        file["legal_histogram"]
+    );
+    assert_eq!(u64::from(result.max_moves), file["max_moves"]);
+    let hardest: Vec<String> = result
+        .hardest
+        .iter()
+        .map(|c| format!("{} {} {} {}", c[0], c[1], c[2], c[3]))
+        .collect();
+    let listed: Vec<&str> = file["hardest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .take(hardest.len())
+        .collect();
+    assert_eq!(hardest, listed, "the first hardest placements");
     for cells in result.hardest.iter().take(3) {
         let position = record(cells);
         let solved = with_thread_solver(result.max_moves, |s| {
