@@ -167,23 +167,43 @@ fn bad_seeds_and_missing_files_are_refused() {
 
 #[test]
 fn a_closed_stdout_ends_a_batch_quietly() {
+    // A billion seeds: days of solving, so an exit within the limit below is a batch
+    // that stopped early, not one that ran to its end.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(["solve", "--seeds", "1..3000"])
+        .args(["solve", "--seeds", "1..1000000001"])
+        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut first = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut first,
-    )
-    .unwrap();
+    let stderr = crate::read_all(child.stderr.take().unwrap());
+    let stdout = child.stdout.take().unwrap();
+    // The first line, read on a thread so that a batch printing nothing fails in time.
+    let (line_tx, line_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = String::new();
+        let read = std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut first);
+        let _ = line_tx.send(read.map(|_| first));
+        // The reader (and the pipe) goes here, like `| head -1`.
+    });
+    let first = line_rx.recv_timeout(std::time::Duration::from_secs(60));
+    let Ok(Ok(first)) = first else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("no first line within 60 s: {first:?}");
+    };
     assert!(first.starts_with("seed 1: "), "{first}");
-    // The reader is gone (like `| head -1`); the rest of the batch meets a closed pipe.
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let closed = std::time::Instant::now();
+    let limit = std::time::Duration::from_secs(30);
+    let Some(status) = crate::exit_within(&mut child, limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the batch still ran {limit:?} after its stdout closed");
+    };
+    eprintln!("exited {:?} after its stdout closed", closed.elapsed());
+    let stderr = stderr.join().unwrap().unwrap();
+    let stderr = String::from_utf8_lossy(&stderr);
+    assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(stderr.is_empty(), "nothing on stderr: {stderr}");
 }
 

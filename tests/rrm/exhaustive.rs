@@ -1,8 +1,8 @@
 //! Exhaustive analysis of a unit against the referee's plain rounds over every placement,
 //! and its sampled placements against the IDA* solver.
 
-use crate::referee::{all_depths, RefPlacement};
-use crate::solver::small_puzzle;
+use crate::referee::{all_depths, placement_depths, RefPlacement};
+use crate::solver::{puzzle_on, small_puzzle};
 use proptest::prelude::*;
 use ricochet::exhaustive::{analyse, sample_placements, Options, Placement};
 use ricochet::solver::with_thread_solver;
@@ -31,16 +31,24 @@ fn to_ref(puzzle: &Puzzle, placement: &Placement) -> RefPlacement {
 /// Runs the analysis on `record`'s board and target and compares every figure with the
 /// referee's depths; false when the record is no unit (nothing compared).
 fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
+    let forbidden_cells: Vec<i64> = (0..(record.width * record.height) as i64)
+        .step_by(3)
+        .collect();
+    compare_with(record, helpers, &forbidden_cells)
+}
+
+/// [`compare`] with the cells no robot may stand on in a legal placement.
+fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) -> bool {
     let Ok(puzzle) = Puzzle::from_record(record) else {
         return false; // the generator's robots may stand where none may
     };
     let board = puzzle.board();
-    let forbidden_cells: Vec<i64> = (0..(record.width * record.height) as i64)
-        .step_by(3)
-        .collect();
-    let expected = all_depths(record, helpers);
-    let mut watched: Vec<&RefPlacement> = expected.keys().step_by(7).collect();
+    let expected = placement_depths(record, helpers);
+    // Some hundreds of watched placements, whatever the unit's size.
+    let step = (expected.count() / 300).max(7);
+    let mut watched: Vec<RefPlacement> = expected.iter().step_by(step).map(|(p, _)| p).collect();
     watched.sort();
+    assert!(!watched.is_empty(), "some placements are watched");
     let options = Options {
         forbidden: forbidden_cells
             .iter()
@@ -59,23 +67,23 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
     }) else {
         return false; // a target no robot may stand on
     };
-    assert_eq!(analysis.placements, expected.len() as u64);
+    assert_eq!(analysis.placements, expected.count() as u64);
     let mut histogram = vec![0u64];
     let mut legal = vec![0u64];
-    for ((t, set), depth) in &expected {
-        let Some(depth) = *depth else { continue };
+    for ((t, set), depth) in expected.iter() {
+        let Some(depth) = depth else { continue };
         if histogram.len() <= depth {
             histogram.resize(depth + 1, 0);
             legal.resize(depth + 1, 0);
         }
         histogram[depth] += 1;
-        if !forbidden_cells.contains(t) && set.iter().all(|c| !forbidden_cells.contains(c)) {
+        if !forbidden_cells.contains(&t) && set.iter().all(|c| !forbidden_cells.contains(c)) {
             legal[depth] += 1;
         }
     }
     assert_eq!(analysis.histogram, histogram, "{record:?}");
     assert_eq!(analysis.legal_histogram, legal);
-    let unsolvable = expected.values().filter(|d| d.is_none()).count() as u64;
+    let unsolvable = expected.iter().filter(|(_, d)| d.is_none()).count() as u64;
     assert_eq!(analysis.unsolvable, unsolvable);
     let max = histogram.len() - 1;
     assert_eq!(usize::from(analysis.max_moves), max);
@@ -87,15 +95,21 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
     hardest.sort();
     let mut want: Vec<RefPlacement> = expected
         .iter()
-        .filter(|(_, d)| max > 0 && **d == Some(max))
-        .map(|(p, _)| p.clone())
+        .filter(|(_, d)| max > 0 && *d == Some(max))
+        .map(|(p, _)| p)
         .collect();
     want.sort();
     assert_eq!(hardest, want);
+    // Zipped lists stop at the shorter one: the lengths must agree first.
+    assert_eq!(
+        analysis.watched.len(),
+        watched.len(),
+        "one count per watched"
+    );
     for (placement, depth) in watched.iter().zip(&analysis.watched) {
         assert_eq!(
             depth.map(usize::from),
-            expected[*placement],
+            expected.depth(placement),
             "watched {placement:?}"
         );
     }
@@ -112,7 +126,11 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
             "top placements are distinct and ordered"
         );
         for placement in placements {
-            assert_eq!(expected[&to_ref(&puzzle, placement)], Some(d), "top at {d}");
+            assert_eq!(
+                expected.depth(&to_ref(&puzzle, placement)),
+                Some(d),
+                "top at {d}"
+            );
         }
     }
     let is_legal = |(t, set): &RefPlacement| {
@@ -120,13 +138,18 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
     };
     // Legal placements of a depth in the analysis' order: helper sets in colex order (the
     // largest helper first), then the target robot's cell; and the even spread of `k`.
+    let mut legal_at: Vec<Vec<RefPlacement>> = vec![Vec::new(); max + 1];
+    for (placement, depth) in expected.iter() {
+        match depth {
+            Some(depth) if is_legal(&placement) => legal_at[depth].push(placement),
+            _ => {}
+        }
+    }
+    for list in &mut legal_at {
+        list.sort_by_key(|(t, set)| (set.iter().rev().copied().collect::<Vec<_>>(), *t));
+    }
     let legal_spread = |depth: usize, k: usize| -> Vec<RefPlacement> {
-        let mut all: Vec<&RefPlacement> = expected
-            .iter()
-            .filter(|(p, d)| **d == Some(depth) && is_legal(p))
-            .map(|(p, _)| p)
-            .collect();
-        all.sort_by_key(|(t, set)| (set.iter().rev().copied().collect::<Vec<_>>(), *t));
+        let all = &legal_at[depth];
         let k = k.min(all.len());
         (0..k).map(|i| all[i * all.len() / k].clone()).collect()
     };
@@ -153,9 +176,14 @@ fn compare(record: &PuzzleRecord, helpers: usize) -> bool {
     assert_eq!(legal_hardest, legal_spread(legal_max, 5), "legal hardest");
     let sampled: Vec<Placement> = analysis.sample.iter().map(|(p, _)| p.clone()).collect();
     assert_eq!(sampled, sample_placements(board, helpers, 50).unwrap());
+    assert!(!sampled.is_empty(), "some placements are sampled");
     for (placement, depth) in &analysis.sample {
         let key = to_ref(&puzzle, placement);
-        assert_eq!(depth.map(usize::from), expected[&key], "sample {key:?}");
+        assert_eq!(
+            depth.map(usize::from),
+            expected.depth(&key),
+            "sample {key:?}"
+        );
         // The IDA* solver agrees on the same position. Only solvable ones: on the others
         // iterative deepening would search to its limit.
         let Some(depth) = *depth else { continue };
@@ -188,13 +216,119 @@ fn fogleman_boards_with_one_helper_match_the_referee() {
     }
 }
 
+/// Whether a robot or the target of `record` stands on a cell no robot may stand on
+/// (blocked, or closed on every side by walls, the edge or blocked cells): then the
+/// record is no unit and `compare` has nothing to compare.
+fn no_unit(record: &PuzzleRecord) -> bool {
+    let (w, h) = (record.width as i64, record.height as i64);
+    let unusable = |c: i64| {
+        let closed = [(1, 0, -1), (2, 1, 0), (4, 0, 1), (8, -1, 0)]
+            .iter()
+            .all(|&(bit, dx, dy)| {
+                let (x, y) = (c % w + dx, c / w + dy);
+                record.walls[c as usize] & bit != 0
+                    || x < 0
+                    || y < 0
+                    || x >= w
+                    || y >= h
+                    || record.blocked.contains(&(y * w + x))
+            });
+        closed || record.blocked.contains(&c)
+    };
+    record
+        .robots
+        .iter()
+        .chain([&record.target_cell])
+        .any(|&c| unusable(c))
+}
+
+/// Legal placements as the worker and `rrm exhaust` count them (no robot on one of the
+/// board's 16 targets): the analysis' legal histogram with the target cells that the
+/// generator's specification lists for seed 1605212351's board, against the referee's
+/// depths counted here over the placements that avoid those cells.
+#[test]
+fn the_legal_histogram_leaves_out_placements_on_fogleman_targets() {
+    // From ../shared/spec/fogleman-generator.md ("Target cells on that board"), pinned.
+    const SPEC_TARGETS: [i64; 16] = [
+        17, 25, 38, 46, 66, 74, 87, 108, 148, 156, 166, 201, 209, 222, 227, 235,
+    ];
+    let game = Game::generate(1_605_212_351).unwrap();
+    let record = game.puzzle().to_record(None);
+    let board = game.layout.board();
+    let mut production: Vec<i64> = game
+        .layout
+        .target_cells()
+        .iter()
+        .map(|&c| board.index_of(c) as i64)
+        .collect();
+    production.sort_unstable();
+    assert_eq!(production, SPEC_TARGETS, "the cells production forbids");
+    assert!(compare_with(&record, 1, &SPEC_TARGETS));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
     #[test]
     fn every_placement_gets_the_referees_move_count(record in small_puzzle()) {
         let helpers = record.robots.len().clamp(2, 4) - 1;
-        compare(&record, helpers);
+        // Nothing compared is a pass only for a record that is no unit.
+        prop_assert!(compare(&record, helpers) || no_unit(&record), "{record:?}");
+    }
+}
+
+proptest! {
+    // Each case is a unit of about two million placements (two seconds or so, release).
+    #![proptest_config(ProptestConfig { cases: 2, ..ProptestConfig::default() })]
+
+    /// The production unit's three helpers, on random 8×8 boards.
+    #[test]
+    fn three_helpers_on_8x8_boards_get_the_referees_move_counts(
+        record in puzzle_on(8, 8, 4).prop_filter("a unit", |r| !no_unit(r))
+    ) {
+        prop_assert!(compare(&record, 3), "{record:?}");
+    }
+}
+
+/// Three helpers on the production shape: a 16×16 Fogleman board (seed 1's) with only
+/// its top two and bottom two rows open (64 free cells, so that the referee can hold
+/// every placement), so that slides run along full 16-cell rows and over both edges.
+#[test]
+fn three_helpers_on_a_16x16_board_get_the_referees_move_counts() {
+    let mut record = Game::generate(1).unwrap().puzzle().to_record(None);
+    record.blocked = (32..224).collect();
+    record.robots = vec![3, 17, 240, 255];
+    record.target_cell = 227; // GQ, seed 1's target
+    record.target_robot = 0;
+    assert!(compare(&record, 3));
+}
+
+/// An 8×8 board with inner walls and two blocked cells, three helpers.
+#[test]
+fn three_helpers_on_the_walled_8x8_board_get_the_referees_move_counts() {
+    assert!(compare(&walled_puzzle(0), 3));
+}
+
+/// The reference itself: its flat breadth-first search agrees with the referee's plain
+/// rounds over every state on small random units.
+#[test]
+fn the_two_references_agree() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut compared = 0;
+    while compared < 60 {
+        let record = small_puzzle().new_tree(&mut runner).unwrap().current();
+        if no_unit(&record) {
+            continue;
+        }
+        let helpers = record.robots.len().clamp(2, 4) - 1;
+        let rounds = all_depths(&record, helpers);
+        let search = placement_depths(&record, helpers);
+        assert_eq!(search.count(), rounds.len(), "{record:?}");
+        for (placement, depth) in search.iter() {
+            assert_eq!(rounds[&placement], depth, "{placement:?} of {record:?}");
+        }
+        compared += 1;
     }
 }
 
@@ -365,4 +499,210 @@ fn ctrl_c_stops_exhaust_with_a_message() {
         stdout.join().unwrap().unwrap().is_empty(),
         "no half result is printed"
     );
+}
+
+/// A placement as a result file writes it (`"47 0 22 108"`, or an object in older
+/// files) as its cells.
+fn placement_cells(value: &serde_json::Value) -> Vec<u64> {
+    match value {
+        serde_json::Value::String(text) => text
+            .split_whitespace()
+            .map(|c| c.parse().unwrap())
+            .collect(),
+        object => std::iter::once(&object["target_robot"])
+            .chain(object["helpers"].as_array().unwrap())
+            .map(|c| c.as_u64().unwrap())
+            .collect(),
+    }
+}
+
+/// Every list of a result file with its placements as cells, for comparing files that
+/// write placements differently; `null` for a field the file lacks.
+fn unit_figures(unit: &serde_json::Value) -> Vec<(&'static str, serde_json::Value)> {
+    use serde_json::{json, Value};
+    let list = |v: &Value| -> Value {
+        v.as_array().map_or(Value::Null, |l| {
+            json!(l.iter().map(placement_cells).collect::<Vec<_>>())
+        })
+    };
+    let by_depth = |v: &Value| -> Value {
+        v.as_array().map_or(Value::Null, |l| {
+            json!(l
+                .iter()
+                .map(|d| json!([d["depth"], list(&d["placements"])]))
+                .collect::<Vec<_>>())
+        })
+    };
+    let sample = unit["sample"].as_array().map_or(Value::Null, |l| {
+        json!(l
+            .iter()
+            .map(|s| json!([placement_cells(&s["placement"]), s["moves"]]))
+            .collect::<Vec<_>>())
+    });
+    vec![
+        ("target_cell", unit["target_cell"].clone()),
+        ("placements", unit["placements"].clone()),
+        ("histogram", unit["histogram"].clone()),
+        ("legal_histogram", unit["legal_histogram"].clone()),
+        ("unsolvable", unit["unsolvable"].clone()),
+        ("max_moves", unit["max_moves"].clone()),
+        ("hardest", list(&unit["hardest"])),
+        ("legal_hardest", list(&unit["legal_hardest"])),
+        ("top", by_depth(&unit["top"])),
+        ("legal_samples", by_depth(&unit["legal_samples"])),
+        ("sample", sample),
+    ]
+}
+
+/// Placements of a target robot and three helpers on `record`'s board, counted from
+/// its wall masks alone: free cells (not blocked, not walled in on all sides) less
+/// `forbidden` ones, times the helper sets among the rest.
+fn placements_of_three_helpers(record: &PuzzleRecord, forbidden: &[i64]) -> u64 {
+    let closed = |c: usize| record.walls[c] & 15 == 15;
+    let free = (0..record.width * record.height)
+        .filter(|&c| !closed(c) && !record.blocked.contains(&(c as i64)))
+        .filter(|&c| !forbidden.contains(&(c as i64)))
+        .count() as u64;
+    free * ((free - 1) * (free - 2) * (free - 3) / 6)
+}
+
+/// `rrm exhaust --json` of `args`, with the file's own list options.
+fn exhaust_like(file: &serde_json::Value, args: &[&str]) -> serde_json::Value {
+    let option = |name: &str| file[name].to_string();
+    let (sample, top_from, top_per_depth) = (
+        option("sample_size"),
+        option("top_from"),
+        option("top_per_depth"),
+    );
+    let mut all = vec!["exhaust", "--json", "--threads", "2", "--show", "0"];
+    all.extend(args);
+    all.extend(["--sample", &sample, "--top-from", &top_from]);
+    all.extend(["--top-per-depth", &top_per_depth]);
+    serde_json::from_str(crate::rrm_ok(&all).trim()).unwrap()
+}
+
+fn committed(path: &str) -> serde_json::Value {
+    let path = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// Seed 1's unit as committed (the census's unit file and the README's figures of it)
+/// is what `rrm exhaust --seed 1` computes now; its totals agree with counts made here
+/// from the board, and the seed's own position with its published optimum.
+#[test]
+fn seed_1s_committed_unit_is_what_the_code_computes() {
+    let file = committed("data/exhaustive/units/1A3B4A2B-GQ.json");
+    let computed = exhaust_like(&file, &["--seed", "1"]);
+    for ((name, want), (_, got)) in unit_figures(&file).into_iter().zip(unit_figures(&computed)) {
+        assert!(!want.is_null(), "the file has {name}");
+        assert_eq!(got, want, "{name}");
+    }
+    // Totals from the board alone: every placement, and the legal ones (no robot on one
+    // of the spec's 16 target cells of this board; none is unsolvable).
+    let game = Game::generate(1).unwrap();
+    let record = game.puzzle().to_record(None);
+    let placements = placements_of_three_helpers(&record, &[]);
+    assert_eq!(file["placements"], placements);
+    let sum = |v: &serde_json::Value| -> u64 {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(file["unsolvable"], 0);
+    assert_eq!(sum(&file["histogram"]), placements);
+    let board = game.layout.board();
+    let targets: Vec<i64> = game
+        .layout
+        .target_cells()
+        .iter()
+        .map(|&c| board.index_of(c) as i64)
+        .collect();
+    assert_eq!(
+        sum(&file["legal_histogram"]),
+        placements_of_three_helpers(&record, &targets)
+    );
+    // The seed's own position: Fogleman's published optimum, and the README's figures.
+    let published = crate::generator::seed_records()[0].moves;
+    let position = &computed["position"];
+    assert_eq!(position["moves"], published as u64);
+    let max = computed["max_moves"].as_u64().unwrap();
+    let harder = position["harder"].as_u64().unwrap();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for figure in [
+        format!("all {} placements", grouped(placements)),
+        format!("maximum ({max} moves for this unit)"),
+        format!(
+            "({published} moves: {:.1} % of placements need more)",
+            harder as f64 * 100.0 / placements as f64
+        ),
+    ] {
+        assert!(readme.contains(&figure), "README.md: {figure}");
+    }
+}
+
+/// dd25's unit as committed (`data/exhaustive/dd25-exact.json`, BENCHMARKS.md's unit) is
+/// what `rrm exhaust --puzzle` computes now; its total agrees with a count made here
+/// from the board, and its position with its published optimum (25 moves).
+#[test]
+fn dd25s_committed_unit_is_what_the_code_computes() {
+    let file = committed("data/exhaustive/dd25-exact.json");
+    let records: Vec<PuzzleRecord> = include_str!("../data/hard-positions.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let dd25 = records
+        .into_iter()
+        .find(|r| r.name.as_deref() == Some("dd25"))
+        .expect("dd25 is a hard position");
+    let path = json_file("dd25.json", &dd25);
+    let computed = exhaust_like(&file, &["--puzzle", path.to_str().unwrap()]);
+    let mut absent = Vec::new();
+    for ((name, want), (_, got)) in unit_figures(&file).into_iter().zip(unit_figures(&computed)) {
+        if want.is_null() {
+            absent.push(name);
+            continue;
+        }
+        assert_eq!(got, want, "{name}");
+    }
+    // The file predates the legal lists (a puzzle file's unit has no legal cells anyway).
+    assert_eq!(absent, ["legal_hardest", "legal_samples"]);
+    let placements = placements_of_three_helpers(&dd25, &[]);
+    assert_eq!(file["placements"], placements);
+    let histogram: u64 = file["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(histogram + file["unsolvable"].as_u64().unwrap(), placements);
+    assert_eq!(dd25.moves, Some(25));
+    for position in [&file["position"], &computed["position"]] {
+        assert_eq!(position["moves"], 25);
+        assert_eq!(position["harder"], 0);
+    }
+    assert_eq!(file["max_moves"], 25);
+    assert_eq!(
+        file["hardest"].as_array().unwrap().len(),
+        2,
+        "README: one of 2"
+    );
+}
+
+/// `n` with thousands separated by commas, as the README writes counts.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }

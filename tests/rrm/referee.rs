@@ -239,3 +239,195 @@ pub fn all_depths(record: &PuzzleRecord, helpers: usize) -> HashMap<RefPlacement
     }
     depth
 }
+
+/// Every placement's optimal move count, as [`all_depths`] gives them but in flat arrays,
+/// so that units of three helpers on 8×8 boards (about two million placements) fit: see
+/// [`placement_depths`].
+pub struct Depths {
+    /// `free_index[cell]`: the cell's position among the free cells, which number keys.
+    free_index: Vec<usize>,
+    free: usize,
+    helpers: usize,
+    /// Every placement: the target robot's cell, then the helpers' (ascending).
+    placements: Vec<[u16; 4]>,
+    /// `slot[key]`: the placement's index in `placements`, `u32::MAX` for no placement.
+    slot: Vec<u32>,
+    /// Moves of each placement; 0 when it cannot be solved.
+    depth: Vec<u8>,
+}
+
+impl Depths {
+    /// A placement's key in `slot`, from its cells (`y * width + x`).
+    fn key(&self, cells: &[u16]) -> usize {
+        cells.iter().rev().fold(0, |key, &c| {
+            let index = self.free_index[usize::from(c)];
+            assert!(index < self.free, "cell {c} is not free");
+            key * self.free + index
+        })
+    }
+
+    /// How many placements the unit has.
+    pub fn count(&self) -> usize {
+        self.placements.len()
+    }
+
+    /// The move count of `placement`, `None` when it cannot be solved; panics when it is
+    /// no placement of the unit.
+    pub fn depth(&self, (target, helpers): &RefPlacement) -> Option<usize> {
+        let cells: Vec<u16> = std::iter::once(*target)
+            .chain(helpers.iter().copied())
+            .map(|c| c as u16)
+            .collect();
+        let slot = self.slot[self.key(&cells)];
+        assert_ne!(slot, u32::MAX, "{target} {helpers:?} is no placement");
+        Some(usize::from(self.depth[slot as usize])).filter(|&d| d > 0)
+    }
+
+    /// Every placement with its move count, in (target cell, helpers) order of
+    /// enumeration (not sorted).
+    pub fn iter(&self) -> impl Iterator<Item = (RefPlacement, Option<usize>)> + '_ {
+        self.placements.iter().zip(&self.depth).map(|(p, &d)| {
+            let placement = (
+                i64::from(p[0]),
+                p[1..=self.helpers].iter().map(|&c| i64::from(c)).collect(),
+            );
+            (placement, Some(usize::from(d)).filter(|&d| d > 0))
+        })
+    }
+}
+
+/// The optimal move count of every placement of robot 0 (which must reach the target)
+/// and `helpers` interchangeable robots, by a plain breadth-first search backwards from
+/// the goal: placements one target-robot slide from the target are at depth 1, and a
+/// placement not yet reached with a move into depth `d` is at `d + 1`. The moves come
+/// from [`slide`] on the record's wall masks; placements are numbered by their cells.
+pub fn placement_depths(record: &PuzzleRecord, helpers: usize) -> Depths {
+    assert!((1..=3).contains(&helpers), "1 to 3 helpers");
+    let cells = record.width * record.height;
+    // Cells a robot may stand on: not blocked, and not shut in on all four sides.
+    let free: Vec<u16> = (0..cells as i64)
+        .filter(|c| !record.blocked.contains(c))
+        .filter(|&c| (0..4).any(|dir| slide(record, &[c], 0, dir) != c))
+        .map(|c| c as u16)
+        .collect();
+    let keys = free.len().pow(helpers as u32 + 1);
+    assert!(
+        keys < 1 << 28,
+        "too many free cells for a reference in memory"
+    );
+    let mut free_index = vec![usize::MAX; cells];
+    for (i, &c) in free.iter().enumerate() {
+        free_index[usize::from(c)] = i;
+    }
+    let mut depths = Depths {
+        free_index,
+        free: free.len(),
+        helpers,
+        placements: Vec::new(),
+        slot: vec![u32::MAX; keys],
+        depth: Vec::new(),
+    };
+    // Helper sets as ascending index tuples into `free`, then every free target cell.
+    let mut set = (0..helpers).collect::<Vec<usize>>();
+    'sets: loop {
+        if set.last().is_some_and(|&l| l < free.len()) {
+            for &t in &free {
+                let mut p = [0u16; 4];
+                p[0] = t;
+                for (i, &h) in set.iter().enumerate() {
+                    p[i + 1] = free[h];
+                }
+                if p[1..=helpers].contains(&t) {
+                    continue;
+                }
+                let key = depths.key(&p[..=helpers]);
+                depths.slot[key] = depths.placements.len() as u32;
+                depths.placements.push(p);
+            }
+        }
+        // The next ascending tuple: bump the last index that can still grow.
+        for i in (0..helpers).rev() {
+            if set[i] + (helpers - i) < free.len() {
+                set[i] += 1;
+                for j in i + 1..helpers {
+                    set[j] = set[j - 1] + 1;
+                }
+                continue 'sets;
+            }
+        }
+        break;
+    }
+    let count = depths.placements.len();
+    // Each placement's moves (robot × direction): the slot it leads to, GOAL when the
+    // target robot lands on the target, NONE when the robot cannot move.
+    const GOAL: u32 = u32::MAX - 1;
+    const NONE: u32 = u32::MAX;
+    let moves = |p: &[u16; 4]| -> [u32; 16] {
+        let mut out = [NONE; 16];
+        let mut robots = [0i64; 4];
+        for (robot, &cell) in robots.iter_mut().zip(&p[..=helpers]) {
+            *robot = i64::from(cell);
+        }
+        let robots = &robots[..=helpers];
+        for robot in 0..robots.len() {
+            for dir in 0..4 {
+                let to = slide(record, robots, robot, dir);
+                if to == robots[robot] {
+                    continue;
+                }
+                out[robot * 4 + dir] = if robot == 0 && to == record.target_cell {
+                    GOAL
+                } else {
+                    let mut next = *p;
+                    next[robot] = to as u16;
+                    next[1..=helpers].sort_unstable();
+                    depths.slot[depths.key(&next[..=helpers])]
+                };
+            }
+        }
+        out
+    };
+    let successors: Vec<[u32; 16]> = {
+        use rayon::prelude::*;
+        depths.placements.par_iter().map(moves).collect()
+    };
+    // Predecessor lists in one flat array: counted first, then filled.
+    let mut start = vec![0u32; count + 1];
+    let mut queue = VecDeque::new();
+    let mut depth = vec![0u8; count];
+    for (p, next) in successors.iter().enumerate() {
+        for &to in next {
+            if to < GOAL {
+                start[to as usize + 1] += 1;
+            }
+        }
+        if next.contains(&GOAL) {
+            depth[p] = 1;
+            queue.push_back(p as u32);
+        }
+    }
+    for i in 0..count {
+        start[i + 1] += start[i];
+    }
+    let mut filled = start.clone();
+    let mut from = vec![0u32; start[count] as usize];
+    for (p, next) in successors.iter().enumerate() {
+        for &to in next.iter().filter(|&&to| to < GOAL) {
+            from[filled[to as usize] as usize] = p as u32;
+            filled[to as usize] += 1;
+        }
+    }
+    drop(successors);
+    while let Some(q) = queue.pop_front() {
+        let d = depth[q as usize];
+        assert!(d < u8::MAX, "deeper than 254 moves");
+        for &p in &from[start[q as usize] as usize..start[q as usize + 1] as usize] {
+            if depth[p as usize] == 0 {
+                depth[p as usize] = d + 1;
+                queue.push_back(p);
+            }
+        }
+    }
+    depths.depth = depth;
+    depths
+}

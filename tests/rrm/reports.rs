@@ -107,7 +107,36 @@ fn stats_top_show_and_packs() {
             .puzzle;
         let moves: Vec<String> = serde_json::from_value(row["solution"].clone()).unwrap();
         assert_eq!(check_solution(&puzzle.to_record(None), &moves), Ok(()));
-        assert!(row["metrics"]["optimal_solutions"].as_u64().unwrap_or(1) >= 1);
+        // Every metric is there: a missing one fails rather than passes.
+        let metrics = row["metrics"].as_object().expect("metrics");
+        for key in [
+            "optimal_solutions",
+            "optimal_solutions_capped",
+            "robots_moved",
+            "ricochets",
+            "solo_moves",
+            "solo_gap",
+        ] {
+            assert!(metrics.contains_key(key), "{key} missing: {row}");
+        }
+        // A count of at least one, or null where counting ran out of its state budget
+        // (as it does on these hardest puzzles); never 0, never some other value.
+        let solutions = &metrics["optimal_solutions"];
+        assert!(
+            solutions.is_null() || solutions.as_u64().is_some_and(|n| n >= 1),
+            "{row}"
+        );
+        assert!(metrics["optimal_solutions_capped"].is_boolean(), "{row}");
+        let mut robots: Vec<char> = moves.iter().filter_map(|m| m.chars().next()).collect();
+        robots.sort_unstable();
+        robots.dedup();
+        assert_eq!(
+            metrics["robots_moved"].as_u64(),
+            Some(robots.len() as u64),
+            "{row}"
+        );
+        let ricochets = metrics["ricochets"].as_u64().expect("a ricochet count");
+        assert!(ricochets <= moves.len() as u64, "{row}");
     }
 
     // Packs: filters hold, solutions replay, the same flags give the same bytes.

@@ -379,7 +379,8 @@ fn writes_resume_by_themselves_once_a_full_filesystem_has_room() {
 }
 
 /// On a real 48 MiB filesystem: filled past the reserve, the coordinator refuses work
-/// and its workers wait; filled to the last byte, SIGTERM still ends it within its
+/// and its workers wait; filled to the last byte, a result's write fails on it (refused
+/// with RESOURCE_EXHAUSTED, health NOT_SERVING) and SIGTERM still ends it within its
 /// drain time; with space back, the store opens with every acknowledged result and
 /// the campaign finishes exactly.
 #[test]
@@ -417,14 +418,65 @@ fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
         );
     });
     assert!(status(&url, "full").is_some());
-    // Space back: a worker mines part of the campaign.
+    // Space back: three units leased here before any is done (units to compute, not
+    // checks), their results to be submitted once the disk is full again; a worker
+    // mines part of the campaign. The clients' connections live on a runtime of their own.
     std::fs::remove_file(&filler).unwrap();
+    std::thread::sleep(Duration::from_secs(1)); // past the coordinator's last reading
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let leased: Vec<_> = (0..3)
+        .map(|i| {
+            let (mut client, raw) = runtime.block_on(raw_worker(&url, &format!("raw-{i}")));
+            let unit = runtime.block_on(leased_unit(&mut client, &raw));
+            (client, raw, unit)
+        })
+        .collect();
     let _worker = worker(&url, 1);
     wait_until(Duration::from_secs(60), "some units are mined", || {
         status(&url, "full").is_some_and(|s| s.units_done >= 10)
     });
     // To the last byte while the worker mines; then SIGTERM must end the coordinator.
+    let requests: Vec<_> = leased
+        .into_iter()
+        .map(|(client, raw, unit)| {
+            let seeds = unit.seed_start..unit.seed_end;
+            let cancel = std::sync::atomic::AtomicBool::new(false);
+            let solved =
+                rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel, &|| {})
+                    .unwrap();
+            let counts = solved.move_counts.clone();
+            (
+                client,
+                submission(unit.lease.unwrap(), seeds, &solved, &raw, counts),
+            )
+        })
+        .collect();
     fill_to(0);
+    let free = rrm_store::space_of(mount.path()).unwrap().available;
+    assert!(free < 64 << 10, "the filesystem is full: {free} bytes free");
+    // The results one by one until a write meets the full disk (the last few KiB may
+    // still take one): that result is not acknowledged (its write or flush failed, or a
+    // write failing first stopped the store's writes: the wording depends on which
+    // write met the full disk first, the reason does not), and health says the store
+    // cannot write.
+    let mut refusal = None;
+    for (mut client, request) in requests {
+        if let Err(status) = runtime.block_on(client.submit(request)) {
+            refusal = Some(status);
+            break;
+        }
+    }
+    let refused = refusal.expect("a result's write met the full disk");
+    assert!(
+        matches!(
+            refused.code(),
+            Code::ResourceExhausted | Code::Unavailable | Code::Internal
+        ) && refused.message().to_lowercase().contains("no space left"),
+        "{refused:?}"
+    );
+    wait_until(Duration::from_secs(30), "health says not serving", || {
+        !serving(&url)
+    });
     std::thread::sleep(Duration::from_secs(2));
     let stopped = Instant::now();
     unsafe { libc::kill(coordinator.0.id() as i32, libc::SIGTERM) };

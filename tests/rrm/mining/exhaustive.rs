@@ -6,10 +6,10 @@
 
 use super::*;
 use crate::referee::check_solution;
+use ricochet::{Puzzle, PuzzleRecord};
 use rrm_coordinator::{CoordinatorError, PlacementList, Rejection, UnitBoard, Worker};
-use rrm_model::ExhaustiveResult;
 use rrm_model::{
-    ExhaustiveRequest, LeaseRef, Outcome, Submission, Work, DEFAULT_MAX_HARDEST,
+    ExhaustiveRequest, ExhaustiveResult, LeaseRef, Outcome, Submission, Work, DEFAULT_MAX_HARDEST,
     DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
 };
 use rrm_proto::exhaustive_digest;
@@ -41,8 +41,101 @@ pub(super) fn honest() -> &'static ExhaustiveResult {
                 &mut |_| std::ops::ControlFlow::Continue(()),
             )
             .unwrap();
-        analysed.result
+        let result = analysed.result;
+        vouch(&result);
+        result
     })
+}
+
+/// Checks the honest result against what owes nothing to the exhaustive analysis (the
+/// tests compare everything else with it): its totals against placements counted here
+/// from the board's wall masks, its shallow sampled placements against the referee's
+/// BFS, the others and a few hardest ones against the IDA* solver replayed by the
+/// referee. The unit is seed 1's board and target, so the seed's published optimum
+/// is one of its depths.
+fn vouch(result: &ExhaustiveResult) {
+    use crate::referee::bfs_moves;
+    let game = ricochet::Game::generate(1).unwrap();
+    assert_eq!((game.layout.name(), game.token), (BOARD.to_string(), TOKEN));
+    let board = game.puzzle().to_record(None);
+    assert_eq!(board.target_robot, 1, "green must reach GQ");
+    // A placement's cells as a puzzle: the target robot green, the helpers the others.
+    let record = |cells: &[u8; 4]| PuzzleRecord {
+        robots: vec![cells[1], cells[0], cells[2], cells[3]]
+            .into_iter()
+            .map(i64::from)
+            .collect(),
+        ..board.clone()
+    };
+    let free = (0..board.walls.len())
+        .filter(|&c| board.walls[c] & 15 != 15 && !board.blocked.contains(&(c as i64)))
+        .count() as u64;
+    let with_three_helpers = |cells: u64| cells * ((cells - 1) * (cells - 2) * (cells - 3) / 6);
+    let all: u64 = result.histogram.iter().sum();
+    assert_eq!(all + result.unsolvable, with_three_helpers(free));
+    assert_eq!(result.unsolvable, 0, "GQ is reachable from everywhere");
+    // Legal: none of the board's 16 target cells (all free) holds a robot.
+    let legal: u64 = result.legal_histogram.iter().sum();
+    assert_eq!(legal, with_three_helpers(free - 16));
+    let published = crate::generator::seed_records()[0].moves;
+    assert!(result.histogram[published] > 0, "seed 1's own depth");
+    let mut by_bfs = 0;
+    for (cells, depth) in &result.sample {
+        let position = record(cells);
+        let depth = usize::from(depth.expect("solvable"));
+        if depth <= 4 {
+            assert_eq!(bfs_moves(&position), Some(depth), "sample {cells:?}");
+            by_bfs += 1;
+        }
+        let solved = with_thread_solver(depth as u8, |s| {
+            s.solve(&Puzzle::from_record(&position).unwrap())
+        })
+        .unwrap();
+        let moves: Vec<String> = solved.moves.iter().map(|m| m.notation()).collect();
+        assert_eq!(moves.len(), depth, "IDA* on sample {cells:?}");
+        check_solution(&position, &moves).unwrap();
+    }
+    assert!(by_bfs >= 2, "{by_bfs} samples checked by the referee's BFS");
+    // The census's committed file of this unit: figures pinned on purpose (the
+    // `exhaustive` tests recompute them with `rrm exhaust`), which catch what the
+    // few placements above miss.
+    let file: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../data/exhaustive/units/1A3B4A2B-GQ.json"
+    ))
+    .unwrap();
+    assert_eq!(serde_json::json!(result.histogram), file["histogram"]);
+    assert_eq!(
+        serde_json::json!(result.legal_histogram),
+        file["legal_histogram"]
+    );
+    assert_eq!(u64::from(result.max_moves), file["max_moves"]);
+    let hardest: Vec<String> = result
+        .hardest
+        .iter()
+        .map(|c| format!("{} {} {} {}", c[0], c[1], c[2], c[3]))
+        .collect();
+    let listed: Vec<&str> = file["hardest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .take(hardest.len())
+        .collect();
+    assert_eq!(hardest, listed, "the first hardest placements");
+    for cells in result.hardest.iter().take(3) {
+        let position = record(cells);
+        let solved = with_thread_solver(result.max_moves, |s| {
+            s.solve(&Puzzle::from_record(&position).unwrap())
+        })
+        .unwrap();
+        let moves: Vec<String> = solved.moves.iter().map(|m| m.notation()).collect();
+        assert_eq!(
+            moves.len(),
+            usize::from(result.max_moves),
+            "hardest {cells:?}"
+        );
+        check_solution(&position, &moves).unwrap();
+    }
 }
 
 pub(super) fn request(name: &str) -> ExhaustiveRequest {

@@ -160,15 +160,36 @@ fn interrupted_mining_resumes_to_exact_totals() {
         "--data",
         dir,
     ];
-    let mut first = rrm_process(&args);
-    std::thread::sleep(Duration::from_millis(1500));
-    let interrupted = Command::new("kill")
-        .args(["-INT", &first.0.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
-    let code = first.exit_within(Duration::from_secs(60)).code();
-    assert_eq!(code, Some(130), "Ctrl-C exits 130 after saving");
+    // Ctrl-C after a while; again (each run resuming) until a unit is stored, so that
+    // a slow machine cannot make the run stop before its first unit.
+    let mut wait = Duration::from_millis(1500);
+    let stored = loop {
+        let mut first = rrm_process(&args);
+        std::thread::sleep(wait);
+        let interrupted = Command::new("kill")
+            .args(["-INT", &first.0.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(interrupted.success());
+        let code = first.exit_within(Duration::from_secs(60)).code();
+        assert_eq!(code, Some(130), "Ctrl-C exits 130 after saving");
+        let store = Store::open(data.path()).unwrap();
+        let coordinator = Coordinator::open(store, Config::default()).unwrap();
+        let status = coordinator.status("fogleman-1-6001").unwrap();
+        if status.units_done > 0 || wait > Duration::from_secs(20) {
+            break status;
+        }
+        wait *= 2;
+    };
+    // Stopped part-way: some units stored, not all, and only whole ones.
+    assert!(stored.units_done > 0, "nothing stored before Ctrl-C");
+    assert!(
+        stored.units_done < stored.units_total,
+        "{} of {} units: the run was not interrupted",
+        stored.units_done,
+        stored.units_total
+    );
+    assert_eq!(stored.seeds_done, stored.units_done * 100);
     rrm_ok(&args);
     let coordinator =
         Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
