@@ -86,6 +86,11 @@ pub struct Config {
     /// one without a lease is dropped.
     pub max_registrations_per_identity: usize,
     pub max_registrations: usize,
+    /// The most entries one query answers (puzzles or placements found; the hardest
+    /// list also stops at the kept `HARDEST_SHOWN`), and how many a query that names no
+    /// limit gets.
+    pub max_query_results: usize,
+    pub default_query_results: usize,
 }
 
 impl Default for Config {
@@ -111,11 +116,21 @@ impl Default for Config {
             trust_after: 8,
             max_registrations_per_identity: 64,
             max_registrations: 4096,
+            max_query_results: 100_000,
+            default_query_results: 10,
         }
     }
 }
 
 impl Config {
+    /// The entries a query asking for `asked` (0: no limit named) gets.
+    pub fn query_limit(&self, asked: u32) -> usize {
+        match asked {
+            0 => self.default_query_results,
+            asked => (asked as usize).min(self.max_query_results),
+        }
+    }
+
     fn lease_ms(&self) -> i64 {
         self.lease_duration.as_millis() as i64
     }
@@ -252,5 +267,23 @@ async fn checkpoint_now_and_then(coordinator: Arc<Coordinator>) {
         if let Ok(Err(error)) = saved {
             tracing::error!("saving statistics failed: {error}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Config;
+
+    #[test]
+    fn queries_get_the_default_when_they_name_no_limit_and_never_past_the_cap() {
+        let config = Config {
+            max_query_results: 50,
+            default_query_results: 7,
+            ..Config::default()
+        };
+        assert_eq!(config.query_limit(0), 7);
+        assert_eq!(config.query_limit(1), 1);
+        assert_eq!(config.query_limit(49), 49);
+        assert_eq!(config.query_limit(u32::MAX), 50);
     }
 }

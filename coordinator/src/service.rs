@@ -500,11 +500,7 @@ impl pb::query_server::Query for Service {
         request: Request<pb::HardestRequest>,
     ) -> Result<Response<pb::HardestReply>, Status> {
         let request = request.into_inner();
-        let limit = if request.limit == 0 {
-            10
-        } else {
-            request.limit as usize
-        };
+        let limit = self.coordinator.config().query_limit(request.limit);
         let min_moves = moves_u8(request.min_moves, "minimum moves")?;
         let puzzles =
             self.coordinator
@@ -521,7 +517,7 @@ impl pb::query_server::Query for Service {
         let request = request.into_inner();
         let moves = moves_u8(request.min_moves, "minimum moves")?
             ..=moves_u8(request.max_moves, "maximum moves")?;
-        let limit = (request.limit as usize).clamp(1, 100_000);
+        let limit = self.coordinator.config().query_limit(request.limit);
         let coordinator = self.coordinator.clone();
         let campaign = request.campaign.clone();
         let found = tokio::task::spawn_blocking(move || {
@@ -553,7 +549,7 @@ impl pb::query_server::Query for Service {
         let request = request.into_inner();
         let moves = moves_u8(request.min_moves, "minimum moves")?
             ..=moves_u8(request.max_moves, "maximum moves")?;
-        let limit = (request.limit as usize).clamp(1, 100_000);
+        let limit = self.coordinator.config().query_limit(request.limit);
         let found = self.coordinator.find_placements(
             &request.campaign,
             moves,
