@@ -104,8 +104,14 @@ pub struct SpecArgs {
 }
 
 impl SpecArgs {
-    pub fn spec(&self, name: CampaignName, seeds: &str) -> Result<CampaignSpec> {
+    /// The spec of `seeds`, named `name` or, without one, after its generator and range
+    /// (`fogleman-1-1001`).
+    pub fn spec(&self, name: Option<CampaignName>, seeds: &str) -> Result<CampaignSpec> {
         let range = parse_campaign_range(seeds)?;
+        let name = match name {
+            Some(name) => name,
+            None => format!("{}-{}-{}", self.generator, range.start, range.end).parse()?,
+        };
         Ok(CampaignSpec {
             name,
             generator: self.generator.clone(),
@@ -177,7 +183,9 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
         CampaignCommand::Create(args) => {
             let name: CampaignName = args.name.parse()?;
             let spec = match &args.seeds {
-                Some(seeds) if args.exhaustive.is_none() => Ok(args.spec.spec(name, seeds)?),
+                Some(seeds) if args.exhaustive.is_none() => {
+                    Ok(args.spec.spec(Some(name), seeds)?)
+                }
                 _ => Err(args.units.request(name)),
             };
             let status = Backend::create_campaign_at(&args.backend, spec)?;

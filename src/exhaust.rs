@@ -9,7 +9,9 @@ use clap::{ArgGroup, Args};
 use cpu_time::ProcessTime;
 use ricochet::exhaustive::{analyse, Analysis, Options, Placement, UnitError};
 use ricochet::{Board, Cell, Layout, Puzzle, PuzzleRecord, Target};
-use rrm_model::{DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND};
+use rrm_model::{
+    add_bins, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND,
+};
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -246,8 +248,8 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
             wall_seconds: wall.elapsed().as_secs_f64(),
             peak_memory_bytes: peak_memory_bytes(),
         };
-        add(&mut all, &analysis.histogram);
-        add(&mut legal, &analysis.legal_histogram);
+        add_bins(&mut all, &analysis.histogram);
+        add_bins(&mut legal, &analysis.legal_histogram);
         let mut result = UnitResultJson::new(
             &unit.board,
             unit.fogleman.clone().unzip(),
@@ -290,16 +292,6 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Adds histogram `more` into `sum`.
-fn add(sum: &mut Vec<u64>, more: &[u64]) {
-    if sum.len() < more.len() {
-        sum.resize(more.len(), 0);
-    }
-    for (total, &n) in sum.iter_mut().zip(more) {
-        *total += n;
-    }
 }
 
 /// Placements needing more moves than `moves` (all unsolvable ones included).

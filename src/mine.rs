@@ -51,12 +51,8 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
     let coordinator = open_coordinator(&args.data, config)?;
     // Leases left by an interrupted run belonged to its worker, gone with its process.
     coordinator.release_leases()?;
-    // The name is set below, once the range is known for the default.
-    let mut spec = args.spec.spec("mine".parse()?, &args.seeds)?;
-    spec.name = match &args.campaign {
-        Some(name) => name.parse()?,
-        None => format!("{}-{}-{}", spec.generator, spec.seed_start, spec.seed_end).parse()?,
-    };
+    let name = args.campaign.as_deref().map(str::parse).transpose()?;
+    let spec = args.spec.spec(name, &args.seeds)?;
     let name = spec.name.clone();
     match existing(coordinator.status(&name))? {
         Some(status) if status.campaign.spec != spec => anyhow::bail!(

@@ -161,7 +161,8 @@ fn subtract_bins(into: &mut Vec<u64>, from: &[u64]) {
     }
 }
 
-fn add_bins(into: &mut Vec<u64>, from: &[u64]) {
+/// Adds histogram `from` into `into`, bin by bin.
+pub fn add_bins(into: &mut Vec<u64>, from: &[u64]) {
     if into.len() < from.len() {
         into.resize(from.len(), 0);
     }

@@ -213,7 +213,7 @@ const LABEL_RADIUS: f64 = 7.0;
 
 /// Where step `from → to`'s number goes: on its arrow, as near its middle as it can be
 /// without covering a robot drawn at `robots`, else beside the arrow's middle.
-pub fn label_point(from: (f64, f64), to: (f64, f64), robots: &[(f64, f64)]) -> (f64, f64) {
+fn label_point(from: (f64, f64), to: (f64, f64), robots: &[(f64, f64)]) -> (f64, f64) {
     let clear_of = |(x, y): (f64, f64)| {
         robots
             .iter()
