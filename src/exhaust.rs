@@ -287,6 +287,7 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         };
         let svg = rrm_coordinator::charts::histogram_svg(
             &title,
+            rrm_coordinator::charts::Counted::Placements,
             &[("all placements", &all), ("legal placements", &legal)],
         );
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;

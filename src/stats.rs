@@ -7,7 +7,7 @@ use crate::backend::{Backend, BackendArgs};
 use crate::outfile::OutFile;
 use anyhow::Result;
 use clap::Args;
-use rrm_coordinator::charts::rarity;
+use rrm_coordinator::charts::{rarity, Counted};
 use rrm_model::{Aggregates, Group};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -77,7 +77,9 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
             Some(other) => format!("Optimal move counts: {name} and {other}"),
             None => format!("Optimal move counts: {name}"),
         };
-        svg.write(rrm_coordinator::charts::histogram_svg(&title, &series).as_bytes())?;
+        svg.write(
+            rrm_coordinator::charts::histogram_svg(&title, Counted::Puzzles, &series).as_bytes(),
+        )?;
     }
     let mut out = crate::stdout::lock();
     if args.json {

@@ -21,10 +21,29 @@ pub fn rarity(count: u64, total: u64) -> String {
     }
 }
 
-/// A histogram of optimal move counts for a few series (campaigns, placements), on a logarithmic count
-/// axis so that the rare hard puzzles stay visible next to the common easy ones. Each
-/// bar carries its count and share in a tooltip and as `data-*` attributes.
-pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
+/// What a histogram counts: a seed campaign's puzzles, or an exhaustive analysis's
+/// placements of robots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    Puzzles,
+    Placements,
+}
+
+impl Counted {
+    fn noun(self) -> &'static str {
+        match self {
+            Counted::Puzzles => "puzzles",
+            Counted::Placements => "placements",
+        }
+    }
+}
+
+/// A histogram of optimal move counts for a few series (campaigns, placements), on a
+/// logarithmic count axis so that the rare hard puzzles stay visible next to the common
+/// easy ones. Each bar carries its count and share in a tooltip and as `data-*`
+/// attributes.
+pub fn histogram_svg(title: &str, counted: Counted, series: &[(&str, &[u64])]) -> String {
+    let noun = counted.noun();
     let bins = series
         .iter()
         .map(|(_, h)| h.len())
@@ -82,7 +101,7 @@ pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
             let share = count as f64 / total as f64 * 100.0;
             let _ = write!(
                 svg,
-                r#"<rect class="bar" data-moves="{moves}" data-count="{count}" x="{x:.1}" y="{y:.1}" width="{bar_width:.1}" height="{:.1}" fill="{}"><title>{}: {moves} moves, {count} puzzles ({share:.3} %)</title></rect>"#,
+                r#"<rect class="bar" data-moves="{moves}" data-count="{count}" x="{x:.1}" y="{y:.1}" width="{bar_width:.1}" height="{:.1}" fill="{}"><title>{}: {moves} moves, {count} {noun} ({share:.3} %)</title></rect>"#,
                 top + plot_height - y,
                 SERIES_COLOURS[index % SERIES_COLOURS.len()],
                 escape(name)
@@ -99,7 +118,7 @@ pub fn histogram_svg(title: &str, series: &[(&str, &[u64])]) -> String {
     }
     let _ = write!(
         svg,
-        r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">optimal moves</text><text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle" fill="#333">puzzles (log scale)</text>"##,
+        r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">optimal moves</text><text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle" fill="#333">{noun} (log scale)</text>"##,
         left + (width - left - right) / 2.0,
         height - 8.0,
         top + plot_height / 2.0,
@@ -250,9 +269,15 @@ mod tests {
     fn one_bar_per_non_empty_bin_and_series() {
         let a = [0, 5, 100, 2];
         let b = [0, 1, 0, 7, 1];
-        let svg = histogram_svg("x & y", &[("a", &a), ("b", &b)]);
+        let svg = histogram_svg("x & y", Counted::Puzzles, &[("a", &a), ("b", &b)]);
         assert_eq!(svg.matches(r#"class="bar""#).count(), 3 + 3);
         assert!(svg.contains(r#"data-moves="2" data-count="100""#));
         assert!(svg.contains("x &amp; y"));
+        assert!(svg.contains(">puzzles (log scale)<"));
+        assert!(svg.contains("2 moves, 100 puzzles"));
+        let placements = histogram_svg("p", Counted::Placements, &[("a", &a)]);
+        assert!(placements.contains(">placements (log scale)<"));
+        assert!(placements.contains("2 moves, 100 placements"));
+        assert!(!placements.contains("puzzles"));
     }
 }

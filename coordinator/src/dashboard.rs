@@ -11,7 +11,7 @@ mod census;
 mod exhaustive;
 mod login;
 
-use crate::charts::{histogram_svg, rarity};
+use crate::charts::{histogram_svg, rarity, Counted};
 use crate::core::{Coordinator, CoordinatorError};
 use crate::Security;
 use axum::extract::{Path, State};
@@ -397,6 +397,7 @@ async fn campaign_page(
     );
     body.push_str(&histogram_svg(
         &format!("Optimal move counts: {name}"),
+        Counted::Puzzles,
         &[(name.as_str(), a.histogram.as_slice())],
     ));
     body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>puzzles</th><th>share</th><th>rarity</th></tr>"#);

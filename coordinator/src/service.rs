@@ -10,9 +10,9 @@ use crate::names::check_name;
 use crate::refusals::RefusalLog;
 use crate::stages::Stage;
 use crate::Security;
-use rrm_model::{LeaseRef, MinedPuzzle, Submission};
+use rrm_model::{CampaignName, LeaseRef, MinedPuzzle, Submission};
 use rrm_proto::v1 as pb;
-use rrm_proto::wire::{exhaustive_from_request, moves_u8, spec_from_request};
+use rrm_proto::wire::{exhaustive_from_request, moves_u8, spec_from_request, WireError};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
@@ -334,10 +334,9 @@ impl pb::mining_server::Mining for Service {
         )?;
         span.record("worker", worker.identity.as_str());
         let request = request.into_inner();
-        for lease in &request.leases {
-            check_name("campaign name", &lease.campaign)?;
-        }
-        let leases: Vec<LeaseRef> = request.leases.into_iter().map(Into::into).collect();
+        let leases = (request.leases.into_iter())
+            .map(LeaseRef::try_from)
+            .collect::<Result<Vec<_>, _>>()?;
         let (lost, deadline) = self
             .coordinator
             .heartbeat(&worker, &leases, &request.seeds_solved);
@@ -363,7 +362,6 @@ impl pb::mining_server::Mining for Service {
         )?;
         span.record("worker", worker.identity.as_str());
         let mut submission = Submission::try_from(request.into_inner())?;
-        check_name("campaign name", &submission.lease.campaign)?;
         submission.identity = worker.identity;
         span.record("campaign", submission.lease.campaign.as_str());
         span.record("unit", submission.lease.unit);
@@ -410,9 +408,9 @@ impl pb::campaigns_server::Campaigns for Service {
     ) -> Result<Response<pb::CampaignStatus>, Status> {
         let caller = caller_name(&request);
         let request = request.into_inner();
-        check_name("campaign name", &request.name)?;
+        let name: CampaignName = request.name.parse().map_err(WireError::from)?;
         let span = rpc_span("CreateCampaign");
-        span.record("campaign", request.name.as_str());
+        span.record("campaign", name.as_str());
         let status = match exhaustive_from_request(&request)? {
             Some(exhaustive) => self.coordinator.create_exhaustive_campaign(exhaustive)?,
             None => self
@@ -430,10 +428,10 @@ impl pb::campaigns_server::Campaigns for Service {
     ) -> Result<Response<pb::RetryUnitsReply>, Status> {
         let caller = caller_name(&request);
         let request = request.into_inner();
-        check_name("campaign name", &request.campaign)?;
+        let name: CampaignName = request.campaign.parse().map_err(WireError::from)?;
         let span = rpc_span("RetryUnits");
-        span.record("campaign", request.campaign.as_str());
-        let released = self.coordinator.retry(&request.campaign, request.unit)?;
+        span.record("campaign", name.as_str());
+        let released = self.coordinator.retry(&name, request.unit)?;
         self.flusher.flushed().await?;
         span.in_scope(|| {
             tracing::info!(

@@ -71,6 +71,19 @@ impl UnitRecord {
     pub fn failures(&self) -> u32 {
         self.failed_by.len() as u32
     }
+
+    /// Charges a failure to `identity` for `why`, once per identity (so one sender,
+    /// however many its registrations or submissions, cannot quarantine a unit); the
+    /// unit is quarantined once `max_failures` identities failed it.
+    pub fn charge_failure(&mut self, identity: &str, why: String, max_failures: u32) {
+        if !self.failed_by.iter().any(|charged| charged == identity) {
+            self.failed_by.push(identity.to_string());
+        }
+        self.last_error = Some(why);
+        if self.failures() >= max_failures {
+            self.state = UnitState::Quarantined;
+        }
+    }
 }
 
 /// A kept solution.

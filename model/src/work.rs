@@ -1,14 +1,14 @@
 //! Work and its results: leases, units handed to workers, their submissions, and what
 //! queries report of mined puzzles and campaigns.
 
-use crate::{Campaign, Distrust, ExhaustiveResult, Mismatch, PlacementCells};
+use crate::{Campaign, CampaignName, Distrust, ExhaustiveResult, Mismatch, PlacementCells};
 use ricochet::Generator;
 use std::ops::Range;
 
 /// Names one lease of one unit.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LeaseRef {
-    pub campaign: String,
+    pub campaign: CampaignName,
     pub unit: u64,
     /// The lease's number within its unit, counting from 1.
     pub lease: u64,

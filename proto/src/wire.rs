@@ -45,20 +45,22 @@ pub fn moves_u8(value: u32, field: &'static str) -> Result<u8, WireError> {
     u8::try_from(value).map_err(|_| WireError::OverMoveLimit { field, value })
 }
 
-impl From<pb::LeaseRef> for LeaseRef {
-    fn from(lease: pb::LeaseRef) -> LeaseRef {
-        LeaseRef {
-            campaign: lease.campaign,
+impl TryFrom<pb::LeaseRef> for LeaseRef {
+    type Error = WireError;
+
+    fn try_from(lease: pb::LeaseRef) -> Result<LeaseRef, WireError> {
+        Ok(LeaseRef {
+            campaign: lease.campaign.try_into()?,
             unit: lease.unit,
             lease: lease.lease,
-        }
+        })
     }
 }
 
 impl From<LeaseRef> for pb::LeaseRef {
     fn from(lease: LeaseRef) -> pb::LeaseRef {
         pb::LeaseRef {
-            campaign: lease.campaign,
+            campaign: lease.campaign.into(),
             unit: lease.unit,
             lease: lease.lease,
         }
@@ -122,7 +124,7 @@ impl TryFrom<pb::WorkUnit> for Assignment {
             },
         };
         Ok(Assignment {
-            lease: unit.lease.ok_or(WireError::Missing("lease"))?.into(),
+            lease: unit.lease.ok_or(WireError::Missing("lease"))?.try_into()?,
             work,
             deadline_unix_ms: unit.deadline_unix_ms,
         })
@@ -245,7 +247,10 @@ impl TryFrom<pb::SubmitRequest> for Submission {
             worker: request.worker_id,
             // Set by the service once the call is authenticated.
             identity: String::new(),
-            lease: request.lease.ok_or(WireError::Missing("lease"))?.into(),
+            lease: request
+                .lease
+                .ok_or(WireError::Missing("lease"))?
+                .try_into()?,
             move_counts: request.move_counts,
             robots_moved: request.robots_moved,
             digest: request.digest,

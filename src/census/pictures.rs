@@ -5,7 +5,7 @@ use super::report::{drawn, Census, Record};
 use anyhow::{Context, Result};
 use ricochet::svg::Picture;
 use ricochet::Move;
-use rrm_coordinator::charts::{histogram_svg, unit_heatmap_svg};
+use rrm_coordinator::charts::{histogram_svg, unit_heatmap_svg, Counted};
 use rrm_coordinator::{UnitBoard, UnitMap};
 use std::path::Path;
 
@@ -27,6 +27,7 @@ pub fn write(dir: &Path, census: &Census, maxima: &UnitMap) -> Result<Figures> {
         "distribution.svg",
         histogram_svg(
             "The first edition: placements by optimal move count",
+            Counted::Placements,
             &[
                 ("all placements", &census.all.histogram),
                 ("legal placements", &census.legal.histogram),

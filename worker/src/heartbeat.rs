@@ -9,6 +9,7 @@
 //! so a heartbeat crossing the submission must not be taken for a lost unit.
 
 use crate::connection::Credentials;
+use rrm_model::LeaseRef;
 use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
@@ -16,9 +17,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-
-/// Names one lease: (campaign, unit, lease number).
-pub(crate) type LeaseKey = (String, u64, u64);
 
 /// What a held unit is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +40,7 @@ struct Held {
 
 /// The leases a worker holds now, shared by its unit tasks and its heartbeats.
 #[derive(Clone, Default)]
-pub(crate) struct Leases(Arc<Mutex<HashMap<LeaseKey, Held>>>);
+pub(crate) struct Leases(Arc<Mutex<HashMap<LeaseRef, Held>>>);
 
 /// The flags of one unit task, handed out when its lease is taken.
 pub(crate) struct UnitFlags {
@@ -51,7 +49,7 @@ pub(crate) struct UnitFlags {
 }
 
 impl Leases {
-    fn lock(&self) -> MutexGuard<'_, HashMap<LeaseKey, Held>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<LeaseRef, Held>> {
         // Nothing panics under this lock; a poisoned map is still consistent.
         self.0
             .lock()
@@ -59,7 +57,7 @@ impl Leases {
     }
 
     /// Holds a new lease, solving.
-    pub(crate) fn take(&self, key: LeaseKey, worker: Credentials) -> UnitFlags {
+    pub(crate) fn take(&self, key: LeaseRef, worker: Credentials) -> UnitFlags {
         let flags = UnitFlags {
             cancel: Arc::default(),
             solved: Arc::default(),
@@ -77,14 +75,14 @@ impl Leases {
     }
 
     /// The unit is solved: from now on only its submission's verdict ends it.
-    pub(crate) fn submitting(&self, key: &LeaseKey) {
+    pub(crate) fn submitting(&self, key: &LeaseRef) {
         if let Some(held) = self.lock().get_mut(key) {
             held.phase = Phase::Submitting;
         }
     }
 
     /// The unit task is over.
-    pub(crate) fn release(&self, key: &LeaseKey) {
+    pub(crate) fn release(&self, key: &LeaseRef) {
         self.lock().remove(key);
     }
 
@@ -99,7 +97,7 @@ impl Leases {
     /// seeds solved of each.
     fn requests(&self) -> Vec<pb::HeartbeatRequest> {
         let mut by_worker: HashMap<u64, pb::HeartbeatRequest> = HashMap::new();
-        for ((campaign, unit, lease), held) in self.lock().iter() {
+        for (lease, held) in self.lock().iter() {
             let request = by_worker
                 .entry(held.worker.id)
                 .or_insert_with(|| pb::HeartbeatRequest {
@@ -107,11 +105,7 @@ impl Leases {
                     session: held.worker.session.clone(),
                     ..Default::default()
                 });
-            request.leases.push(pb::LeaseRef {
-                campaign: campaign.clone(),
-                unit: *unit,
-                lease: *lease,
-            });
+            request.leases.push(lease.clone().into());
             request
                 .seeds_solved
                 .push(held.solved.load(Ordering::Relaxed));
@@ -121,21 +115,24 @@ impl Leases {
 
     /// Abandons the units of `lost` leases that are still solving; returns them. Units
     /// being submitted carry on (see the module doc).
-    pub(crate) fn lost(&self, lost: Vec<pb::LeaseRef>) -> Vec<LeaseKey> {
+    pub(crate) fn lost(&self, lost: Vec<pb::LeaseRef>) -> Vec<LeaseRef> {
         let held = self.lock();
         let mut abandoned = Vec::new();
-        for lease in lost {
-            let key = (lease.campaign, lease.unit, lease.lease);
+        // A lease that is no lease (a name no campaign can have) is none of ours.
+        for key in lost
+            .into_iter()
+            .filter_map(|lease| LeaseRef::try_from(lease).ok())
+        {
             let Some(unit) = held.get(&key) else { continue };
             match unit.phase {
                 Phase::Solving => {
-                    tracing::warn!(unit = key.1, campaign = %key.0, "lease lost; abandoning the unit");
+                    tracing::warn!(unit = key.unit, campaign = %key.campaign, "lease lost; abandoning the unit");
                     unit.cancel.store(true, Ordering::SeqCst);
                     abandoned.push(key);
                 }
                 Phase::Submitting => tracing::debug!(
-                    unit = key.1,
-                    campaign = %key.0,
+                    unit = key.unit,
+                    campaign = %key.campaign,
                     "lease ended while the result is being submitted; the submission decides"
                 ),
             }
@@ -172,19 +169,23 @@ pub(crate) async fn heartbeat_loop(
 mod tests {
     use super::*;
 
-    fn lease_ref(key: &LeaseKey) -> pb::LeaseRef {
-        pb::LeaseRef {
-            campaign: key.0.clone(),
-            unit: key.1,
-            lease: key.2,
+    fn lease_ref(key: &LeaseRef) -> pb::LeaseRef {
+        key.clone().into()
+    }
+
+    fn lease(campaign: &str, unit: u64, lease: u64) -> LeaseRef {
+        LeaseRef {
+            campaign: campaign.parse().unwrap(),
+            unit,
+            lease,
         }
     }
 
     #[test]
     fn a_lost_lease_abandons_a_solving_unit_but_not_one_being_submitted() {
         let leases = Leases::default();
-        let solving: LeaseKey = ("c".into(), 1, 1);
-        let submitted: LeaseKey = ("c".into(), 2, 1);
+        let solving = lease("c", 1, 1);
+        let submitted = lease("c", 2, 1);
         let solving_flags = leases.take(solving.clone(), Credentials::test(7));
         let submitted_flags = leases.take(submitted.clone(), Credentials::test(7));
         leases.submitting(&submitted);
@@ -202,11 +203,11 @@ mod tests {
     fn heartbeats_go_per_worker_id_with_progress() {
         let leases = Leases::default();
         leases
-            .take(("c".into(), 1, 1), Credentials::test(7))
+            .take(lease("c", 1, 1), Credentials::test(7))
             .solved
             .store(40, Ordering::Relaxed);
-        leases.take(("c".into(), 2, 1), Credentials::test(7));
-        leases.take(("d".into(), 1, 3), Credentials::test(8));
+        leases.take(lease("c", 2, 1), Credentials::test(7));
+        leases.take(lease("d", 1, 3), Credentials::test(8));
         let mut requests = leases.requests();
         requests.sort_by_key(|r| r.worker_id);
         assert_eq!(requests.len(), 2);

@@ -336,7 +336,7 @@ impl Miner {
             }
         };
         let lease = &unit.lease;
-        let key = (lease.campaign.clone(), lease.unit, lease.lease);
+        let key = lease.clone();
         let flags = self.shared.leases.take(key, credentials.clone());
         self.units.spawn(unit::mine_unit(
             self.shared.clone(),

@@ -11,7 +11,7 @@
 
 use crate::connection::{Credentials, Limits, Retry};
 use crate::exhaustive::{analyse_unit, Analysed, ExhaustiveError};
-use crate::heartbeat::{LeaseKey, Leases, UnitFlags};
+use crate::heartbeat::{Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
 use ricochet::exhaustive::UnitError;
 use rrm_model::{Assignment, ExhaustiveUnit, LeaseRef, Submission, Work};
@@ -50,7 +50,7 @@ pub(crate) async fn mine_unit(
     flags: UnitFlags,
 ) -> Result<bool, WorkerError> {
     let lease = unit.lease;
-    let key: LeaseKey = (lease.campaign.clone(), lease.unit, lease.lease);
+    let key = lease.clone();
     let solved = match unit.work {
         Work::Exhaustive(exhaustive) => analyse(&shared, exhaustive, &lease, &flags)
             .await

@@ -9,11 +9,12 @@
 //!
 //! One child module per concern, each adding methods to [`Coordinator`]:
 //! `recovery` (opening a store), `identity` (registrations, sessions, distrust),
-//! `leasing`, `submission`, `disputes` (settling results that disagree), `checks`
-//! (pure, no store),
-//! `queries`, `progress` (seeds reported in heartbeats, what is left for a worker), `exhaustive`
-//! (exhaustive campaigns: creation, import, their checks and queries); `campaign_state`
-//! holds one campaign in memory, `types` and `error` the public types.
+//! `leasing` (storing what `leases` decides), `submission`, `disputes` (settling
+//! results that disagree), `queries`, `progress` (seeds reported in heartbeats, what is
+//! left for a worker), `exhaustive` (exhaustive campaigns: creation, import, their
+//! checks and queries). Parts that need no store are types or pure functions with
+//! their own unit tests: `campaign_state` (one campaign in memory), `registry`,
+//! `leases`, `quotas`, `checks`; `error` holds the public error types.
 
 mod campaign_state;
 mod checks;
@@ -23,6 +24,7 @@ mod error;
 mod exhaustive;
 mod hardest;
 mod identity;
+mod leases;
 mod leasing;
 mod progress;
 mod queries;
@@ -46,7 +48,7 @@ pub use progress::Remaining;
 pub use registry::{Session, Worker};
 use rrm_model::{
     Assignment, CampaignStats, CampaignStatus, ExactStats, ExhaustiveUnit, LeaseRef,
-    MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission, Work,
+    MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission,
 };
 pub use verify::{verify_store, VerifyReport};
 

@@ -91,7 +91,7 @@ impl State {
             campaign.leased.iter().filter_map(|unit| {
                 let lease = current_lease(&campaign.records[unit])?;
                 let reference = LeaseRef {
-                    campaign: campaign.campaign.spec.name.to_string(),
+                    campaign: campaign.campaign.spec.name.clone(),
                     unit: *unit,
                     lease: lease.number,
                 };
@@ -136,7 +136,7 @@ mod tests {
 
     fn lease(number: u64) -> LeaseRef {
         LeaseRef {
-            campaign: "c".into(),
+            campaign: "c".parse().unwrap(),
             unit: 1,
             lease: number,
         }

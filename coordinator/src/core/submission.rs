@@ -179,7 +179,8 @@ impl Coordinator {
         // Only the current lease is charged (an expired one was charged when it expired).
         if matches!(&record.state, UnitState::Leased(held) if held.number == lease.lease) {
             record.state = UnitState::Pending { expired: None };
-            self.charge_failure(&mut record, &submission.identity, rejection.to_string());
+            let why = rejection.to_string();
+            record.charge_failure(&submission.identity, why, self.config.max_failures);
             self.store
                 .put_unit(campaign.campaign.id, lease.unit, &record)?;
             if matches!(record.state, UnitState::Quarantined) {
@@ -216,7 +217,7 @@ impl Coordinator {
                 unknown_lease(lease)
             } else {
                 CoordinatorError::UnknownUnit {
-                    campaign: lease.campaign.clone(),
+                    campaign: lease.campaign.to_string(),
                     unit: lease.unit,
                 }
             }
@@ -404,19 +405,6 @@ impl Coordinator {
         state.next_commit += 1;
         Ok(())
     }
-
-    /// Counts a failure of `identity` against a unit that is no longer leased, once per
-    /// identity (so one sender, however many its registrations or submissions, cannot
-    /// quarantine a unit); quarantines it at [`crate::Config::max_failures`] identities.
-    pub(super) fn charge_failure(&self, record: &mut UnitRecord, identity: &str, why: String) {
-        if !record.failed_by.iter().any(|charged| charged == identity) {
-            record.failed_by.push(identity.to_string());
-        }
-        record.last_error = Some(why);
-        if record.failures() >= self.config.max_failures {
-            record.state = UnitState::Quarantined;
-        }
-    }
 }
 
 impl State {
@@ -438,14 +426,14 @@ impl State {
 /// The work of an exhaustive lease's unit.
 fn work_of(spec: &ExhaustiveSpec, lease: &LeaseRef) -> Result<ExhaustiveUnit> {
     unit_work(spec, lease.unit).ok_or_else(|| CoordinatorError::UnknownUnit {
-        campaign: lease.campaign.clone(),
+        campaign: lease.campaign.to_string(),
         unit: lease.unit,
     })
 }
 
 fn unknown_lease(lease: &LeaseRef) -> CoordinatorError {
     CoordinatorError::UnknownLease {
-        campaign: lease.campaign.clone(),
+        campaign: lease.campaign.to_string(),
         unit: lease.unit,
         lease: lease.lease,
     }

@@ -5,7 +5,7 @@
 
 use super::exhaustive::{histogram_table, placement_card, RECORDS_SHOWN};
 use super::{page, Coord, PageError};
-use crate::charts::{histogram_svg, unit_heatmap_svg};
+use crate::charts::{histogram_svg, unit_heatmap_svg, Counted};
 use axum::extract::{Path, State};
 use axum::response::Html;
 use ricochet::svg::escape;
@@ -101,6 +101,7 @@ pub(super) async fn unit_page(
     );
     body.push_str(&histogram_svg(
         &format!("{} {}", done.board, done.token),
+        Counted::Placements,
         &[
             ("all placements", result.histogram.as_slice()),
             ("legal placements", result.legal_histogram.as_slice()),

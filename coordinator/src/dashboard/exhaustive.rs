@@ -4,7 +4,7 @@
 //! listed placement; JSON at `/api/campaign/NAME/stats` and `/api/campaign/NAME/records`.
 
 use super::{page, playback, ApiError, Coord, DashboardError, PageError};
-use crate::charts::{histogram_svg, rarity};
+use crate::charts::{histogram_svg, rarity, Counted};
 use crate::core::{Coordinator, UnitBoard};
 use axum::extract::{Path, State};
 use axum::response::{Html, Json};
@@ -151,6 +151,7 @@ pub(super) fn campaign_page(
     );
     body.push_str(&histogram_svg(
         &format!("Optimal move counts: {name}"),
+        Counted::Placements,
         &[
             ("all placements", overall.histogram.as_slice()),
             ("legal placements", overall.legal_histogram.as_slice()),

@@ -62,7 +62,7 @@ fn stats_survive_the_round_trip() {
     aggregates.add(3, 1, "RQ", "1A 3B 4A 2B");
     aggregates.add(255, 4, "RQ", "2A 3B 4A 1B");
     let stats = CampaignStats {
-        campaign: "c".into(),
+        campaign: "c".parse().unwrap(),
         aggregates,
         exhaustive: None,
     };
@@ -125,7 +125,7 @@ fn exact_stats_survive_the_round_trip() {
 #[test]
 fn puzzles_leases_and_submissions_survive_the_round_trip() {
     let puzzle = MinedPuzzle {
-        campaign: "c".into(),
+        campaign: "c".parse().unwrap(),
         seed: u64::MAX,
         moves: 25,
         solution: vec!["RN".into(), "GW".into()],
@@ -134,11 +134,23 @@ fn puzzles_leases_and_submissions_survive_the_round_trip() {
     let wire: pb::MinedPuzzle = puzzle.clone().into();
     assert_eq!(MinedPuzzle::try_from(wire), Ok(puzzle));
     let lease = LeaseRef {
-        campaign: "c".into(),
+        campaign: "c".parse().unwrap(),
         unit: 8,
         lease: 2,
     };
-    assert_eq!(LeaseRef::from(pb::LeaseRef::from(lease.clone())), lease);
+    assert_eq!(
+        LeaseRef::try_from(pb::LeaseRef::from(lease.clone())),
+        Ok(lease.clone())
+    );
+    // A lease naming no possible campaign is refused at the edge, without its name.
+    let forged = pb::LeaseRef {
+        campaign: "x".repeat(1 << 20),
+        ..lease.clone().into()
+    };
+    assert_eq!(
+        LeaseRef::try_from(forged),
+        Err(WireError::Name(NameError::TooLong(1 << 20)))
+    );
     let request = pb::SubmitRequest {
         worker_id: 4,
         session: vec![5; 16],
@@ -227,7 +239,7 @@ fn exhaustive_units_results_and_placements_survive_the_round_trip() {
     };
     let assignment = Assignment {
         lease: LeaseRef {
-            campaign: "e".into(),
+            campaign: "e".parse().unwrap(),
             unit: 7,
             lease: 1,
         },
@@ -238,7 +250,7 @@ fn exhaustive_units_results_and_placements_survive_the_round_trip() {
     assert_eq!((unit.seed_start, unit.seed_end), (7, 8));
     assert_eq!(exhaustive_unit(unit.exhaustive.unwrap()), Ok(work));
     let placement = MinedPlacement {
-        campaign: "e".into(),
+        campaign: "e".parse().unwrap(),
         unit: 7,
         board: "1A 3B 4A 2B".into(),
         token: "RT".into(),
@@ -281,7 +293,7 @@ fn bad_exhaustive_placements_are_refused() {
 #[test]
 fn units_and_submissions_survive_the_worker_s_round_trip() {
     let lease = LeaseRef {
-        campaign: "c".into(),
+        campaign: "c".parse().unwrap(),
         unit: 3,
         lease: 1,
     };

@@ -491,7 +491,7 @@ fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
         let request = pb::SubmitRequest {
             worker_id: worker.id,
             session: worker.session.clone(),
-            digest: digest(&lease.clone().into(), honest),
+            digest: digest(&lease.clone().try_into().unwrap(), honest),
             lease: Some(lease),
             exhaustive: Some(exhaustive_message(honest)),
             ..Default::default()

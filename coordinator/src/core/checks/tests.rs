@@ -60,7 +60,7 @@ fn submission(
             worker: 7,
             identity: "tester".into(),
             lease: LeaseRef {
-                campaign: spec.name.to_string(),
+                campaign: spec.name.clone(),
                 unit: 0,
                 lease: 1,
             },
