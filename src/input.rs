@@ -1,6 +1,7 @@
 //! Reading what the user names: seed ranges, counts, puzzle files and placements.
 
 use anyhow::{bail, Context, Result};
+use ricochet::driftingdroids::DdGame;
 use ricochet::{Game, Layout, Puzzle, PuzzleRecord};
 use rrm_coordinator::UnitBoard;
 use std::ops::{Range, RangeInclusive};
@@ -98,6 +99,55 @@ pub fn read_puzzle(path: &Path) -> Result<Job> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     record_job(&text).with_context(|| format!("{}", path.display()))
+}
+
+/// How a puzzle is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PuzzleFormat {
+    /// A DriftingDroids game ID when the text is one or a file holds one, else JSON.
+    Auto,
+    /// rrm's JSON puzzle format (README).
+    Json,
+    /// A DriftingDroids game ID such as `7650+42+E2302B12+C9`.
+    DdId,
+}
+
+/// The puzzle `arg` names: a file (in `format`, or whichever it holds), or a DriftingDroids
+/// game ID given in place of a file.
+pub fn read_puzzle_arg(arg: &str, format: PuzzleFormat) -> Result<Job> {
+    let path = Path::new(arg);
+    let is_file = path.is_file();
+    if !is_file && (format == PuzzleFormat::DdId || looks_like_game_id(arg)) {
+        return game_id_job(arg);
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let game_id = match format {
+        PuzzleFormat::Auto => looks_like_game_id(text.trim()),
+        PuzzleFormat::Json => false,
+        PuzzleFormat::DdId => true,
+    };
+    if game_id {
+        game_id_job(text.trim()).with_context(|| format!("{}", path.display()))
+    } else {
+        record_job(&text).with_context(|| format!("{}", path.display()))
+    }
+}
+
+/// Whether `text` is shaped like a game ID (hex digits and `+`, not JSON).
+fn looks_like_game_id(text: &str) -> bool {
+    text.contains('+') && text.chars().all(|c| c.is_ascii_hexdigit() || c == '+')
+}
+
+fn game_id_job(id: &str) -> Result<Job> {
+    let game = DdGame::parse(id)?;
+    Ok(Job {
+        puzzle: game.puzzle()?,
+        source: Source::File {
+            name: Some(format!("DriftingDroids game {}", game.id())),
+            expected_moves: None,
+        },
+    })
 }
 
 /// Reads a JSON Lines file of puzzles (blank lines skipped); any bad line fails the whole file.

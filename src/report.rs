@@ -2,6 +2,7 @@
 //! counts in words ("1 move", "9 moves") for every command's text.
 
 use crate::input::{Job, Source};
+use ricochet::rules::Rules;
 use ricochet::{render, Puzzle, Solution, Unsolved};
 use serde::Serialize;
 
@@ -25,6 +26,8 @@ pub struct Report {
     pub solution: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected_moves: Option<u32>,
+    /// The rule set solved under: `standard`, or what differs from it (`no-rebounds`).
+    pub rules: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub states: u64,
@@ -43,7 +46,12 @@ pub struct TargetReport {
 }
 
 impl Report {
-    pub fn new(job: &Job, result: &Result<Solution, Unsolved>, cpu_seconds: f64) -> Report {
+    pub fn new(
+        job: &Job,
+        result: &Result<Solution, Unsolved>,
+        cpu_seconds: f64,
+        rules: Rules,
+    ) -> Report {
         let puzzle = &job.puzzle;
         let target = puzzle.target();
         let (seed, name, quads, expected_moves) = match &job.source {
@@ -78,6 +86,7 @@ impl Report {
             moves,
             solution,
             expected_moves,
+            rules: rules.to_string(),
             error,
             states,
             cpu_seconds,
@@ -111,8 +120,12 @@ impl Report {
         );
         match (&self.moves, &self.error) {
             (Some(moves), _) => {
+                let rules = match self.rules.as_str() {
+                    "standard" => String::new(),
+                    rules => format!(", {rules}"),
+                };
                 out += &format!(
-                    "{} (optimal): {}\n",
+                    "{} (optimal{rules}): {}\n",
                     count(*moves as u64, "move"),
                     self.solution.join(" ")
                 )

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{ArgGroup, Args};
 use cpu_time::ThreadTime;
 use rayon::prelude::*;
+use ricochet::rules::Rules;
 use ricochet::solver::with_thread_solver;
 use ricochet::{Solution, Unsolved};
 use std::io::Write;
@@ -22,9 +23,17 @@ pub struct SolveArgs {
     // A negative seed is a wrong value, not an unknown option.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
-    /// A puzzle file (JSON puzzle format, see README).
+    /// A puzzle file (JSON puzzle format or a DriftingDroids game ID, see README), or a
+    /// DriftingDroids game ID itself, e.g. `7650+42+E2302B12+C9`.
     #[arg(long)]
-    puzzle: Option<PathBuf>,
+    puzzle: Option<String>,
+    /// How `--puzzle` is written.
+    #[arg(long, value_enum, default_value_t = input::PuzzleFormat::Auto)]
+    format: input::PuzzleFormat,
+    /// Forbid rebounds, as DriftingDroids can: no robot moves along the line of its own
+    /// previous move (back, or on in the same direction).
+    #[arg(long)]
+    no_rebounds: bool,
     /// A seed range `A..B` (B excluded) or `A..=B`, solved in parallel.
     #[arg(long)]
     seeds: Option<String>,
@@ -42,24 +51,35 @@ pub struct SolveArgs {
     max_moves: u8,
 }
 
-/// Solves on this thread's reusable solver, measuring the thread's CPU time.
-fn solve_timed(job: &Job, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
-    with_thread_solver(max_moves, |solver| {
-        let started = ThreadTime::now();
-        let result = solver.solve(&job.puzzle);
-        (result, started.elapsed().as_secs_f64())
-    })
+/// Solves under `rules` (today's rule on this thread's reusable solver), measuring the
+/// thread's CPU time.
+fn solve_timed(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
+    let started = ThreadTime::now();
+    let result = if rules == Rules::STANDARD {
+        with_thread_solver(max_moves, |solver| solver.solve(&job.puzzle))
+    } else {
+        ricochet::rules::solve(&job.puzzle, rules, max_moves)
+    };
+    (result, started.elapsed().as_secs_f64())
+}
+
+impl SolveArgs {
+    fn rules(&self) -> Rules {
+        Rules {
+            rebounds: !self.no_rebounds,
+        }
+    }
 }
 
 pub fn run(args: SolveArgs) -> Result<ExitCode> {
     let single = match (&args.seed, &args.puzzle) {
         (Some(seed), _) => Some(input::seed_job(*seed)?),
-        (_, Some(path)) => Some(input::read_puzzle(path)?),
+        (_, Some(puzzle)) => Some(input::read_puzzle_arg(puzzle, args.format)?),
         _ => None,
     };
     if let Some(job) = single {
-        let (result, cpu) = solve_timed(&job, args.max_moves);
-        let report = Report::new(&job, &result, cpu);
+        let (result, cpu) = solve_timed(&job, args.rules(), args.max_moves);
+        let report = Report::new(&job, &result, cpu, args.rules());
         let mut out = crate::stdout::lock();
         if args.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
@@ -119,8 +139,8 @@ fn solve_batch(pool: &rayon::ThreadPool, jobs: &[Job], args: &SolveArgs) -> Resu
     let reports: Vec<Report> = pool.install(|| {
         jobs.par_iter()
             .map(|job| {
-                let (result, cpu) = solve_timed(job, args.max_moves);
-                Report::new(job, &result, cpu)
+                let (result, cpu) = solve_timed(job, args.rules(), args.max_moves);
+                Report::new(job, &result, cpu, args.rules())
             })
             .collect()
     });

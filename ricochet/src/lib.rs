@@ -5,6 +5,7 @@
 //! [`Solver`], which returns a proven optimal [`Solution`].
 
 pub mod board;
+pub mod driftingdroids;
 pub mod exhaustive;
 pub mod fogleman;
 pub mod generator;
@@ -13,6 +14,7 @@ pub mod mt;
 pub mod puzzle;
 pub mod random;
 pub mod render;
+pub mod rules;
 pub mod solver;
 pub mod svg;
 mod table;

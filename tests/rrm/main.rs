@@ -15,6 +15,7 @@ mod crash_images;
 mod dashboard;
 mod dashboard_access;
 mod docs;
+mod editions;
 mod exhaustive;
 mod generator;
 mod mining;
