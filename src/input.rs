@@ -1,7 +1,7 @@
 //! Reading what the user names: seed ranges, counts, puzzle files and placements.
 
 use anyhow::{bail, Context, Result};
-use ricochet::driftingdroids::DdGame;
+use ricochet::driftingdroids::{read_dump, DdGame};
 use ricochet::{Game, Layout, Puzzle, PuzzleRecord};
 use rrm_coordinator::UnitBoard;
 use std::ops::{Range, RangeInclusive};
@@ -110,6 +110,8 @@ pub enum PuzzleFormat {
     Json,
     /// A DriftingDroids game ID such as `7650+42+E2302B12+C9`.
     DdId,
+    /// A DriftingDroids game dump, `!DriftingDroids_game!…`.
+    DdDump,
 }
 
 /// The puzzle `arg` names: a file (in `format`, or whichever it holds), or a DriftingDroids
@@ -122,16 +124,28 @@ pub fn read_puzzle_arg(arg: &str, format: PuzzleFormat) -> Result<Job> {
     }
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let game_id = match format {
-        PuzzleFormat::Auto => looks_like_game_id(text.trim()),
-        PuzzleFormat::Json => false,
-        PuzzleFormat::DdId => true,
+    let format = match format {
+        PuzzleFormat::Auto if text.trim_start().starts_with("!DriftingDroids_game!") => {
+            PuzzleFormat::DdDump
+        }
+        PuzzleFormat::Auto if looks_like_game_id(text.trim()) => PuzzleFormat::DdId,
+        PuzzleFormat::Auto => PuzzleFormat::Json,
+        format => format,
     };
-    if game_id {
-        game_id_job(text.trim()).with_context(|| format!("{}", path.display()))
-    } else {
-        record_job(&text).with_context(|| format!("{}", path.display()))
+    match format {
+        PuzzleFormat::DdId => game_id_job(text.trim()),
+        PuzzleFormat::DdDump => read_dump(&text)
+            .map(|puzzle| Job {
+                puzzle,
+                source: Source::File {
+                    name: Some("DriftingDroids game dump".into()),
+                    expected_moves: None,
+                },
+            })
+            .map_err(Into::into),
+        _ => record_job(&text),
     }
+    .with_context(|| format!("{}", path.display()))
 }
 
 /// Whether `text` is shaped like a game ID (hex digits and `+`, not JSON).

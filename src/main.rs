@@ -10,6 +10,7 @@ mod campaign;
 mod census;
 mod checkbench;
 mod exhaust;
+mod formats;
 mod health;
 mod import;
 mod input;

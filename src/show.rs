@@ -2,6 +2,7 @@
 //! campaign) as ASCII in the terminal and, with `--svg`, as a picture; with `--solution`,
 //! an optimal solution (numbered arrows in the picture) and its metrics.
 
+use crate::formats::OutputFormat;
 use crate::input::{self, Job, Source};
 use crate::outfile::OutFile;
 use anyhow::{Context, Result};
@@ -24,9 +25,10 @@ pub struct ShowArgs {
     // A negative seed is a wrong value, not an unknown option.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
-    /// A puzzle file (JSON puzzle format).
+    /// A puzzle file (JSON puzzle format, a DriftingDroids game ID or dump), or a
+    /// DriftingDroids game ID itself.
     #[arg(long)]
-    puzzle: Option<PathBuf>,
+    puzzle: Option<String>,
     /// A placement of an exhaustive campaign: its board, e.g. "1A 3B 4A 2B" (with
     /// --target and --placement).
     #[arg(long, requires_all = ["target", "placement"])]
@@ -44,6 +46,10 @@ pub struct ShowArgs {
     /// Solve it: print an optimal solution and its quality metrics, and draw it.
     #[arg(long)]
     solution: bool,
+    /// Print the puzzle alone on stdout as rrm's JSON puzzle, or as a DriftingDroids game
+    /// ID or dump, instead of the board in text.
+    #[arg(long, value_enum)]
+    format: Option<OutputFormat>,
 }
 
 pub fn run(args: ShowArgs) -> Result<ExitCode> {
@@ -54,7 +60,10 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
             let others = other_tokens(&job);
             (job, others)
         }
-        (_, Some(path), _) => (input::read_puzzle(path)?, Vec::new()),
+        (_, Some(puzzle), _) => (
+            input::read_puzzle_arg(puzzle, input::PuzzleFormat::Auto)?,
+            Vec::new(),
+        ),
         (_, _, Some(board)) => {
             let (token, cells) = args
                 .target
@@ -65,6 +74,14 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
         }
         _ => unreachable!("clap requires one input"),
     };
+    if let Some(format) = args.format {
+        let (written, note) = crate::formats::write(&job, format)?;
+        if let Some(note) = note {
+            tracing::warn!("{note}");
+        }
+        crate::stdout::lock().write_all(written.as_bytes())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let title = title(&job);
     let mut out = crate::stdout::lock();
     writeln!(out, "{title}")?;

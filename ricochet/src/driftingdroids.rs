@@ -12,6 +12,10 @@
 //! side Fogleman calls 1A is DriftingDroids' 1B, his 2A its 4A. [`FOGLEMAN_TILES`] maps
 //! them; the tests prove the mapping by building every board both ways.
 
+mod dump;
+
+pub use dump::{read_dump, write_dump, DumpError};
+
 use crate::board::{Board, Cell, Direction, GRID, WALL_E, WALL_N, WALL_S, WALL_W};
 use crate::puzzle::{Colour, Puzzle, PuzzleError, Shape, Target, MAX_ROBOTS};
 use std::fmt;

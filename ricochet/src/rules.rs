@@ -67,7 +67,7 @@ pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, U
         lines: [Line::None; MAX_ROBOTS],
     };
     start.robots[..search.count].copy_from_slice(puzzle.robots());
-    let first = search.bound(&start.robots);
+    let first = search.bound(&start);
     if first == UNREACHABLE {
         return Err(Unsolved::Unreachable);
     }
@@ -139,7 +139,8 @@ struct Restricted<'p> {
     puzzle: &'p Puzzle,
     rules: Rules,
     count: usize,
-    lower_bound: [u8; CELLS],
+    /// Moves a finishing robot needs from each cell, by the line of its last move.
+    lower_bound: [[u8; CELLS]; 3],
     /// The most moves each state was searched with, without a solution.
     searched: HashMap<u64, u8, BuildHasherDefault<KeyHasher>>,
     path: Vec<Move>,
@@ -152,7 +153,7 @@ impl<'p> Restricted<'p> {
             puzzle,
             rules,
             count: puzzle.robots().len(),
-            lower_bound: lower_bounds(puzzle.board(), puzzle.target().cell),
+            lower_bound: line_bounds(puzzle, rules),
             searched: HashMap::default(),
             path: Vec::new(),
             states: 0,
@@ -160,10 +161,12 @@ impl<'p> Restricted<'p> {
     }
 
     /// Moves at least still needed: the fewest of any robot allowed to finish.
-    fn bound(&self, robots: &[Cell; MAX_ROBOTS]) -> u8 {
+    fn bound(&self, state: &State) -> u8 {
         (0..self.count)
             .filter(|&robot| self.puzzle.may_finish(robot))
-            .map(|robot| self.lower_bound[robots[robot] as usize])
+            .map(|robot| {
+                self.lower_bound[state.lines[robot] as usize][state.robots[robot] as usize]
+            })
             .min()
             .unwrap_or(UNREACHABLE)
     }
@@ -192,7 +195,7 @@ impl<'p> Restricted<'p> {
     /// `path` if so).
     fn dfs(&mut self, state: &State, left: u8) -> bool {
         self.states += 1;
-        let bound = self.bound(&state.robots);
+        let bound = self.bound(state);
         if left == 0 || bound > left {
             return false;
         }
@@ -236,6 +239,51 @@ impl<'p> Restricted<'p> {
         self.searched.insert(key, left);
         false
     }
+}
+
+/// The admissible bound by the line of the robot's last move: the moves it needs if it
+/// could stop anywhere, its moves alternating between the lines when rebounds are
+/// forbidden (relaxed routes lose nothing by alternating; only the first move is barred
+/// from the line the robot last moved on).
+fn line_bounds(puzzle: &Puzzle, rules: Rules) -> [[u8; CELLS]; 3] {
+    let plain = lower_bounds(puzzle.board(), puzzle.target().cell);
+    if rules.rebounds {
+        return [plain; 3];
+    }
+    let board = puzzle.board();
+    let target = puzzle.target().cell;
+    let mut bounds = [plain, [UNREACHABLE; CELLS], [UNREACHABLE; CELLS]];
+    for line in [Line::NorthSouth, Line::EastWest] {
+        bounds[line as usize][target as usize] = 0;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for cell in board.cells() {
+            if cell == target {
+                continue;
+            }
+            for line in [Line::NorthSouth, Line::EastWest] {
+                let mut best = bounds[line as usize][cell as usize];
+                for dir in Direction::ALL
+                    .into_iter()
+                    .filter(|&dir| Line::of(dir) != line)
+                {
+                    let mut at = cell;
+                    while let Some(next) = board.step_open(at, dir) {
+                        at = next;
+                        let after = bounds[Line::of(dir) as usize][at as usize];
+                        best = best.min(after.saturating_add(1));
+                    }
+                }
+                if best < bounds[line as usize][cell as usize] {
+                    bounds[line as usize][cell as usize] = best;
+                    changed = true;
+                }
+            }
+        }
+    }
+    bounds
 }
 
 /// Whether `moves` obey `rules` (a solution's replay checks the slides themselves).

@@ -85,3 +85,86 @@ fn bad_game_ids_get_one_line_naming_the_bad_part() {
         assert!(output.stdout.is_empty());
     }
 }
+
+/// Whether no robot in `moves` moves along the line of its own previous move: the
+/// no-rebound rule, read from its description.
+fn without_rebounds(moves: &[String]) -> bool {
+    let mut last: std::collections::HashMap<char, char> = std::collections::HashMap::new();
+    moves.iter().all(|step| {
+        let (robot, dir) = (step.chars().next().unwrap(), step.chars().nth(1).unwrap());
+        let axis = if "NS".contains(dir) { 'v' } else { 'h' };
+        last.insert(robot, axis) != Some(axis)
+    })
+}
+
+#[test]
+fn without_rebounds_the_published_24_move_position_needs_26() {
+    let record = hard_position("dd24");
+    let report: serde_json::Value = serde_json::from_str(&rrm_ok(&[
+        "solve",
+        "--puzzle",
+        DD24,
+        "--no-rebounds",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(report["rules"], "no-rebounds");
+    assert_eq!(report["moves"], 26, "DriftingDroids' documented figure");
+    let solution: Vec<String> = serde_json::from_value(report["solution"].clone()).unwrap();
+    check_solution(&record, &solution).unwrap();
+    assert!(without_rebounds(&solution), "{solution:?}");
+    // The standard optimum has rebounds: the rule is what costs the two moves.
+    let standard: serde_json::Value =
+        serde_json::from_str(&rrm_ok(&["solve", "--puzzle", DD24, "--json"])).unwrap();
+    let moves: Vec<String> = serde_json::from_value(standard["solution"].clone()).unwrap();
+    assert!(!without_rebounds(&moves));
+}
+
+#[test]
+fn show_writes_game_ids_dumps_and_json_that_solve_back() {
+    let dir = std::env::temp_dir().join(format!("rrm-editions-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let id = rrm_ok(&["show", "--puzzle", DD25, "--format", "dd-id"]);
+    assert_eq!(id.trim(), DD25);
+    for format in ["dd-dump", "json"] {
+        let written = rrm_ok(&["show", "--puzzle", DD25, "--format", format]);
+        let file = dir.join(format);
+        std::fs::write(&file, &written).unwrap();
+        let report: serde_json::Value = serde_json::from_str(&rrm_ok(&[
+            "solve",
+            "--puzzle",
+            file.to_str().unwrap(),
+            "--json",
+        ]))
+        .unwrap();
+        assert_eq!(report["moves"], 25, "{format}");
+    }
+    // A Fogleman seed gets the ID of its tile sides in DriftingDroids, with a warning that
+    // DriftingDroids' board has the vortex walls; its optimum there is solved again.
+    let output = rrm(&["show", "--seed", "1605212351", "--format", "dd-id"]);
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("beside the vortex"), "{stderr}");
+    let id = String::from_utf8(output.stdout).unwrap();
+    let game = DdGame::parse(id.trim()).unwrap();
+    let sides: Vec<&str> = game.board.sides.iter().map(|side| side.name()).collect();
+    let tiles: Vec<&str> = ricochet::Game::generate(1605212351)
+        .unwrap()
+        .layout
+        .tiles
+        .to_vec();
+    let mapped: Vec<&str> = tiles
+        .iter()
+        .map(|tile| {
+            let side = ricochet::driftingdroids::TileSide::from_fogleman_name(tile).unwrap();
+            side.name()
+        })
+        .collect();
+    assert_eq!(sides, mapped);
+    let record = game.puzzle().unwrap().to_record(None);
+    let report: serde_json::Value =
+        serde_json::from_str(&rrm_ok(&["solve", "--puzzle", id.trim(), "--json"])).unwrap();
+    let solution: Vec<String> = serde_json::from_value(report["solution"].clone()).unwrap();
+    check_solution(&record, &solution).unwrap();
+    assert_eq!(report["moves"].as_u64(), Some(solution.len() as u64));
+}

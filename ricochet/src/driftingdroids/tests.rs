@@ -197,3 +197,67 @@ fn in_slot(cell: usize, slot: usize) -> bool {
         _ => x < half && y >= half,
     }
 }
+
+#[test]
+fn dumps_round_trip_for_driftingdroids_boards_and_freestyle_ones() {
+    let mut rng = PyRandom::new(11);
+    for _ in 0..100 {
+        let sides = [0, 1, 2, 3].map(|_| TileSide(rng.randint(0, 15) as u8));
+        let board = DdBoard::new(sides);
+        let robots = vec![17, 34, 200, 255];
+        let goal = board.goals[rng.randint(0, board.goals.len() as u32 - 1) as usize];
+        let game = DdGame {
+            board,
+            robots,
+            goal,
+        };
+        let puzzle = game.puzzle().unwrap();
+        let dump = write_dump(&puzzle);
+        assert!(dump.starts_with("!DriftingDroids_game!"), "{dump}");
+        assert_eq!(read_dump(&dump).unwrap(), puzzle);
+        // Line breaks, as mail and forums add them, are ignored.
+        let wrapped: String = (dump.chars().collect::<Vec<_>>().chunks(60))
+            .map(|line| line.iter().collect::<String>() + "\n")
+            .collect();
+        assert_eq!(read_dump(&wrapped).unwrap(), puzzle);
+    }
+    let mut random = crate::random::RandomPuzzles::new(3, 5);
+    for _ in 0..50 {
+        // Fogleman's boards block the centre; a dump walls it all round, which is the same.
+        let puzzle = random.next_puzzle();
+        let back = read_dump(&write_dump(&puzzle)).unwrap();
+        assert_eq!(back.to_record(None), puzzle.to_record(None));
+        assert_eq!(back.target(), puzzle.target());
+    }
+}
+
+#[test]
+fn changed_or_broken_dumps_are_refused() {
+    let puzzle = DdGame::parse("7650+42+E2302B12+C9")
+        .unwrap()
+        .puzzle()
+        .unwrap();
+    let dump = write_dump(&puzzle);
+    let data_at = dump.rfind('!').unwrap() - 10;
+    let mut changed = dump.clone().into_bytes();
+    changed[data_at] = if changed[data_at] == b'A' { b'B' } else { b'A' };
+    let changed = String::from_utf8(changed).unwrap();
+    assert!(matches!(read_dump(&changed), Err(DumpError::Crc { .. })));
+    assert!(matches!(
+        read_dump("!Other_game!00!AA!"),
+        Err(DumpError::Frame)
+    ));
+    assert!(matches!(
+        read_dump("7650+42+E2302B12+C9"),
+        Err(DumpError::Frame)
+    ));
+    let data = "AAAAAA==";
+    let bad = format!(
+        "!DriftingDroids_game!{:08X}!{data}!",
+        crc32fast::hash(data.as_bytes())
+    );
+    assert!(matches!(
+        read_dump(&bad),
+        Err(DumpError::Inflate(0) | DumpError::Truncated)
+    ));
+}
