@@ -26,8 +26,12 @@ pub struct TopArgs {
     #[arg(long)]
     campaign: Option<String>,
     /// One JSON object per puzzle instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "dd_ids")]
     json: bool,
+    /// One DriftingDroids game ID per puzzle instead of text, for its players (Fogleman's
+    /// boards there have the vortex's two walls, so an optimum may differ).
+    #[arg(long)]
+    dd_ids: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -40,6 +44,16 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     }
     let generator = generator_of(&mut backend, &name)?;
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
+    if args.dd_ids {
+        let games = (puzzles.iter())
+            .map(|mined| {
+                let generated = generator.generate(mined.seed)?;
+                let tiles = crate::formats::tiles_named(&generated.arrangement);
+                crate::formats::driftingdroids_game(&generated.puzzle, tiles)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return print_game_ids(&games);
+    }
     let measured = measure(&puzzles, |mined| {
         Ok((generator.generate(mined.seed)?.puzzle, &mined.solution))
     })?;
@@ -75,6 +89,20 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
                 metrics_line(metrics, *optimum)
             )?;
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints one game ID per line, and the first note (they are alike) as a warning.
+fn print_game_ids(
+    games: &[(ricochet::driftingdroids::DdGame, Option<String>)],
+) -> Result<ExitCode> {
+    if let Some(note) = games.iter().find_map(|(_, note)| note.as_ref()) {
+        tracing::warn!("{note}");
+    }
+    let mut out = crate::stdout::lock();
+    for (game, _) in games {
+        writeln!(out, "{}", game.id())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -148,6 +176,15 @@ pub fn solve_exactly(puzzle: &Puzzle, moves: u8) -> Result<Vec<String>> {
 fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode> {
     let mut placements =
         backend.find_placements(name, args.min_moves..=u8::MAX, args.limit, true)?;
+    if args.dd_ids {
+        let games = (placements.iter())
+            .map(|mined| {
+                let tiles = crate::formats::tiles_named(&mined.board);
+                crate::formats::driftingdroids_game(&placement_puzzle(mined)?, tiles)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return print_game_ids(&games);
+    }
     for mined in placements.iter_mut().filter(|m| m.solution.is_empty()) {
         mined.solution = solve_exactly(&placement_puzzle(mined)?, mined.moves)
             .with_context(|| format!("placement {:?} of unit {}", mined.placement, mined.unit))?;

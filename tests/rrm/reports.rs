@@ -93,6 +93,37 @@ fn stats_top_show_and_packs() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(rows.len(), 3);
+    // The same list as DriftingDroids game IDs: each the seed's robots and target on
+    // its tiles in DriftingDroids' names.
+    let ids = rrm(&[
+        "top",
+        "--data",
+        data,
+        "--campaign",
+        "fogleman-1-2001",
+        "--limit",
+        "3",
+        "--dd-ids",
+    ]);
+    assert!(ids.status.success());
+    assert!(String::from_utf8_lossy(&ids.stderr).contains("beside the vortex"));
+    let ids = String::from_utf8(ids.stdout).unwrap();
+    assert_eq!(ids.lines().count(), 3, "{ids}");
+    for (id, row) in ids.lines().zip(&rows) {
+        let game = ricochet::driftingdroids::DdGame::parse(id).unwrap();
+        let seed = ricochet::Game::generate(row["seed"].as_u64().unwrap()).unwrap();
+        let puzzle = seed.puzzle();
+        assert_eq!(game.robots, puzzle.robots(), "{id}");
+        assert_eq!(game.goal.cell, puzzle.target().cell, "{id}");
+        assert_eq!(game.goal.colour, puzzle.target().colour, "{id}");
+        let names: Vec<&str> = game
+            .board
+            .sides
+            .iter()
+            .map(|side| side.fogleman_name().unwrap())
+            .collect();
+        assert_eq!(names, seed.layout.tiles, "{id}");
+    }
     assert_eq!(
         rows[0]["moves"].as_u64(),
         expected.len().checked_sub(1).map(|m| m as u64)
