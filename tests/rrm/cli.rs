@@ -49,6 +49,7 @@ fn solve_seed_json_has_the_documented_fields_and_a_valid_solution() {
     assert_eq!(report["target"]["token"], "BT");
     assert_eq!(report["target"]["cell"], 54);
     assert_eq!(report["moves"], 15);
+    assert_eq!(report["rules"], "standard");
     assert!(report["states"].as_u64().unwrap() > 0);
     assert!(report["cpu_seconds"].as_f64().unwrap() > 0.0);
     let game = ricochet::Game::generate(172).unwrap();
