@@ -12,6 +12,7 @@
 //! side Fogleman calls 1A is DriftingDroids' 1B, his 2A its 4A. [`FOGLEMAN_TILES`] maps
 //! them; the tests prove the mapping by building every board both ways.
 
+mod deal;
 mod dump;
 
 pub use dump::{read_dump, write_dump, DumpError};

@@ -4,8 +4,10 @@
 //! added without touching stored data; each one also says how its puzzles group for
 //! statistics (target token, board arrangement).
 
+use crate::driftingdroids::DdGame;
 use crate::fogleman::{Game, SeedError};
 use crate::puzzle::Puzzle;
+use crate::puzzle::Target;
 use std::fmt;
 use std::str::FromStr;
 
@@ -14,6 +16,9 @@ use std::str::FromStr;
 pub enum Generator {
     /// Michael Fogleman's Python 2 generator (see `../shared/spec/fogleman-generator.md`).
     Fogleman,
+    /// Games dealt as DriftingDroids deals them: 16 tile sides, the vortex, 4 robots
+    /// (`driftingdroids::DdGame::deal`).
+    DriftingDroids,
 }
 
 /// A generated puzzle and the groups it counts in.
@@ -27,11 +32,12 @@ pub struct GeneratedPuzzle {
 }
 
 impl Generator {
-    pub const ALL: [Generator; 1] = [Generator::Fogleman];
+    pub const ALL: [Generator; 2] = [Generator::Fogleman, Generator::DriftingDroids];
 
     pub fn name(self) -> &'static str {
         match self {
             Generator::Fogleman => "fogleman",
+            Generator::DriftingDroids => "driftingdroids",
         }
     }
 
@@ -45,6 +51,21 @@ impl Generator {
                     arrangement: game.layout.tiles.join(" "),
                 })
             }
+            Generator::DriftingDroids => {
+                let game = DdGame::deal(seed, 4);
+                let target = Target {
+                    cell: game.goal.cell,
+                    colour: game.goal.colour,
+                    shape: game.goal.shape,
+                };
+                Ok(GeneratedPuzzle {
+                    puzzle: game
+                        .puzzle()
+                        .expect("dealt robots avoid the centre and each other"),
+                    token: target.token(),
+                    arrangement: game.board.sides.map(|side| side.name()).join(" "),
+                })
+            }
         }
     }
 
@@ -52,6 +73,7 @@ impl Generator {
     pub fn first_seed(self) -> u64 {
         match self {
             Generator::Fogleman => 1,
+            Generator::DriftingDroids => 1,
         }
     }
 }
@@ -64,7 +86,7 @@ impl fmt::Display for Generator {
 
 /// A generator name nobody knows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown generator {0:?} (known: fogleman)")]
+#[error("unknown generator {0:?} (known: fogleman, driftingdroids)")]
 pub struct UnknownGenerator(pub String);
 
 impl FromStr for Generator {
@@ -96,5 +118,40 @@ mod tests {
         assert_eq!(generated.token, "GQ");
         assert_eq!(generated.arrangement, "1A 3B 4A 2B");
         assert!(Generator::Fogleman.generate(0).is_err());
+    }
+
+    #[test]
+    fn driftingdroids_deals_one_of_each_tile_and_postpones_one_move_targets() {
+        let mut vortex = 0;
+        for seed in 1..301 {
+            let game = DdGame::deal(seed, 4);
+            assert_eq!(game, DdGame::deal(seed, 4), "deterministic");
+            let mut tiles: Vec<u8> = game.board.sides.iter().map(|side| side.tile()).collect();
+            tiles.sort_unstable();
+            assert_eq!(tiles, [1, 2, 3, 4]);
+            // A 0/1-move target only when every target of the deck is one.
+            if game.within_one_move() {
+                let all_near = (game.board.goals.iter()).all(|&goal| {
+                    DdGame {
+                        goal,
+                        ..game.clone()
+                    }
+                    .within_one_move()
+                });
+                assert!(all_near, "seed {seed}");
+            }
+            vortex += usize::from(game.goal.colour.is_none());
+            let generated = Generator::DriftingDroids.generate(seed).unwrap();
+            assert_eq!(generated.token == "*", game.goal.colour.is_none());
+            // The one-move test agrees with the solver.
+            let optimum = crate::Solver::new()
+                .solve(&generated.puzzle)
+                .map(|s| s.moves.len());
+            let near = optimum.is_ok_and(|moves| moves <= 1);
+            assert_eq!(game.within_one_move(), near, "seed {seed}");
+            assert_eq!(DdGame::parse(&game.id()), Ok(game));
+        }
+        // One target in 17 is the vortex.
+        assert!((5..40).contains(&vortex), "{vortex} vortex games");
     }
 }
