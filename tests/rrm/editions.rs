@@ -168,3 +168,53 @@ fn show_writes_game_ids_dumps_and_json_that_solve_back() {
     check_solution(&record, &solution).unwrap();
     assert_eq!(report["moves"].as_u64(), Some(solution.len() as u64));
 }
+
+#[test]
+fn driftingdroids_style_games_are_mined_to_the_counts_of_solving_them_directly() {
+    let store = tempfile::tempdir().unwrap();
+    let data = store.path().to_str().unwrap();
+    rrm_ok(&[
+        "mine",
+        "--generator",
+        "driftingdroids",
+        "--seeds",
+        "1..1001",
+        "--unit-size",
+        "250",
+        "--data",
+        data,
+    ]);
+    // Each dealt game, solved here, and the replay checked: the counts to expect.
+    let mut expected = std::collections::BTreeMap::new();
+    let mut vortex = 0;
+    for seed in 1..1001 {
+        let game = DdGame::deal(seed, 4);
+        let puzzle = game.puzzle().unwrap();
+        let solution = ricochet::Solver::new().solve(&puzzle).unwrap().moves;
+        assert!(puzzle.is_solution(&solution), "seed {seed}");
+        *expected.entry(solution.len() as u64).or_insert(0u64) += 1;
+        vortex += u64::from(game.goal.colour.is_none());
+    }
+    let stats: serde_json::Value =
+        serde_json::from_str(&rrm_ok(&["stats", "--data", data, "--json"])).unwrap();
+    let mined: std::collections::BTreeMap<u64, u64> = (stats["histogram"].as_array().unwrap())
+        .iter()
+        .map(|bin| {
+            (
+                bin["moves"].as_u64().unwrap(),
+                bin["puzzles"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(mined, expected);
+    let by_target = stats["by_colour"].to_string();
+    assert!(vortex > 0 && by_target.contains("\"*\""), "{by_target}");
+    // The hardest, as game IDs: the dealt games themselves.
+    let top = rrm_ok(&["top", "--data", data, "--limit", "5", "--json"]);
+    let ids = rrm_ok(&["top", "--data", data, "--limit", "5", "--dd-ids"]);
+    for (row, id) in top.lines().zip(ids.lines()) {
+        let row: serde_json::Value = serde_json::from_str(row).unwrap();
+        assert_eq!(id, DdGame::deal(row["seed"].as_u64().unwrap(), 4).id());
+    }
+    assert_eq!(ids.lines().count(), 5);
+}
