@@ -175,8 +175,8 @@ impl<'p> Restricted<'p> {
     /// for the vortex), so theirs are sorted; 10 bits per robot, 50 at most.
     fn key(&self, state: &State) -> u64 {
         let mut parts = [0u64; MAX_ROBOTS];
-        for robot in 0..self.count {
-            parts[robot] = u64::from(state.robots[robot]) << 2 | state.lines[robot] as u64;
+        for (part, (&cell, &line)) in parts.iter_mut().zip(state.robots.iter().zip(&state.lines)) {
+            *part = u64::from(cell) << 2 | line as u64;
         }
         let interchangeable = match self.puzzle.target().colour {
             Some(colour) => {
