@@ -19,6 +19,8 @@ pub enum Generator {
     /// Games dealt as DriftingDroids deals them: 16 tile sides, the vortex, 4 robots
     /// (`driftingdroids::DdGame::deal`).
     DriftingDroids,
+    /// The same with the fifth robot, silver, which no coloured target asks for.
+    DriftingDroids5,
 }
 
 /// A generated puzzle and the groups it counts in.
@@ -32,12 +34,17 @@ pub struct GeneratedPuzzle {
 }
 
 impl Generator {
-    pub const ALL: [Generator; 2] = [Generator::Fogleman, Generator::DriftingDroids];
+    pub const ALL: [Generator; 3] = [
+        Generator::Fogleman,
+        Generator::DriftingDroids,
+        Generator::DriftingDroids5,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Generator::Fogleman => "fogleman",
             Generator::DriftingDroids => "driftingdroids",
+            Generator::DriftingDroids5 => "driftingdroids5",
         }
     }
 
@@ -51,8 +58,13 @@ impl Generator {
                     arrangement: game.layout.tiles.join(" "),
                 })
             }
-            Generator::DriftingDroids => {
-                let game = DdGame::deal(seed, 4);
+            Generator::DriftingDroids | Generator::DriftingDroids5 => {
+                let robots = if self == Generator::DriftingDroids {
+                    4
+                } else {
+                    5
+                };
+                let game = DdGame::deal(seed, robots);
                 let target = Target {
                     cell: game.goal.cell,
                     colour: game.goal.colour,
@@ -73,7 +85,7 @@ impl Generator {
     pub fn first_seed(self) -> u64 {
         match self {
             Generator::Fogleman => 1,
-            Generator::DriftingDroids => 1,
+            Generator::DriftingDroids | Generator::DriftingDroids5 => 1,
         }
     }
 }
@@ -86,7 +98,7 @@ impl fmt::Display for Generator {
 
 /// A generator name nobody knows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown generator {0:?} (known: fogleman, driftingdroids)")]
+#[error("unknown generator {0:?} (known: fogleman, driftingdroids, driftingdroids5)")]
 pub struct UnknownGenerator(pub String);
 
 impl FromStr for Generator {
@@ -153,5 +165,8 @@ mod tests {
         }
         // One target in 17 is the vortex.
         assert!((5..40).contains(&vortex), "{vortex} vortex games");
+        let five = Generator::DriftingDroids5.generate(7).unwrap().puzzle;
+        assert_eq!(five.robots().len(), 5);
+        assert_eq!(five.robots()[..4], DdGame::deal(7, 5).robots[..4]);
     }
 }

@@ -218,3 +218,44 @@ fn driftingdroids_style_games_are_mined_to_the_counts_of_solving_them_directly()
     }
     assert_eq!(ids.lines().count(), 5);
 }
+
+#[test]
+fn five_robot_driftingdroids_games_are_mined_with_silver_helping() {
+    let store = tempfile::tempdir().unwrap();
+    let data = store.path().to_str().unwrap();
+    rrm_ok(&[
+        "mine",
+        "--generator",
+        "driftingdroids5",
+        "--seeds",
+        "1..301",
+        "--unit-size",
+        "100",
+        "--data",
+        data,
+    ]);
+    let mut expected = std::collections::BTreeMap::new();
+    for seed in 1..301 {
+        let game = DdGame::deal(seed, 5);
+        assert_eq!(game.robots.len(), 5);
+        let puzzle = game.puzzle().unwrap();
+        let solution = ricochet::Solver::new().solve(&puzzle).unwrap().moves;
+        assert!(puzzle.is_solution(&solution), "seed {seed}");
+        *expected.entry(solution.len() as u64).or_insert(0u64) += 1;
+    }
+    let stats: serde_json::Value =
+        serde_json::from_str(&rrm_ok(&["stats", "--data", data, "--json"])).unwrap();
+    let mined: std::collections::BTreeMap<u64, u64> = (stats["histogram"].as_array().unwrap())
+        .iter()
+        .map(|bin| {
+            (
+                bin["moves"].as_u64().unwrap(),
+                bin["puzzles"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(mined, expected);
+    // Some solution moves the silver robot (S): it is a real fifth robot.
+    let top = rrm_ok(&["top", "--data", data, "--limit", "20", "--json"]);
+    assert!(top.contains("\"S"), "{top}");
+}
