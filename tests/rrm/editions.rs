@@ -169,31 +169,32 @@ fn show_writes_game_ids_dumps_and_json_that_solve_back() {
     assert_eq!(report["moves"].as_u64(), Some(solution.len() as u64));
 }
 
-#[test]
-fn driftingdroids_style_games_are_mined_to_the_counts_of_solving_them_directly() {
+/// Mines `generator`'s seeds 1..=`last` into a new store and checks its histogram against
+/// solving each dealt game of `robots` robots here (every solution replayed); gives the
+/// store and the dealt games.
+fn mine_dealt_games(generator: &str, last: u64, robots: usize) -> (tempfile::TempDir, Vec<DdGame>) {
     let store = tempfile::tempdir().unwrap();
     let data = store.path().to_str().unwrap();
+    let seeds = format!("1..{}", last + 1);
     rrm_ok(&[
         "mine",
         "--generator",
-        "driftingdroids",
+        generator,
         "--seeds",
-        "1..1001",
+        &seeds,
         "--unit-size",
         "250",
         "--data",
         data,
     ]);
-    // Each dealt game, solved here, and the replay checked: the counts to expect.
+    let games: Vec<DdGame> = (1..=last).map(|seed| DdGame::deal(seed, robots)).collect();
     let mut expected = std::collections::BTreeMap::new();
-    let mut vortex = 0;
-    for seed in 1..1001 {
-        let game = DdGame::deal(seed, 4);
+    for (seed, game) in (1..).zip(&games) {
+        assert_eq!(game.robots.len(), robots);
         let puzzle = game.puzzle().unwrap();
         let solution = ricochet::Solver::new().solve(&puzzle).unwrap().moves;
         assert!(puzzle.is_solution(&solution), "seed {seed}");
         *expected.entry(solution.len() as u64).or_insert(0u64) += 1;
-        vortex += u64::from(game.goal.colour.is_none());
     }
     let stats: serde_json::Value =
         serde_json::from_str(&rrm_ok(&["stats", "--data", data, "--json"])).unwrap();
@@ -207,55 +208,33 @@ fn driftingdroids_style_games_are_mined_to_the_counts_of_solving_them_directly()
         })
         .collect();
     assert_eq!(mined, expected);
+    (store, games)
+}
+
+#[test]
+fn driftingdroids_style_games_are_mined_to_the_counts_of_solving_them_directly() {
+    let (store, games) = mine_dealt_games("driftingdroids", 1000, 4);
+    let data = store.path().to_str().unwrap();
+    let stats: serde_json::Value =
+        serde_json::from_str(&rrm_ok(&["stats", "--data", data, "--json"])).unwrap();
     let by_target = stats["by_colour"].to_string();
-    assert!(vortex > 0 && by_target.contains("\"*\""), "{by_target}");
+    assert!(games.iter().any(|game| game.goal.colour.is_none()));
+    assert!(by_target.contains("\"*\""), "{by_target}");
     // The hardest, as game IDs: the dealt games themselves.
     let top = rrm_ok(&["top", "--data", data, "--limit", "5", "--json"]);
     let ids = rrm_ok(&["top", "--data", data, "--limit", "5", "--dd-ids"]);
     for (row, id) in top.lines().zip(ids.lines()) {
         let row: serde_json::Value = serde_json::from_str(row).unwrap();
-        assert_eq!(id, DdGame::deal(row["seed"].as_u64().unwrap(), 4).id());
+        assert_eq!(id, games[row["seed"].as_u64().unwrap() as usize - 1].id());
     }
     assert_eq!(ids.lines().count(), 5);
 }
 
 #[test]
 fn five_robot_driftingdroids_games_are_mined_with_silver_helping() {
-    let store = tempfile::tempdir().unwrap();
-    let data = store.path().to_str().unwrap();
-    rrm_ok(&[
-        "mine",
-        "--generator",
-        "driftingdroids5",
-        "--seeds",
-        "1..301",
-        "--unit-size",
-        "100",
-        "--data",
-        data,
-    ]);
-    let mut expected = std::collections::BTreeMap::new();
-    for seed in 1..301 {
-        let game = DdGame::deal(seed, 5);
-        assert_eq!(game.robots.len(), 5);
-        let puzzle = game.puzzle().unwrap();
-        let solution = ricochet::Solver::new().solve(&puzzle).unwrap().moves;
-        assert!(puzzle.is_solution(&solution), "seed {seed}");
-        *expected.entry(solution.len() as u64).or_insert(0u64) += 1;
-    }
-    let stats: serde_json::Value =
-        serde_json::from_str(&rrm_ok(&["stats", "--data", data, "--json"])).unwrap();
-    let mined: std::collections::BTreeMap<u64, u64> = (stats["histogram"].as_array().unwrap())
-        .iter()
-        .map(|bin| {
-            (
-                bin["moves"].as_u64().unwrap(),
-                bin["puzzles"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(mined, expected);
+    let (store, _) = mine_dealt_games("driftingdroids5", 300, 5);
     // Some solution moves the silver robot (S): it is a real fifth robot.
+    let data = store.path().to_str().unwrap();
     let top = rrm_ok(&["top", "--data", data, "--limit", "20", "--json"]);
     assert!(top.contains("\"S"), "{top}");
 }
