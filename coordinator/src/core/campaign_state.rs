@@ -230,4 +230,4 @@ fn placements_per_unit(spec: &ExhaustiveSpec) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -6,7 +6,7 @@ use super::*;
 use rrm_model::CampaignSpec;
 
 /// A seed campaign of 3 units: seeds 1..26 in units of 10 (the last holds 5).
-fn campaign() -> CampaignState {
+pub(in crate::core) fn campaign() -> CampaignState {
     let spec = CampaignSpec {
         name: "c".parse().unwrap(),
         generator: "fogleman".into(),

@@ -3,37 +3,14 @@
 //! extending only the holder's lease, and an operator's retry.
 
 use super::*;
-use crate::core::campaign_state::Kind;
+use crate::core::campaign_state::tests::campaign;
 use ricochet::Generator;
-use rrm_model::{Aggregates, Campaign, CampaignSpec};
 
 const POLICY: Policy = Policy {
     stall_timeout: Duration::from_secs(600),
     max_failures: 2,
     top_count: 5,
 };
-
-/// A seed campaign of 3 units: seeds 1..26 in units of 10.
-fn campaign() -> CampaignState {
-    let spec = CampaignSpec {
-        name: "c".parse().unwrap(),
-        generator: "fogleman".into(),
-        seed_start: 1,
-        seed_end: 26,
-        unit_size: 10,
-        record_threshold: 20,
-    };
-    let campaign = Campaign {
-        id: 1,
-        spec,
-        created_unix_ms: 0,
-    };
-    CampaignState::new(
-        campaign,
-        Kind::Seeds(Generator::Fogleman),
-        Aggregates::default(),
-    )
-}
 
 fn worker(id: u64, identity: &str) -> Worker {
     Worker {
