@@ -7,7 +7,8 @@ use crate::unit_result::{Lists, PlacementJson, RunJson, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args};
 use cpu_time::ProcessTime;
-use ricochet::exhaustive::{analyse, Analysis, Options, Placement, UnitError};
+use ricochet::edition::{unit_geometry, UnitGeometry};
+use ricochet::exhaustive::{analyse, Analysis, Finisher, Options, Placement, UnitError};
 use ricochet::{Board, Cell, Layout, Puzzle, PuzzleRecord, Target};
 use rrm_model::{
     add_bins, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND,
@@ -26,14 +27,15 @@ pub struct ExhaustArgs {
     // A negative seed is a wrong value, not an unknown option.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
-    /// A puzzle file: its board, target cell and target robot (coloured targets only);
-    /// the file's own position is ranked.
+    /// A puzzle file: its board, target cell and target robot (any robot for a wild
+    /// target); the file's own position is ranked.
     #[arg(long)]
     puzzle: Option<PathBuf>,
     /// A Fogleman board, tiles in slot order, e.g. "1A 3B 4A 2B" (needs --target).
     #[arg(long, requires = "target")]
     board: Option<String>,
-    /// Target tokens on --board: `RT`, a list `RT,GQ`, or `all` (16 units, in turn).
+    /// Target tokens on --board: `RT`, a list `RT,GQ`, `VX` (the vortex, any robot, on
+    /// the physical board with its walls), or `all` (the 16 coloured ones, in turn).
     #[arg(long, requires = "board")]
     target: Option<String>,
     /// Print one JSON object per unit (the format `rrm campaign import` reads).
@@ -97,20 +99,21 @@ struct UnitJson {
 }
 
 impl Unit {
-    fn fogleman(layout: &Layout, token: &str) -> Result<Unit> {
-        let target = layout.target(token)?;
-        let slot = target
-            .colour
-            .context("Fogleman targets are coloured")?
-            .robot();
-        Ok(Unit {
-            label: format!("board {}, target {token}", layout.name()),
-            board: layout.board(),
-            fogleman: Some((layout.name(), token.to_string())),
+    /// The first-edition unit of a board (Fogleman's tile names) and a token.
+    fn edition(board: &str, token: &str) -> Result<Unit> {
+        let UnitGeometry {
+            board: geometry,
             target,
-            slot,
+            forbidden,
+        } = unit_geometry(board, token)?;
+        Ok(Unit {
+            label: format!("board {board}, target {token}"),
+            board: geometry,
+            fogleman: Some((board.to_string(), token.to_string())),
+            target,
+            slot: target.colour.map_or(0, |colour| colour.robot()),
             helpers: 3,
-            forbidden: layout.target_cells(),
+            forbidden,
             position: None,
         })
     }
@@ -118,10 +121,7 @@ impl Unit {
     /// The unit of a puzzle's board, target and target robot, ranking the puzzle itself.
     fn of_puzzle(puzzle: &Puzzle, label: String) -> Result<Unit> {
         let target = puzzle.target();
-        let Some(colour) = target.colour else {
-            bail!("{label}: a wild target (any robot) is not a unit: exhaustive analysis needs a coloured target");
-        };
-        let slot = colour.robot();
+        let slot = target.colour.map_or(0, |colour| colour.robot());
         let robots = puzzle.robots();
         let mut helpers: Vec<Cell> = robots
             .iter()
@@ -138,13 +138,16 @@ impl Unit {
             slot,
             helpers: helpers.len(),
             forbidden: Vec::new(),
-            position: Some((
-                label,
-                Placement {
+            position: Some((label, {
+                let placement = Placement {
                     target_robot: robots[slot],
                     helpers,
-                },
-            )),
+                };
+                match Finisher::of(&target) {
+                    Finisher::TargetRobot => placement,
+                    Finisher::AnyRobot => placement.as_set(),
+                }
+            })),
         })
     }
 }
@@ -156,7 +159,7 @@ fn units(args: &ExhaustArgs) -> Result<Vec<Unit>> {
         let Source::Seed(game) = &job.source else {
             unreachable!("a seed job comes from a seed")
         };
-        let mut unit = Unit::fogleman(&game.layout, game.token)?;
+        let mut unit = Unit::edition(&game.layout.name(), game.token)?;
         unit.position = Unit::of_puzzle(&job.puzzle, format!("seed {seed}"))?.position;
         return Ok(vec![unit]);
     }
@@ -182,7 +185,10 @@ fn units(args: &ExhaustArgs) -> Result<Vec<Unit>> {
             .map(|t| t.trim().to_ascii_uppercase())
             .collect()
     };
-    tokens.iter().map(|t| Unit::fogleman(&layout, t)).collect()
+    tokens
+        .iter()
+        .map(|t| Unit::edition(&layout.name(), t))
+        .collect()
 }
 
 pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
@@ -214,7 +220,7 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         let analysis = pool.install(|| {
             analyse(
                 &unit.board,
-                unit.target.cell,
+                unit.target,
                 unit.helpers,
                 &options,
                 |layer| {
@@ -316,11 +322,17 @@ fn text(
     position: Option<&PositionJson>,
     show: usize,
 ) -> Result<String> {
+    let robots = match unit.target.colour {
+        Some(colour) => format!(
+            "target robot {} and {}",
+            colour.letter(),
+            crate::report::count(unit.helpers as u64, "interchangeable helper")
+        ),
+        None => format!("any of {} interchangeable robots", unit.helpers + 1),
+    };
     let mut out = format!(
-        "{}: target robot {} and {}, {}\n",
+        "{}: {robots}, {}\n",
         unit.label,
-        unit.target.colour.map_or('?', |c| c.letter()),
-        crate::report::count(unit.helpers as u64, "interchangeable helper"),
         crate::report::count(analysis.placements, "placement")
     );
     // A puzzle file names no other targets: then every placement is legal, and the

@@ -28,6 +28,10 @@ pub struct Report {
     pub expected_moves: Option<u32>,
     /// The rule set solved under: `standard`, or what differs from it (`no-rebounds`).
     pub rules: String,
+    /// Solved, but needing fewer moves than the rules' minimum: a position the rules
+    /// refuse.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub states: u64,
@@ -87,6 +91,7 @@ impl Report {
             solution,
             expected_moves,
             rules: rules.to_string(),
+            refused: moves.is_some_and(|moves| rules.refuses(moves)),
             error,
             states,
             cpu_seconds,
@@ -128,7 +133,10 @@ impl Report {
                     "{} (optimal{rules}): {}\n",
                     count(*moves as u64, "move"),
                     self.solution.join(" ")
-                )
+                );
+                if self.refused {
+                    out += "refused: the rules ask for more moves than this position needs\n";
+                }
             }
             (None, Some(error)) => out += &format!("unsolved: {error}\n"),
             (None, None) => {}

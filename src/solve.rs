@@ -30,8 +30,13 @@ pub struct SolveArgs {
     /// How `--puzzle` is written.
     #[arg(long, value_enum, default_value_t = input::PuzzleFormat::Auto)]
     format: input::PuzzleFormat,
-    /// Forbid rebounds, as DriftingDroids can: no robot moves along the line of its own
-    /// previous move (back, or on in the same direction).
+    /// The rule set (see README, "Rules"): `standard`, or rules joined by commas:
+    /// `no-rebounds`, `ricochet` (the rulebook's), `dd-ricochet` (DriftingDroids'),
+    /// `min-moves=N` (positions needing fewer moves are refused).
+    #[arg(long, value_parser = parse_rules, default_value = "standard")]
+    rules: Rules,
+    /// Forbid rebounds, as DriftingDroids can (the same as adding `no-rebounds` to
+    /// --rules): no robot moves along the line of its own previous move.
     #[arg(long)]
     no_rebounds: bool,
     /// A seed range `A..B` (B excluded) or `A..=B`, solved in parallel.
@@ -55,7 +60,7 @@ pub struct SolveArgs {
 /// thread's CPU time.
 fn solve_timed(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
     let started = ThreadTime::now();
-    let result = if rules == Rules::STANDARD {
+    let result = if !rules.restricts_moves() {
         with_thread_solver(max_moves, |solver| solver.solve(&job.puzzle))
     } else {
         ricochet::rules::solve(&job.puzzle, rules, max_moves)
@@ -63,10 +68,16 @@ fn solve_timed(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unso
     (result, started.elapsed().as_secs_f64())
 }
 
+/// Reads `--rules` (clap's value parser).
+pub fn parse_rules(text: &str) -> Result<Rules, ricochet::rules::RulesError> {
+    Rules::parse(text)
+}
+
 impl SolveArgs {
     fn rules(&self) -> Rules {
         Rules {
-            rebounds: !self.no_rebounds,
+            rebounds: self.rules.rebounds && !self.no_rebounds,
+            ..self.rules
         }
     }
 }

@@ -129,7 +129,7 @@ pub enum LayoutError {
     Tile(String),
     #[error("board {0:?} does not use each tile number 1–4 exactly once")]
     Numbers(String),
-    #[error("unknown target token {0:?} (tokens are a colour R, G, B, Y and a shape C, T, Q, H)")]
+    #[error("unknown target token {0:?} (tokens are a colour R, G, B, Y and a shape C, T, Q, H; VX is the vortex)")]
     Token(String),
 }
 

@@ -6,6 +6,7 @@
 
 pub mod board;
 pub mod driftingdroids;
+pub mod edition;
 pub mod exhaustive;
 pub mod fogleman;
 pub mod generator;

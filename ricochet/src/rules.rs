@@ -10,6 +10,16 @@
 //! DriftingDroids forbids rebounds as its solver does: a robot may not move along the line
 //! of its own previous move, neither back the way it came nor on in the same direction,
 //! whatever the other robots did in between.
+//!
+//! The ricochet rule asks the robot that finishes to have turned at a right angle at least
+//! once: two of its own consecutive moves on different lines. The rulebook asks it of every
+//! solution ([`Ricochet::Official`]). DriftingDroids asks it only of a position whose
+//! target its robot could reach in one straight move (or stands on), judged by the walls
+//! and by whether a robot stands just past the target, and then also forbids that robot to
+//! stop on the target before the last move ([`Ricochet::DriftingDroids`]).
+//!
+//! A minimum number of moves is a house rule about deals, not moves: a position that needs
+//! fewer moves is refused ([`Verdict::Refused`]), as players put such a target back.
 
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
@@ -19,25 +29,126 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
-/// What a solution may do, besides sliding robots.
+/// What a solution may do, besides sliding robots, and which positions are played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rules {
     /// Whether a robot may move along the line of its own previous move.
     pub rebounds: bool,
+    /// Whether the finishing robot must have turned, and when.
+    pub ricochet: Ricochet,
+    /// Positions needing fewer moves are refused (0 and 1: none is).
+    pub min_moves: u8,
+}
+
+/// The ricochet rule: the finishing robot turns at a right angle at least once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ricochet {
+    /// Not asked (Fogleman's program, DriftingDroids' plain positions).
+    None,
+    /// The rulebook's: asked of every solution.
+    Official,
+    /// DriftingDroids': asked only where its robot could reach the target at once.
+    DriftingDroids,
+}
+
+/// Why a rule set could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error("unknown rule {0:?} (rules are standard, no-rebounds, ricochet, dd-ricochet, min-moves=N)")]
+    Unknown(String),
+    #[error("rules {0:?} ask for two ricochet rules")]
+    TwoRicochets(String),
+    #[error("min-moves {0:?} is not a number from 2 to 40")]
+    MinMoves(String),
 }
 
 impl Rules {
     /// Today's rule, as Fogleman's program and the board game's first edition play it.
-    pub const STANDARD: Rules = Rules { rebounds: true };
+    pub const STANDARD: Rules = Rules {
+        rebounds: true,
+        ricochet: Ricochet::None,
+        min_moves: 0,
+    };
 
-    /// Short names of the rules that differ from [`Rules::STANDARD`] (empty for it).
-    pub fn differences(self) -> Vec<&'static str> {
+    /// The rules' names that differ from [`Rules::STANDARD`] (empty for it), in the order
+    /// [`Rules::parse`] reads them.
+    pub fn differences(self) -> Vec<String> {
         let mut names = Vec::new();
         if !self.rebounds {
-            names.push("no-rebounds");
+            names.push("no-rebounds".to_string());
+        }
+        match self.ricochet {
+            Ricochet::None => {}
+            Ricochet::Official => names.push("ricochet".into()),
+            Ricochet::DriftingDroids => names.push("dd-ricochet".into()),
+        }
+        if self.min_moves > 1 {
+            names.push(format!("min-moves={}", self.min_moves));
         }
         names
     }
+
+    /// Reads a rule set as [`fmt::Display`] writes it: `standard`, or rules joined by
+    /// commas (`no-rebounds,ricochet,min-moves=3`).
+    pub fn parse(text: &str) -> Result<Rules, RulesError> {
+        let mut rules = Rules::STANDARD;
+        for name in text.split(',').map(str::trim) {
+            let set_ricochet = |rules: &mut Rules, ricochet| {
+                if rules.ricochet != Ricochet::None {
+                    return Err(RulesError::TwoRicochets(text.to_string()));
+                }
+                rules.ricochet = ricochet;
+                Ok(())
+            };
+            match name {
+                "standard" => {}
+                "no-rebounds" => rules.rebounds = false,
+                "ricochet" => set_ricochet(&mut rules, Ricochet::Official)?,
+                "dd-ricochet" => set_ricochet(&mut rules, Ricochet::DriftingDroids)?,
+                _ => match name.strip_prefix("min-moves=") {
+                    Some(number) => {
+                        rules.min_moves = number
+                            .parse()
+                            .ok()
+                            .filter(|n| (2..=40).contains(n))
+                            .ok_or_else(|| RulesError::MinMoves(number.to_string()))?;
+                    }
+                    None => return Err(RulesError::Unknown(name.to_string())),
+                },
+            }
+        }
+        Ok(rules)
+    }
+
+    /// Whether a position needing `moves` is refused by the minimum.
+    pub fn refuses(self, moves: usize) -> bool {
+        moves < usize::from(self.min_moves)
+    }
+
+    /// Whether the moves themselves are restricted (else the fast solver plays them).
+    pub fn restricts_moves(self) -> bool {
+        !self.rebounds || self.ricochet != Ricochet::None
+    }
+}
+
+/// A position judged under a rule set.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// Played: its proven optimal solution.
+    Solved(Solution),
+    /// Refused by the minimum number of moves: it needs only this many.
+    Refused(Solution),
+}
+
+/// Judges `puzzle` under `rules`: solved with at most `max_moves`, or refused for
+/// needing fewer than `rules.min_moves`.
+pub fn judge(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Verdict, Unsolved> {
+    let solution = solve(puzzle, rules, max_moves)?;
+    Ok(if rules.refuses(solution.moves.len()) {
+        Verdict::Refused(solution)
+    } else {
+        Verdict::Solved(solution)
+    })
 }
 
 impl Default for Rules {
@@ -55,9 +166,10 @@ impl fmt::Display for Rules {
     }
 }
 
-/// Finds a proven optimal solution of `puzzle` under `rules` of at most `max_moves`.
+/// Finds a proven optimal solution of `puzzle` under the move rules of `rules` (their
+/// minimum is [`judge`]'s) of at most `max_moves`.
 pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, Unsolved> {
-    if rules == Rules::STANDARD {
+    if !rules.restricts_moves() {
         return Solver::with_limits(max_moves, crate::solver::DEFAULT_TABLE_BYTES).solve(puzzle);
     }
     let started = Instant::now();
@@ -65,6 +177,7 @@ pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, U
     let mut start = State {
         robots: [0; MAX_ROBOTS],
         lines: [Line::None; MAX_ROBOTS],
+        turned: 0,
     };
     start.robots[..search.count].copy_from_slice(puzzle.robots());
     let first = search.bound(&start);
@@ -103,12 +216,14 @@ impl Line {
     }
 }
 
-/// Robot cells and the lines of their last moves; entries past the puzzle's robots are
+/// Robot cells, the lines of their last moves, and which robots have turned (one bit per
+/// robot; kept only where the ricochet rule asks); entries past the puzzle's robots are
 /// unused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct State {
     robots: [Cell; MAX_ROBOTS],
     lines: [Line; MAX_ROBOTS],
+    turned: u8,
 }
 
 /// Most states the table keeps before it starts afresh (a lost entry only means a state
@@ -139,6 +254,10 @@ struct Restricted<'p> {
     puzzle: &'p Puzzle,
     rules: Rules,
     count: usize,
+    /// The finishing robot must have turned.
+    must_turn: bool,
+    /// A robot that may finish must not stop on the target before the last move.
+    no_early_stop: bool,
     /// Moves a finishing robot needs from each cell, by the line of its last move.
     lower_bound: [[u8; CELLS]; 3],
     /// The most moves each state was searched with, without a solution.
@@ -149,10 +268,13 @@ struct Restricted<'p> {
 
 impl<'p> Restricted<'p> {
     fn new(puzzle: &'p Puzzle, rules: Rules) -> Restricted<'p> {
+        let (must_turn, no_early_stop) = ricochet_duties(puzzle, rules);
         Restricted {
             puzzle,
             rules,
             count: puzzle.robots().len(),
+            must_turn,
+            no_early_stop,
             lower_bound: line_bounds(puzzle, rules),
             searched: HashMap::default(),
             path: Vec::new(),
@@ -172,11 +294,12 @@ impl<'p> Restricted<'p> {
     }
 
     /// The state's table key: robots that cannot finish are interchangeable (all of them
-    /// for the vortex), so theirs are sorted; 10 bits per robot, 50 at most.
+    /// for the vortex), so theirs are sorted; 11 bits per robot, 55 at most.
     fn key(&self, state: &State) -> u64 {
         let mut parts = [0u64; MAX_ROBOTS];
-        for (part, (&cell, &line)) in parts.iter_mut().zip(state.robots.iter().zip(&state.lines)) {
-            *part = u64::from(cell) << 2 | line as u64;
+        for (robot, part) in parts.iter_mut().enumerate() {
+            let turned = u64::from(state.turned >> robot & 1);
+            *part = u64::from(state.robots[robot]) << 3 | (state.lines[robot] as u64) << 1 | turned;
         }
         let interchangeable = match self.puzzle.target().colour {
             Some(colour) => {
@@ -188,7 +311,7 @@ impl<'p> Restricted<'p> {
         parts[interchangeable].sort_unstable();
         parts[..self.count]
             .iter()
-            .fold(0, |key, &part| key << 10 | part)
+            .fold(0, |key, &part| key << 11 | part)
     }
 
     /// Whether a solution of at most `left` more moves exists from `state` (pushed onto
@@ -225,9 +348,21 @@ impl<'p> Restricted<'p> {
                 let mut next = *state;
                 next.robots[robot] = to;
                 next.lines[robot] = Line::of(dir);
+                let may_finish = self.puzzle.may_finish(robot);
+                let turns = !matches!(state.lines[robot], Line::None) && state.lines[robot] != Line::of(dir);
+                if self.must_turn && may_finish && turns {
+                    next.turned |= 1 << robot;
+                }
+                let on_target = to == self.puzzle.target().cell && may_finish;
+                if on_target && (!self.must_turn || next.turned >> robot & 1 == 1) {
+                    self.path.push(step);
+                    return true;
+                }
+                if on_target && self.no_early_stop {
+                    continue;
+                }
                 self.path.push(step);
-                let finished = to == self.puzzle.target().cell && self.puzzle.may_finish(robot);
-                if finished || self.dfs(&next, left - 1) {
+                if self.dfs(&next, left - 1) {
                     return true;
                 }
                 self.path.pop();
@@ -286,17 +421,61 @@ fn line_bounds(puzzle: &Puzzle, rules: Rules) -> [[u8; CELLS]; 3] {
     bounds
 }
 
-/// Whether `moves` obey `rules` (a solution's replay checks the slides themselves).
-pub fn obeys(moves: &[Move], rules: Rules, robots: usize) -> bool {
-    let mut lines = vec![Line::None; robots];
-    moves.iter().all(|step| {
-        let Some(line) = lines.get_mut(step.robot as usize) else {
+/// What the ricochet rule asks of `puzzle`: whether the finishing robot must have turned,
+/// and whether a robot that may finish must not stop on the target before the last move.
+fn ricochet_duties(puzzle: &Puzzle, rules: Rules) -> (bool, bool) {
+    let at_once = rules.ricochet == Ricochet::DriftingDroids && reachable_at_once(puzzle);
+    (rules.ricochet == Ricochet::Official || at_once, at_once)
+}
+
+/// DriftingDroids' test of a position for its ricochet rule: a robot that may finish
+/// stands on the target, or the target lies on one of its straight lines (robots on the
+/// way ignored) and a wall or a robot stops a slide there.
+pub fn reachable_at_once(puzzle: &Puzzle) -> bool {
+    let target = puzzle.target().cell;
+    let robots = puzzle.robots();
+    (0..robots.len())
+        .filter(|&robot| puzzle.may_finish(robot))
+        .any(|robot| {
+            robots[robot] == target
+                || Direction::ALL.iter().any(|&dir| {
+                    let mut at = robots[robot];
+                    while let Some(next) = puzzle.board().step_open(at, dir) {
+                        if at == target && robots.contains(&next) {
+                            return true;
+                        }
+                        at = next;
+                    }
+                    at == target
+                })
+        })
+}
+
+/// Whether `moves` obey the move rules of `rules` on `puzzle` (a solution's replay checks
+/// the slides and the finish themselves).
+pub fn obeys(puzzle: &Puzzle, moves: &[Move], rules: Rules) -> bool {
+    let (must_turn, no_early_stop) = ricochet_duties(puzzle, rules);
+    let mut robots = puzzle.robots().to_vec();
+    let mut lines = vec![Line::None; robots.len()];
+    let mut turned = vec![false; robots.len()];
+    for (index, step) in moves.iter().enumerate() {
+        let robot = usize::from(step.robot);
+        let Some(&line) = lines.get(robot) else {
             return false;
         };
-        let allowed = rules.rebounds || *line != Line::of(step.dir);
-        *line = Line::of(step.dir);
-        allowed
-    })
+        if !rules.rebounds && line == Line::of(step.dir) {
+            return false;
+        }
+        turned[robot] |= line != Line::None && line != Line::of(step.dir);
+        lines[robot] = Line::of(step.dir);
+        robots[robot] = puzzle.slide(&robots, *step);
+        let on_target = robots[robot] == puzzle.target().cell && puzzle.may_finish(robot);
+        let last = index + 1 == moves.len();
+        if (on_target && no_early_stop && !last) || (last && must_turn && !turned[robot]) {
+            return false;
+        }
+    }
+    true
 }
 
 #[cfg(test)]

@@ -26,7 +26,11 @@ pub fn write(dir: &Path, census: &Census, maxima: &UnitMap) -> Result<Figures> {
     let distribution = save(
         "distribution.svg",
         histogram_svg(
-            "The first edition: placements by optimal move count",
+            if census.targets == [ricochet::edition::VORTEX] {
+                "The first edition's vortex: placements by optimal move count"
+            } else {
+                "The first edition: placements by optimal move count"
+            },
             Counted::Placements,
             &[
                 ("all placements", &census.all.histogram),

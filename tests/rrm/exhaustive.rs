@@ -4,7 +4,7 @@
 use crate::referee::{all_depths, placement_depths, RefPlacement};
 use crate::solver::{puzzle_on, small_puzzle};
 use proptest::prelude::*;
-use ricochet::exhaustive::{analyse, sample_placements, Options, Placement};
+use ricochet::exhaustive::{analyse, sample_placements, Finisher, Options, Placement};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Game, Puzzle, PuzzleRecord};
 
@@ -44,6 +44,10 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
     };
     let board = puzzle.board();
     let expected = placement_depths(record, helpers);
+    // A wild target (any robot finishes) counts each set of cells once: as the placement
+    // whose target robot has the smallest cell.
+    let wild = record.target_robot == -1;
+    let counted = |(t, set): &RefPlacement| !wild || set.iter().all(|h| t < h);
     // Some hundreds of watched placements, whatever the unit's size.
     let step = (expected.count() / 300).max(7);
     let mut watched: Vec<RefPlacement> = expected.iter().step_by(step).map(|(p, _)| p).collect();
@@ -61,16 +65,17 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
         legal_per_depth: 4,
         legal_hardest: 5,
     };
-    let target = board.cell_of(record.target_cell as usize);
+    let target = puzzle.target();
     let Ok(analysis) = analyse(board, target, helpers, &options, |_| {
         std::ops::ControlFlow::Continue(())
     }) else {
         return false; // a target no robot may stand on
     };
-    assert_eq!(analysis.placements, expected.count() as u64);
+    let placements = expected.iter().filter(|(p, _)| counted(p)).count();
+    assert_eq!(analysis.placements, placements as u64);
     let mut histogram = vec![0u64];
     let mut legal = vec![0u64];
-    for ((t, set), depth) in expected.iter() {
+    for ((t, set), depth) in expected.iter().filter(|(p, _)| counted(p)) {
         let Some(depth) = depth else { continue };
         if histogram.len() <= depth {
             histogram.resize(depth + 1, 0);
@@ -83,7 +88,9 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
     }
     assert_eq!(analysis.histogram, histogram, "{record:?}");
     assert_eq!(analysis.legal_histogram, legal);
-    let unsolvable = expected.iter().filter(|(_, d)| d.is_none()).count() as u64;
+    let unsolvable = (expected.iter())
+        .filter(|(p, d)| counted(p) && d.is_none())
+        .count() as u64;
     assert_eq!(analysis.unsolvable, unsolvable);
     let max = histogram.len() - 1;
     assert_eq!(usize::from(analysis.max_moves), max);
@@ -95,7 +102,7 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
     hardest.sort();
     let mut want: Vec<RefPlacement> = expected
         .iter()
-        .filter(|(_, d)| max > 0 && *d == Some(max))
+        .filter(|(p, d)| counted(p) && max > 0 && *d == Some(max))
         .map(|(p, _)| p)
         .collect();
     want.sort();
@@ -141,7 +148,9 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
     let mut legal_at: Vec<Vec<RefPlacement>> = vec![Vec::new(); max + 1];
     for (placement, depth) in expected.iter() {
         match depth {
-            Some(depth) if is_legal(&placement) => legal_at[depth].push(placement),
+            Some(depth) if is_legal(&placement) && counted(&placement) => {
+                legal_at[depth].push(placement)
+            }
             _ => {}
         }
     }
@@ -175,7 +184,12 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
         .collect();
     assert_eq!(legal_hardest, legal_spread(legal_max, 5), "legal hardest");
     let sampled: Vec<Placement> = analysis.sample.iter().map(|(p, _)| p.clone()).collect();
-    assert_eq!(sampled, sample_placements(board, helpers, 50).unwrap());
+    let finisher = Finisher::of(&target);
+    assert_eq!(finisher == Finisher::AnyRobot, wild);
+    assert_eq!(
+        sampled,
+        sample_placements(board, helpers, finisher, 50).unwrap()
+    );
     assert!(!sampled.is_empty(), "some placements are sampled");
     for (placement, depth) in &analysis.sample {
         let key = to_ref(&puzzle, placement);
@@ -191,7 +205,7 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
             robots: std::iter::once(key.0)
                 .chain(key.1.iter().copied())
                 .collect(),
-            target_robot: 0,
+            target_robot: record.target_robot.min(0),
             moves: None,
             ..record.clone()
         };
@@ -307,6 +321,25 @@ fn three_helpers_on_a_16x16_board_get_the_referees_move_counts() {
 #[test]
 fn three_helpers_on_the_walled_8x8_board_get_the_referees_move_counts() {
     assert!(compare(&walled_puzzle(0), 3));
+}
+
+/// The vortex's rule on the same board: any of the four robots finishes, and the
+/// analysis counts each set of four cells once.
+#[test]
+fn any_of_four_robots_on_the_walled_8x8_board_get_the_referees_move_counts() {
+    assert!(compare(&walled_puzzle(-1), 3));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Wild targets on random small boards: helpers that finish, block or stop each other.
+    #[test]
+    fn wild_targets_get_the_referees_move_counts_once_per_set(record in small_puzzle()) {
+        let record = PuzzleRecord { target_robot: -1, ..record };
+        let helpers = record.robots.len().clamp(2, 4) - 1;
+        prop_assert!(compare(&record, helpers) || no_unit(&record), "{record:?}");
+    }
 }
 
 /// The reference itself: its flat breadth-first search agrees with the referee's plain
@@ -444,11 +477,39 @@ fn exhaust_command_matches_the_referee_and_prints_solvable_records() {
     }
 }
 
+/// A wild target through `rrm exhaust --puzzle`: every set of three cells once, with the
+/// referee's depths, and the file's own position ranked whatever its robots' order.
+#[test]
+fn exhaust_command_counts_a_wild_unit_by_sets_of_cells() {
+    let record = walled_puzzle(-1);
+    let path = json_file("wild.json", &record);
+    let output = crate::rrm_ok(&["exhaust", "--puzzle", path.to_str().unwrap(), "--json"]);
+    let unit: serde_json::Value = serde_json::from_str(output.trim()).unwrap();
+    let expected = all_depths(&record, 2);
+    let mut histogram = vec![0u64];
+    let sets = expected.iter().filter(|((t, set), _)| set.iter().all(|h| t < h));
+    for (_, depth) in sets.clone() {
+        let Some(depth) = *depth else { continue };
+        histogram.resize(histogram.len().max(depth + 1), 0);
+        histogram[depth] += 1;
+    }
+    assert_eq!(unit["placements"], sets.count() as u64);
+    assert_eq!(unit["placements"].as_u64().unwrap() * 3, expected.len() as u64);
+    let listed: Vec<u64> = (unit["histogram"].as_array().unwrap().iter())
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, histogram);
+    let mut helpers = record.robots[1..].to_vec();
+    helpers.sort();
+    let own = expected[&(record.robots[0], helpers)];
+    assert_eq!(unit["position"]["moves"].as_u64(), own.map(|d| d as u64));
+    let text = crate::rrm_ok(&["exhaust", "--puzzle", path.to_str().unwrap()]);
+    assert!(text.contains("any of 3 interchangeable robots"), "{text}");
+}
+
 #[test]
 fn exhaust_refuses_what_is_no_unit() {
-    let wild = json_file("wild.json", &walled_puzzle(-1));
     for args in [
-        vec!["exhaust", "--puzzle", wild.to_str().unwrap()],
         vec!["exhaust", "--board", "1A 1B 2A 3A", "--target", "RT"],
         vec!["exhaust", "--board", "1A 3B 4A 2B", "--target", "XT"],
         vec!["exhaust", "--board", "1A 3B 4A 2B"],

@@ -158,8 +158,9 @@ pub fn solo_moves(record: &PuzzleRecord) -> Option<usize> {
 /// (ascending), as record indices.
 pub type RefPlacement = (i64, Vec<i64>);
 
-/// The optimal move count of every placement of robot 0 (which must reach the target)
-/// and `helpers` interchangeable robots, by plain rounds over every state: a placement
+/// The optimal move count of every placement of robot 0 (which must reach the target;
+/// any robot may when the record's target is wild, `target_robot` -1) and `helpers`
+/// interchangeable robots, by plain rounds over every state: a placement
 /// needs `d + 1` moves when one of its moves leads to a placement needing `d`. `None`:
 /// unsolvable.
 pub fn all_depths(record: &PuzzleRecord, helpers: usize) -> HashMap<RefPlacement, Option<usize>> {
@@ -191,8 +192,9 @@ pub fn all_depths(record: &PuzzleRecord, helpers: usize) -> HashMap<RefPlacement
             placements.push((t, set.clone()));
         }
     }
+    // Robot 0 is the target robot, unless any robot finishes (a wild target).
     let record = PuzzleRecord {
-        target_robot: 0,
+        target_robot: record.target_robot.min(0),
         ..record.clone()
     };
     let successors = |(t, set): &RefPlacement| {
@@ -296,9 +298,10 @@ impl Depths {
     }
 }
 
-/// The optimal move count of every placement of robot 0 (which must reach the target)
-/// and `helpers` interchangeable robots, by a plain breadth-first search backwards from
-/// the goal: placements one target-robot slide from the target are at depth 1, and a
+/// The optimal move count of every placement of robot 0 (which must reach the target;
+/// any robot may when the record's target is wild) and `helpers` interchangeable robots,
+/// by a plain breadth-first search backwards from the goal: placements one finishing
+/// slide from the target are at depth 1, and a
 /// placement not yet reached with a move into depth `d` is at `d + 1`. The moves come
 /// from [`slide`] on the record's wall masks; placements are numbered by their cells.
 pub fn placement_depths(record: &PuzzleRecord, helpers: usize) -> Depths {
@@ -362,6 +365,7 @@ pub fn placement_depths(record: &PuzzleRecord, helpers: usize) -> Depths {
     // target robot lands on the target, NONE when the robot cannot move.
     const GOAL: u32 = u32::MAX - 1;
     const NONE: u32 = u32::MAX;
+    let wild = record.target_robot == -1;
     let moves = |p: &[u16; 4]| -> [u32; 16] {
         let mut out = [NONE; 16];
         let mut robots = [0i64; 4];
@@ -375,7 +379,7 @@ pub fn placement_depths(record: &PuzzleRecord, helpers: usize) -> Depths {
                 if to == robots[robot] {
                     continue;
                 }
-                out[robot * 4 + dir] = if robot == 0 && to == record.target_cell {
+                out[robot * 4 + dir] = if (robot == 0 || wild) && to == record.target_cell {
                     GOAL
                 } else {
                     let mut next = *p;

@@ -5,7 +5,8 @@
 
 use cpu_time::ProcessTime;
 use ricochet::exhaustive::{analyse, Options, Placement, LEGAL_PER_DEPTH};
-use ricochet::{Board, Layout};
+use ricochet::edition::{unit_geometry, UnitGeometry};
+use ricochet::Board;
 use rrm_model::{ExhaustiveResult, ExhaustiveUnit, PlacementCells};
 use std::ops::ControlFlow;
 
@@ -42,11 +43,13 @@ pub fn analyse_unit(
     unit: &ExhaustiveUnit,
     on_layer: &mut dyn FnMut(u64) -> ControlFlow<()>,
 ) -> Result<Analysed, ExhaustiveError> {
-    let layout = Layout::parse(&unit.board)?;
-    let target = layout.token_cell(&unit.token)?;
-    let board = layout.board();
+    let UnitGeometry {
+        board,
+        target,
+        forbidden,
+    } = unit_geometry(&unit.board, &unit.token)?;
     let options = Options {
-        forbidden: layout.target_cells(),
+        forbidden,
         sample_size: unit.sample_size as usize,
         watch: Vec::new(),
         top_from: unit.top_from,

@@ -35,6 +35,18 @@ pub fn minus(a: &Block, b: &Block) -> Block {
     [a[0] & !b[0], a[1] & !b[1], a[2] & !b[2], a[3] & !b[3]]
 }
 
+/// The cells below `cell`.
+pub fn below(cell: Cell) -> Block {
+    std::array::from_fn(|word| {
+        let first = word * 64;
+        match (cell as usize).saturating_sub(first) {
+            0 => 0,
+            n if n >= 64 => u64::MAX,
+            n => (1u64 << n) - 1,
+        }
+    })
+}
+
 pub fn count(a: &Block) -> u64 {
     a.iter().map(|w| u64::from(w.count_ones())).sum()
 }

@@ -5,7 +5,7 @@ use crate::board::{Board, Cell, Direction, CELLS};
 
 use super::block::{set, Block, EMPTY};
 
-use super::MAX_HELPERS;
+use super::{Finisher, MAX_HELPERS};
 
 /// A helper set: ascending cells, the first `k` slots used.
 pub type Set = [Cell; MAX_HELPERS];
@@ -68,9 +68,14 @@ impl Cells {
         self.binomial[self.free.len()][k] as usize
     }
 
-    /// How many placements of a target robot and `k` helpers there are.
-    pub fn placements(&self, k: usize) -> u64 {
-        self.free.len() as u64 * self.binomial[self.free.len().saturating_sub(1)][k]
+    /// How many placements of a target robot and `k` helpers there are: as sets of
+    /// `k + 1` cells when any robot finishes (n·C(n−1, k) = (k+1)·C(n, k+1)).
+    pub fn placements(&self, k: usize, finisher: Finisher) -> u64 {
+        let ordered = self.free.len() as u64 * self.binomial[self.free.len().saturating_sub(1)][k];
+        match finisher {
+            Finisher::TargetRobot => ordered,
+            Finisher::AnyRobot => ordered / (k as u64 + 1),
+        }
     }
 
     /// `C(i, k)`: what the free cell of index `i` adds to the rank as a set's `k`-th cell.

@@ -1,6 +1,8 @@
 //! Exhaustive analysis of one unit: for a board, a target cell and a robot that must reach
 //! it, the optimal move count of *every* placement of that robot and its interchangeable
-//! helpers (the other robots, whose colours do not matter to a coloured target).
+//! helpers (the other robots, whose colours do not matter to a coloured target). A wild
+//! target (the vortex) may be reached by any robot: all robots are then interchangeable,
+//! and a placement is a set of cells ([`Finisher::AnyRobot`]).
 //!
 //! A layered BFS runs backwards from the goal. Layer 1 holds the placements whose target
 //! robot reaches the target in one slide; layer `d + 1` the unreached placements with a
@@ -18,6 +20,7 @@ mod block;
 mod cells;
 
 use crate::board::{Board, Cell, Direction};
+use crate::puzzle::Target;
 use block::{and, count, has, minus, or, set, shift, Block, Moves, EMPTY};
 use cells::{Cells, Rays, Set};
 use rayon::prelude::*;
@@ -31,6 +34,26 @@ pub const MAX_HELPERS: usize = 3;
 /// per depth is a whole pack's worth from every unit (98,304 per depth over the first
 /// edition's 1,536 units) for 256 bytes per depth.
 pub const LEGAL_PER_DEPTH: usize = 64;
+
+/// Which robots finish a unit by stopping on its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finisher {
+    /// The target robot only (a coloured target).
+    TargetRobot,
+    /// Any robot (a wild target, the vortex). The robots are interchangeable, so the
+    /// search still runs over (robot, helper set) pairs but counts and reports each set of
+    /// cells once: as the placement whose "target robot" is its smallest cell.
+    AnyRobot,
+}
+
+impl Finisher {
+    pub fn of(target: &Target) -> Finisher {
+        match target.colour {
+            Some(_) => Finisher::TargetRobot,
+            None => Finisher::AnyRobot,
+        }
+    }
+}
 
 /// One placement: the target robot's cell and the helpers' cells (ascending).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -46,6 +69,18 @@ impl Placement {
             .chain(self.helpers.iter().copied())
             .map(|cell| board.index_of(cell))
             .collect()
+    }
+
+    /// The same cells as a set: the smallest first, the others ascending (how a unit
+    /// whose robots all finish names its placements).
+    pub fn as_set(&self) -> Placement {
+        let mut cells = self.helpers.clone();
+        cells.push(self.target_robot);
+        cells.sort_unstable();
+        Placement {
+            target_robot: cells.remove(0),
+            helpers: cells,
+        }
     }
 
     /// Robot cells in colour order: the target robot in slot `target_slot`, the helpers
@@ -144,17 +179,20 @@ fn unit_cells(board: &Board, helpers: usize) -> Result<Cells, UnitError> {
     Ok(Cells::new(board))
 }
 
-/// How many placements of a target robot and `helpers` helpers `board` has.
-pub fn placements(board: &Board, helpers: usize) -> Result<u64, UnitError> {
-    Ok(unit_cells(board, helpers)?.placements(helpers))
+/// How many placements of a target robot and `helpers` helpers `board` has (sets of
+/// `helpers + 1` cells when any robot finishes).
+pub fn placements(board: &Board, helpers: usize, finisher: Finisher) -> Result<u64, UnitError> {
+    Ok(unit_cells(board, helpers)?.placements(helpers, finisher))
 }
 
 /// The `size` placements an analysis samples: helper sets evenly spread over their ranks,
 /// each with a target-robot cell chosen by rank among the cells the set leaves free.
-/// Deterministic, so a checker can tell which placements a result must report.
+/// Deterministic, so a checker can tell which placements a result must report. When any
+/// robot finishes, each placement is given as its set: the smallest cell first.
 pub fn sample_placements(
     board: &Board,
     helpers: usize,
+    finisher: Finisher,
     size: usize,
 ) -> Result<Vec<Placement>, UnitError> {
     let cells = unit_cells(board, helpers)?;
@@ -170,9 +208,14 @@ pub fn sample_placements(
                 .copied()
                 .filter(|c| !set[..helpers].contains(c))
                 .collect();
-            open.get(rank % open.len().max(1)).map(|&cell| Placement {
+            let &cell = open.get(rank % open.len().max(1))?;
+            let placement = Placement {
                 target_robot: cell,
                 helpers: set[..helpers].to_vec(),
+            };
+            Some(match finisher {
+                Finisher::TargetRobot => placement,
+                Finisher::AnyRobot => placement.as_set(),
             })
         })
         .collect())
@@ -196,38 +239,40 @@ fn nth_set(cells: &Cells, helpers: usize, mut rank: usize) -> Set {
 }
 
 /// Analyses every placement of a target robot and `helpers` interchangeable helpers on
-/// `board` for the target at `target` (internal cell). Runs on the current rayon pool and
-/// calls `on_layer` after each layer, which may stop the analysis (a lost lease, Ctrl-C).
+/// `board` for `target` (internal cell; a wild target lets any robot finish). Runs on the
+/// current rayon pool and calls `on_layer` after each layer, which may stop the analysis
+/// (a lost lease, Ctrl-C).
 pub fn analyse(
     board: &Board,
-    target: Cell,
+    target: Target,
     helpers: usize,
     options: &Options,
     mut on_layer: impl FnMut(&Layer) -> ControlFlow<()>,
 ) -> Result<Analysis, UnitError> {
     let cells = unit_cells(board, helpers)?;
-    if !cells.is_free(target) {
-        return Err(UnitError::Target(target));
+    if !cells.is_free(target.cell) {
+        return Err(UnitError::Target(target.cell));
     }
-    let sampled = sample_placements(board, helpers, options.sample_size)?;
+    let finisher = Finisher::of(&target);
+    let sampled = sample_placements(board, helpers, finisher, options.sample_size)?;
     let mut forbidden = EMPTY;
     for &cell in &options.forbidden {
         set(&mut forbidden, cell);
     }
-    let mut sweep = Sweep::new(board, cells, helpers, forbidden);
+    let mut sweep = Sweep::new(board, cells, helpers, finisher, forbidden);
     let probes: Vec<(usize, Cell)> = sampled
         .iter()
         .chain(&options.watch)
         .map(|p| sweep.locate(p))
         .collect::<Result<_, _>>()?;
     let mut probe_depths: Vec<Option<u8>> = vec![None; probes.len()];
-    let placements = sweep.cells.placements(helpers);
+    let placements = sweep.cells.placements(helpers, finisher);
     let mut histogram = vec![0u64];
     let mut legal_histogram = vec![0u64];
     let mut top = Vec::new();
     let mut legal_samples = Vec::new();
     let mut legal_hardest = Vec::new();
-    let (mut found, mut legal) = sweep.first_layer(target);
+    let (mut found, mut legal) = sweep.first_layer(target.cell);
     while found > 0 {
         let depth = histogram.len() as u8;
         histogram.push(found);
@@ -304,6 +349,7 @@ struct Sweep {
     rays: Rays,
     moves: Moves,
     helpers: usize,
+    finisher: Finisher,
     /// Helper sets by rank.
     sets: Vec<Set>,
     /// Placements first reached in the last layer, one block per helper set.
@@ -347,12 +393,19 @@ fn mask_of(cells: &[Cell]) -> Block {
 }
 
 impl Sweep {
-    fn new(board: &Board, cells: Cells, helpers: usize, forbidden: Block) -> Sweep {
+    fn new(
+        board: &Board,
+        cells: Cells,
+        helpers: usize,
+        finisher: Finisher,
+        forbidden: Block,
+    ) -> Sweep {
         let sets = cells.sets(helpers);
         Sweep {
             rays: Rays::new(board),
             moves: Moves::new(board),
             helpers,
+            finisher,
             frontier: Vec::new(),
             visited: Vec::new(),
             spare: Vec::new(),
@@ -381,19 +434,58 @@ impl Sweep {
         Ok((self.cells.rank(cells), placement.target_robot))
     }
 
-    /// Layer 1: one slide of the target robot onto the target, in any direction.
+    /// Layer 1: one slide of the target robot onto the target, in any direction (or of
+    /// any robot, when any robot finishes).
     fn first_layer(&mut self, target: Cell) -> (u64, u64) {
         let mut goal = EMPTY;
         set(&mut goal, target);
         self.advance(|sweep, rank, _| {
-            let mask = mask_of(&sweep.sets[rank][..sweep.helpers]);
+            let group = &sweep.sets[rank][..sweep.helpers];
+            let mask = mask_of(group);
             if has(&mask, target) {
                 return EMPTY;
             }
-            Direction::ALL.iter().fold(EMPTY, |layer, &dir| {
+            let layer = Direction::ALL.iter().fold(EMPTY, |layer, &dir| {
                 or(&layer, &sweep.moves.pull(&mask, &goal, dir))
-            })
+            });
+            match sweep.finisher {
+                Finisher::TargetRobot => layer,
+                Finisher::AnyRobot => or(&layer, &sweep.helper_finishes(group, target)),
+            }
         })
+    }
+
+    /// The target-robot cells from which a helper of `group` (none on `target`) slides
+    /// onto `target` in one move.
+    fn helper_finishes(&self, group: &[Cell], target: Cell) -> Block {
+        let candidates = minus(&self.moves.free, &mask_of(group));
+        let mut cells = EMPTY;
+        for (moving, &from) in group.iter().enumerate() {
+            let mut others = [0 as Cell; MAX_HELPERS];
+            let kept = self.helpers - 1;
+            others[..moving].copy_from_slice(&group[..moving]);
+            others[moving..kept].copy_from_slice(&group[moving + 1..]);
+            for dir in Direction::ALL {
+                let end = self.slide_end(from, &others[..kept], dir);
+                let passed = minus(self.rays.mask(from, dir), self.rays.mask(end, dir));
+                if !has(&passed, target) {
+                    continue;
+                }
+                // The helper stops on `target` when the target robot is off the cells up
+                // to it and, unless the slide ends there anyway, on the next one.
+                let up_to = minus(self.rays.mask(from, dir), self.rays.mask(target, dir));
+                let off_path = minus(&candidates, &up_to);
+                if end == target {
+                    cells = or(&cells, &off_path);
+                } else {
+                    let next = dir.step(target).expect("the slide goes on past target");
+                    if has(&off_path, next) {
+                        set(&mut cells, next);
+                    }
+                }
+            }
+        }
+        cells
     }
 
     /// Computes the next layer, block by block, with `layer(sweep, rank, visited)`; marks
@@ -421,8 +513,9 @@ impl Sweep {
                     bits |= 1 << i;
                     sweep.note_beyond(rank, new);
                     *seen = or(seen, new);
-                    all += count(new);
-                    legal += count(&sweep.legal_part(rank, new));
+                    let reported = sweep.reported(rank, new);
+                    all += count(&reported);
+                    legal += count(&sweep.legal_part(rank, &reported));
                 }
                 (bits, all, legal)
             })
@@ -479,6 +572,16 @@ impl Sweep {
         self.nonempty[rank / 64] >> (rank % 64) & 1 != 0
     }
 
+    /// The placements of a block that the unit counts and reports: all of them, or when
+    /// any robot finishes, those whose target robot is below every helper (each set once).
+    #[inline(always)]
+    fn reported(&self, rank: usize, block: &Block) -> Block {
+        match self.finisher {
+            Finisher::TargetRobot => *block,
+            Finisher::AnyRobot => and(block, &block::below(self.sets[rank][0])),
+        }
+    }
+
     /// The legal placements of a frontier block: none when a helper stands on a forbidden
     /// cell, else those whose target robot does not.
     fn legal_part(&self, rank: usize, block: &Block) -> Block {
@@ -518,10 +621,11 @@ impl Sweep {
                 if *block == EMPTY {
                     continue;
                 }
+                let reported = self.reported(rank, block);
                 let layer = &if legal {
-                    self.legal_part(rank, block)
+                    self.legal_part(rank, &reported)
                 } else {
-                    *block
+                    reported
                 };
                 let in_block = count(layer);
                 if seen + in_block <= pick {
@@ -630,24 +734,7 @@ impl Sweep {
         others_rank: usize,
         dir: Direction,
     ) -> Option<Slide> {
-        let ray = self.rays.mask(from, dir);
-        // The nearest other helper on the ray stops the slide on the cell before it.
-        let ahead = |cell: Cell| match dir {
-            Direction::East | Direction::South => cell,
-            Direction::North | Direction::West => !cell,
-        };
-        let blocker = others
-            .iter()
-            .copied()
-            .filter(|&c| has(ray, c))
-            .min_by_key(|&c| ahead(c));
-        let end = match blocker {
-            Some(cell) => dir
-                .opposite()
-                .step(cell)
-                .expect("a blocker on a ray has a cell before it"),
-            None => self.rays.last(from, dir),
-        };
+        let end = self.slide_end(from, others, dir);
         if end == from {
             return None;
         }
@@ -661,6 +748,31 @@ impl Sweep {
             lands_in_frontier: self.is_nonempty(landing),
             others: others_rank,
         })
+    }
+}
+
+impl Sweep {
+    /// Where a robot at `from` slides in `dir` among `others` (no other robot moves).
+    #[inline(always)]
+    fn slide_end(&self, from: Cell, others: &[Cell], dir: Direction) -> Cell {
+        let ray = self.rays.mask(from, dir);
+        // The nearest other robot on the ray stops the slide on the cell before it.
+        let ahead = |cell: Cell| match dir {
+            Direction::East | Direction::South => cell,
+            Direction::North | Direction::West => !cell,
+        };
+        let blocker = others
+            .iter()
+            .copied()
+            .filter(|&c| has(ray, c))
+            .min_by_key(|&c| ahead(c));
+        match blocker {
+            Some(cell) => dir
+                .opposite()
+                .step(cell)
+                .expect("a blocker on a ray has a cell before it"),
+            None => self.rays.last(from, dir),
+        }
     }
 }
 

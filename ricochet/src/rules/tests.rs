@@ -7,7 +7,29 @@ use crate::mt::PyRandom;
 use crate::puzzle::{Colour, Target};
 use std::collections::VecDeque;
 
-const ALL_RULES: [Rules; 2] = [Rules::STANDARD, Rules { rebounds: false }];
+const NO_REBOUNDS: Rules = Rules {
+    rebounds: false,
+    ..Rules::STANDARD
+};
+const RICOCHET: Rules = Rules {
+    ricochet: Ricochet::Official,
+    ..Rules::STANDARD
+};
+const DD_RICOCHET: Rules = Rules {
+    ricochet: Ricochet::DriftingDroids,
+    ..Rules::STANDARD
+};
+const ALL_RULES: [Rules; 5] = [
+    Rules::STANDARD,
+    NO_REBOUNDS,
+    RICOCHET,
+    DD_RICOCHET,
+    Rules {
+        rebounds: false,
+        ricochet: Ricochet::Official,
+        min_moves: 0,
+    },
+];
 
 /// A random `size`×`size` board with a few walls, `robots` robots and a target.
 fn random_puzzle(rng: &mut PyRandom, size: usize, robots: usize) -> Puzzle {
@@ -51,14 +73,42 @@ fn random_puzzle(rng: &mut PyRandom, size: usize, robots: usize) -> Puzzle {
     }
 }
 
-/// Breadth-first over (robot cells, each robot's last direction), the rules applied
-/// move by move as they read: no search tricks.
+/// DriftingDroids' condition for its ricochet rule, as its documentation states it: a
+/// robot that may finish stands on the target, or sliding straight with the other robots
+/// lifted off the board passes the target, which a wall or a robot just past it stops.
+fn dd_reachable_at_once(puzzle: &Puzzle) -> bool {
+    let robots = puzzle.robots();
+    let target = puzzle.target().cell;
+    (0..robots.len()).any(|robot| {
+        if !puzzle.may_finish(robot) {
+            return false;
+        }
+        if robots[robot] == target {
+            return true;
+        }
+        Direction::ALL.iter().any(|&dir| {
+            let mut ray = vec![robots[robot]];
+            while let Some(next) = puzzle.board().step_open(*ray.last().unwrap(), dir) {
+                ray.push(next);
+            }
+            ray.iter().position(|&c| c == target).is_some_and(|at| {
+                at + 1 == ray.len() || robots.contains(&ray[at + 1])
+            })
+        })
+    })
+}
+
+/// Breadth-first over (robot cells, each robot's last direction, whether each has
+/// turned), the rules applied move by move as they read: no search tricks.
 fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
-    type Node = (Vec<Cell>, Vec<Option<Direction>>);
-    let start: Node = (puzzle.robots().to_vec(), vec![None; puzzle.robots().len()]);
+    type Node = (Vec<Cell>, Vec<Option<Direction>>, Vec<bool>);
+    let count = puzzle.robots().len();
+    let at_once = rules.ricochet == Ricochet::DriftingDroids && dd_reachable_at_once(puzzle);
+    let must_turn = rules.ricochet == Ricochet::Official || at_once;
+    let start: Node = (puzzle.robots().to_vec(), vec![None; count], vec![false; count]);
     let mut seen = std::collections::HashSet::from([start.clone()]);
     let mut queue = VecDeque::from([(start, 0usize)]);
-    while let Some(((robots, last), depth)) = queue.pop_front() {
+    while let Some(((robots, last, turned), depth)) = queue.pop_front() {
         for robot in 0..robots.len() {
             for dir in Direction::ALL {
                 let along =
@@ -66,6 +116,7 @@ fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
                 if !rules.rebounds && along {
                     continue;
                 }
+                let turns = last[robot].is_some() && !along;
                 let mut at = robots[robot];
                 while let Some(next) = puzzle.board().step_open(at, dir) {
                     if robots.contains(&next) {
@@ -76,12 +127,17 @@ fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
                 if at == robots[robot] {
                     continue;
                 }
-                if at == puzzle.target().cell && puzzle.may_finish(robot) {
+                let on_target = at == puzzle.target().cell && puzzle.may_finish(robot);
+                if on_target && (!must_turn || turned[robot] || turns) {
                     return Some(depth + 1);
                 }
-                let mut next = (robots.clone(), last.clone());
+                if on_target && at_once {
+                    continue; // DriftingDroids: not on the target before the end
+                }
+                let mut next = (robots.clone(), last.clone(), turned.clone());
                 next.0[robot] = at;
                 next.1[robot] = Some(dir);
+                next.2[robot] |= turns;
                 if seen.insert(next.clone()) {
                     queue.push_back((next, depth + 1));
                 }
@@ -94,7 +150,7 @@ fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
 #[test]
 fn the_search_agrees_with_a_plain_bfs_under_every_rule_set() {
     let mut rng = PyRandom::new(23);
-    let mut differ = 0;
+    let mut differ = [0; ALL_RULES.len()];
     for case in 0..160 {
         let size = [5, 6, 8][case % 3];
         let robots = 1 + case % 3;
@@ -107,44 +163,141 @@ fn the_search_agrees_with_a_plain_bfs_under_every_rule_set() {
                 (Ok(solution), Some(moves)) => {
                     assert_eq!(solution.moves.len(), moves, "case {case} {rules}");
                     assert!(puzzle.is_solution(&solution.moves), "case {case} {rules}");
-                    assert!(obeys(&solution.moves, rules, robots), "case {case} {rules}");
+                    assert!(obeys(&puzzle, &solution.moves, rules), "case {case} {rules}");
                 }
                 (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => {}
                 (found, expected) => panic!("case {case} {rules}: {found:?} vs {expected:?}"),
             }
             counts.push(expected);
         }
-        differ += usize::from(counts[0] != counts[1]);
+        for (rule, count) in counts.iter().enumerate() {
+            differ[rule] += usize::from(*count != counts[0]);
+        }
     }
-    // The rules matter on these boards: some puzzles need more moves without rebounds.
-    assert!(differ >= 10, "only {differ} puzzles differ");
+    // Each rule matters on these boards: some puzzles need more moves under it.
+    assert!(differ[1..].iter().all(|&n| n >= 10), "{differ:?} puzzles differ");
+}
+
+/// The ricochet rules differ where DriftingDroids waives its own (no robot reaches the
+/// target at once) and the rulebook still asks for a turn; the minimum refuses exactly
+/// the positions the plain search solves in fewer moves.
+#[test]
+fn the_two_ricochet_rules_differ_and_the_minimum_refuses_short_positions() {
+    let mut rng = PyRandom::new(24);
+    let (mut official_only, mut refused, mut judged) = (0, 0, 0);
+    for case in 0..240 {
+        let puzzle = random_puzzle(&mut rng, [5, 6][case % 2], 1 + case % 3);
+        let official = reference_moves(&puzzle, RICOCHET);
+        let dd = reference_moves(&puzzle, DD_RICOCHET);
+        if !dd_reachable_at_once(&puzzle) {
+            assert_eq!(dd, reference_moves(&puzzle, Rules::STANDARD), "case {case}");
+            official_only += usize::from(official != dd);
+        }
+        let minimum = Rules {
+            min_moves: 3,
+            ..Rules::STANDARD
+        };
+        match (judge(&puzzle, minimum, 40), reference_moves(&puzzle, Rules::STANDARD)) {
+            (Ok(Verdict::Refused(solution)), Some(moves)) => {
+                assert!(moves < 3 && solution.moves.len() == moves, "case {case}");
+                refused += 1;
+            }
+            (Ok(Verdict::Solved(solution)), Some(moves)) => {
+                assert!(moves >= 3 && solution.moves.len() == moves, "case {case}");
+                judged += 1;
+            }
+            (Err(_), None) => {}
+            (verdict, moves) => panic!("case {case}: {verdict:?} vs {moves:?}"),
+        }
+    }
+    assert!(official_only >= 5, "{official_only}");
+    assert!(refused >= 5 && judged >= 5, "{refused} refused, {judged} judged");
+}
+
+#[test]
+fn rule_sets_read_back_what_they_write() {
+    for rules in ALL_RULES {
+        assert_eq!(Rules::parse(&rules.to_string()), Ok(rules));
+    }
+    let all = Rules::parse("no-rebounds, dd-ricochet,min-moves=3").unwrap();
+    assert_eq!(all.to_string(), "no-rebounds,dd-ricochet,min-moves=3");
+    assert_eq!(
+        Rules::parse("ricochet,dd-ricochet"),
+        Err(RulesError::TwoRicochets("ricochet,dd-ricochet".into()))
+    );
+    assert_eq!(
+        Rules::parse("min-moves=99"),
+        Err(RulesError::MinMoves("99".into()))
+    );
+    assert_eq!(
+        Rules::parse("bounce"),
+        Err(RulesError::Unknown("bounce".into()))
+    );
+}
+
+/// An open 5×5 board, robot 0 in the top-left corner and robot 1 at the centre; robot
+/// 0's target at `target` (`x + 5 y`).
+fn open_board(target: i64) -> Puzzle {
+    let board = Board::new(5, 5, &[0; 25], &[]).unwrap();
+    let cell = |i| board.cell_checked(i).unwrap();
+    let target = Target {
+        cell: cell(target),
+        colour: Some(Colour::Red),
+        shape: None,
+    };
+    Puzzle::new(board.clone(), vec![cell(0), cell(12)], target).unwrap()
 }
 
 #[test]
 fn obeys_tells_rebounds_by_robot() {
+    let puzzle = open_board(24);
     let m = |robot, dir| Move { robot, dir };
-    let no = Rules { rebounds: false };
     let back = [
         m(0, Direction::East),
         m(1, Direction::North),
         m(0, Direction::West),
     ];
-    assert!(obeys(&back, Rules::STANDARD, 2));
-    assert!(!obeys(&back, no, 2));
+    assert!(obeys(&puzzle, &back, Rules::STANDARD));
+    assert!(!obeys(&puzzle, &back, NO_REBOUNDS));
     let on = [m(0, Direction::East), m(0, Direction::East)];
-    assert!(!obeys(&on, no, 1));
+    assert!(!obeys(&puzzle, &on, NO_REBOUNDS));
     let turns = [
         m(0, Direction::East),
         m(1, Direction::East),
         m(0, Direction::South),
     ];
-    assert!(obeys(&turns, no, 2));
-    assert!(!obeys(&[m(2, Direction::East)], no, 2));
+    assert!(obeys(&puzzle, &turns, NO_REBOUNDS));
+    assert!(!obeys(&puzzle, &[m(2, Direction::East)], NO_REBOUNDS));
+}
+
+#[test]
+fn obeys_tells_a_finish_without_a_turn() {
+    let m = |robot, dir| Move { robot, dir };
+    // Target in the top-right corner: one straight move away.
+    let straight = open_board(4);
+    assert!(reachable_at_once(&straight));
+    let at_once = [m(0, Direction::East)];
+    assert!(obeys(&straight, &at_once, Rules::STANDARD));
+    assert!(!obeys(&straight, &at_once, RICOCHET));
+    assert!(!obeys(&straight, &at_once, DD_RICOCHET));
+    let around = [m(0, Direction::South), m(0, Direction::East), m(0, Direction::North)];
+    assert!(obeys(&straight, &around, RICOCHET));
+    // Bottom-right corner: two moves, with a turn.
+    let corner = open_board(24);
+    assert!(obeys(&corner, &[m(0, Direction::South), m(0, Direction::East)], RICOCHET));
+    // Next to the corner: robot 1 comes north as a blocker, robot 0 goes straight east.
+    // DriftingDroids asks nothing of a target no robot reaches at once; the rulebook does.
+    let blocked = open_board(1);
+    assert!(!reachable_at_once(&blocked));
+    let no_turn = [m(1, Direction::North), m(0, Direction::East)];
+    assert!(blocked.is_solution(&no_turn));
+    assert!(obeys(&blocked, &no_turn, DD_RICOCHET));
+    assert!(!obeys(&blocked, &no_turn, RICOCHET));
 }
 
 #[test]
 fn rule_sets_name_what_differs() {
     assert_eq!(Rules::STANDARD.to_string(), "standard");
-    assert_eq!(Rules { rebounds: false }.to_string(), "no-rebounds");
+    assert_eq!(NO_REBOUNDS.to_string(), "no-rebounds");
     assert_eq!(Rules::default(), Rules::STANDARD);
 }

@@ -6,9 +6,10 @@
 
 use super::super::identity::secret_draw;
 use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
-use ricochet::exhaustive::{sample_placements, Placement, LEGAL_PER_DEPTH};
+use ricochet::edition::{unit_geometry, UnitGeometry};
+use ricochet::exhaustive::{sample_placements, Finisher, Placement, LEGAL_PER_DEPTH};
 use ricochet::solver::with_thread_solver;
-use ricochet::{Board, Layout, LayoutError, Puzzle, Target};
+use ricochet::{Board, LayoutError, Puzzle, Target};
 use rrm_model::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
 use rrm_proto::exhaustive_digest;
 use std::collections::HashSet;
@@ -20,7 +21,8 @@ const HELPERS: usize = 3;
 pub struct UnitBoard {
     board: Board,
     target: Target,
-    /// The target robot's slot in colour order (R, G, B, Y).
+    finisher: Finisher,
+    /// The target robot's slot in colour order (R, G, B, Y; any for the vortex).
     slot: usize,
     /// The token's cell, `y * 16 + x`.
     pub target_cell: u8,
@@ -30,30 +32,28 @@ pub struct UnitBoard {
 
 impl UnitBoard {
     pub fn new(board: &str, token: &str) -> Result<UnitBoard, LayoutError> {
-        let layout = Layout::parse(board)?;
-        let target = layout.target(token)?;
-        let slot = target
-            .colour
-            .ok_or_else(|| LayoutError::Token(token.to_string()))?
-            .robot();
-        let board = layout.board();
+        let UnitGeometry {
+            board,
+            target,
+            forbidden,
+        } = unit_geometry(board, token)?;
         Ok(UnitBoard {
-            forbidden: layout
-                .target_cells()
-                .into_iter()
+            forbidden: (forbidden.into_iter())
                 .map(|cell| board.index_of(cell) as u8)
                 .collect(),
             target_cell: board.index_of(target.cell) as u8,
+            finisher: Finisher::of(&target),
+            slot: target.colour.map_or(0, |colour| colour.robot()),
             target,
-            slot,
             board,
         })
     }
 
     /// Every placement of the unit: the target robot on any free cell, three helpers on
-    /// three others.
+    /// three others (four robots on a set of four cells, for the vortex).
     pub fn placements(&self) -> u64 {
-        ricochet::exhaustive::placements(&self.board, 3).expect("three helpers make a unit")
+        ricochet::exhaustive::placements(&self.board, HELPERS, self.finisher)
+            .expect("three helpers make a unit")
     }
 
     /// The placement `cells` names, if it is one of this unit's.
@@ -67,7 +67,11 @@ impl UnitBoard {
             *to = cell;
         }
         let helpers = &internal[1..];
-        let valid = helpers.windows(2).all(|w| w[0] < w[1]) && !helpers.contains(&internal[0]);
+        // A set of cells is named once: by its smallest cell first.
+        let named_once = self.finisher == Finisher::TargetRobot || internal[0] < helpers[0];
+        let valid = helpers.windows(2).all(|w| w[0] < w[1])
+            && !helpers.contains(&internal[0])
+            && named_once;
         valid.then(|| Placement {
             target_robot: internal[0],
             helpers: helpers.to_vec(),
@@ -311,7 +315,7 @@ fn check_sample(
     result: &ExhaustiveResult,
 ) -> Result<(), Rejection> {
     let list = PlacementList::Sample;
-    let expected = sample_placements(&unit.board, HELPERS, work.sample_size as usize)
+    let expected = sample_placements(&unit.board, HELPERS, unit.finisher, work.sample_size as usize)
         .map_err(|_| Rejection::InvalidPlacement { list, index: 0 })?;
     if result.sample.len() > expected.len() {
         return Err(Rejection::TooMany {

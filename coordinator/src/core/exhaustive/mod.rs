@@ -14,6 +14,7 @@ use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
 use super::{CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, Outcome, Result};
 use crate::unix_ms;
+use ricochet::edition::{unit_tokens, VORTEX};
 use ricochet::Layout;
 use rrm_model::{
     Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveRequest, ExhaustiveResult,
@@ -82,14 +83,6 @@ pub fn canonical_board(board: &str) -> Result<String, ricochet::LayoutError> {
     Ok(tiles.join(" "))
 }
 
-/// Every target token, in token order.
-fn tokens() -> Vec<&'static str> {
-    Layout::canonical()[0]
-        .targets
-        .iter()
-        .map(|&(t, _)| t)
-        .collect()
-}
 
 /// What a request asks for, checked and normalised (boards canonical and in canonical
 /// order, tokens in token order, each once).
@@ -107,9 +100,12 @@ fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
             .filter(|b| named.contains(b))
             .collect()
     };
-    let all = tokens();
+    let all = unit_tokens();
     let targets: Vec<String> = if request.targets.is_empty() {
-        all.iter().map(|t| t.to_string()).collect()
+        // The census's units: the vortex only when named.
+        (all.iter().filter(|&&t| t != VORTEX))
+            .map(|t| t.to_string())
+            .collect()
     } else {
         let named: Vec<String> = request
             .targets
