@@ -8,7 +8,7 @@ use crate::input::parse_campaign_range;
 use crate::report::count;
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use rrm_model::{CampaignName, CampaignSpec, Resolution};
+use rrm_model::{CampaignName, CampaignSpec, Resolution, Rules};
 use rrm_model::{CampaignStatus, ExhaustiveRequest};
 use std::io::Write;
 use std::process::ExitCode;
@@ -101,6 +101,10 @@ pub struct SpecArgs {
     /// The seed → puzzle generator.
     #[arg(long, default_value = "fogleman")]
     generator: String,
+    /// The rule set every seed is solved under (see `rrm solve --rules`); a campaign's
+    /// results are never merged with those of other rules.
+    #[arg(long, value_parser = crate::solve::parse_rules, default_value = "standard")]
+    rules: Rules,
 }
 
 impl SpecArgs {
@@ -110,7 +114,13 @@ impl SpecArgs {
         let range = parse_campaign_range(seeds)?;
         let name = match name {
             Some(name) => name,
-            None => format!("{}-{}-{}", self.generator, range.start, range.end).parse()?,
+            None => {
+                let mut name = format!("{}-{}-{}", self.generator, range.start, range.end);
+                for rule in self.rules.differences() {
+                    name += &format!("-{}", rule.replace('=', ""));
+                }
+                name.parse()?
+            }
         };
         Ok(CampaignSpec {
             name,
@@ -119,6 +129,7 @@ impl SpecArgs {
             seed_end: range.end,
             unit_size: self.unit_size,
             record_threshold: self.record_threshold,
+            rules: self.rules,
         })
     }
 }
@@ -186,6 +197,9 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
                 Some(seeds) if args.exhaustive.is_none() => {
                     Ok(args.spec.spec(Some(name), seeds)?)
                 }
+                _ if args.spec.rules != Rules::STANDARD => {
+                    return Err(rrm_model::SpecError::ExhaustiveRules(args.spec.rules).into());
+                }
                 _ => Err(args.units.request(name)),
             };
             let status = Backend::create_campaign_at(&args.backend, spec)?;
@@ -201,9 +215,10 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
             }
             writeln!(
                 out,
-                "created campaign {}: {} seeds {}..{} in {}, records from {} moves",
+                "created campaign {}: {}{} seeds {}..{} in {}, records from {} moves",
                 spec.name,
                 spec.generator,
+                rules_note(spec.rules),
                 spec.seed_start,
                 spec.seed_end,
                 units_text(spec),
@@ -281,6 +296,15 @@ fn placement_rate(status: &CampaignStatus) -> String {
     )
 }
 
+/// ` (rules R)` after a generator's name, nothing for the standard rules.
+fn rules_note(rules: Rules) -> String {
+    if rules == Rules::STANDARD {
+        String::new()
+    } else {
+        format!(" (rules {rules})")
+    }
+}
+
 fn status_line(status: &CampaignStatus) -> String {
     let spec = &status.campaign.spec;
     let mut line = if spec.is_exhaustive() {
@@ -299,9 +323,10 @@ fn status_line(status: &CampaignStatus) -> String {
         )
     } else {
         format!(
-        "{:<20} {} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified, {} to check  seeds {} (+{} in progress)  hardest {}",
+        "{:<20} {}{} {}..{}  units {}/{} done, {} leased, {} quarantined, {} verified, {} to check  seeds {} (+{} in progress)  hardest {}",
         spec.name,
         spec.generator,
+        rules_note(spec.rules),
         spec.seed_start,
         spec.seed_end,
         status.units_done,
@@ -363,6 +388,7 @@ fn status_json(status: &CampaignStatus) -> serde_json::Value {
     serde_json::json!({
         "name": spec.name.as_str(),
         "generator": spec.generator,
+        "rules": spec.rules.to_string(),
         "seed_start": spec.seed_start,
         "seed_end": spec.seed_end,
         "unit_size": spec.unit_size,
@@ -413,6 +439,7 @@ mod tests {
                     seed_end: 1536,
                     unit_size: 1,
                     record_threshold: 22,
+                    rules: rrm_model::Rules::STANDARD,
                 },
                 created_unix_ms: 0,
             },

@@ -97,6 +97,7 @@ fn submit_all(
         seed_end: seeds.end,
         unit_size,
         record_threshold: 20,
+        rules: rrm_model::Rules::STANDARD,
     })?;
     let mut refused = 0;
     let mut cpu = Vec::with_capacity(honest.len());
@@ -140,7 +141,10 @@ pub(crate) fn solved_honestly(units: u64, unit_size: u64) -> Result<Vec<rrm_work
         .map(|unit| {
             let start = 1 + unit * unit_size;
             let solved = rrm_worker::solve_unit(
-                Generator::Fogleman,
+                ricochet::Dealer {
+                    generator: Generator::Fogleman,
+                    rules: rrm_model::Rules::STANDARD,
+                },
                 start..start + unit_size,
                 20,
                 Config::default().top_count as usize,

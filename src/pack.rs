@@ -12,9 +12,9 @@ use clap::builder::RangedU64ValueParser;
 use clap::Args;
 use ricochet::metrics::{metrics, Metrics};
 use ricochet::svg::{escape, Picture};
-use ricochet::{Generator, Move, Puzzle, Solver};
+use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
-use rrm_model::MinedPlacement;
+use rrm_model::{CampaignSpec, MinedPlacement, Rules};
 use serde_json::json;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -110,6 +110,15 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
     let spec = backend.status(&name)?.campaign.spec;
+    let rules = spec.rules;
+    if rules.restricts_moves() && args.unique {
+        bail!("--unique counts optimal solutions under the standard moves; {name} is mined under the rules {rules}");
+    }
+    // Positions the rules' minimum refuses are never in a pack.
+    let moves = (*moves.start()).max(rules.min_moves)..=*moves.end();
+    if moves.is_empty() {
+        bail!("{name}'s rules {rules} refuse every position of fewer than {} moves", rules.min_moves);
+    }
     let (generator, candidates): (_, Vec<Candidate>) = if spec.is_exhaustive() {
         let placements = backend.find_placements(&name, moves.clone(), CANDIDATES, false)?;
         // One board per unit, not per candidate: a unit lists hundreds.
@@ -141,7 +150,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         (Some(generator), candidates)
     };
     let offered = candidates.len();
-    let chosen = choose(&args, generator, candidates)?;
+    let chosen = choose(&args, generator, rules, candidates)?;
     if chosen.len() < args.count {
         bail!(
             "only {} of the {offered} candidates with {}..={} moves pass the filters, not the {} asked for; no pack written (ask for fewer, or widen the moves or the filters)",
@@ -153,7 +162,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     }
     let content = match format {
         Format::Html => html(&name, &chosen),
-        Format::Json => json_pack(&name, &spec.generator, &args, &moves, &chosen).to_string(),
+        Format::Json => json_pack(&name, &spec, &args, &moves, &chosen).to_string(),
     };
     out.write(content.as_bytes())?;
     writeln!(
@@ -204,10 +213,10 @@ impl Origin {
 fn choose(
     args: &PackArgs,
     generator: Option<Generator>,
+    rules: Rules,
     candidates: Vec<Candidate>,
 ) -> Result<Vec<Chosen>> {
     let bar = crate::progress::bar(args.count as u64, "puzzles chosen");
-    let mut solver = Solver::new();
     let mut boards = HashSet::new();
     let mut chosen = Vec::new();
     let total = candidates.len();
@@ -222,8 +231,7 @@ fn choose(
         }
         // Every puzzle is solved again: the store's move count must be the optimum.
         let label = origin.label();
-        let solution = solver
-            .solve(&puzzle)
+        let solution = ricochet::rules::solve_on_thread(&puzzle, rules, moves)
             .with_context(|| format!("{label} has no solution"))?
             .moves;
         if solution.len() != usize::from(moves) {
@@ -236,7 +244,11 @@ fn choose(
             continue;
         }
         let cap = if args.unique { 2 } else { SOLUTION_COUNT_CAP };
-        let measured = metrics(&puzzle, &solution, cap);
+        let mut measured = metrics(&puzzle, &solution, cap);
+        if rules.restricts_moves() {
+            // Counted under the standard moves: unknown under these rules.
+            (measured.optimal_solutions, measured.capped) = (None, false);
+        }
         if args.unique && measured.optimal_solutions != Some(1) {
             continue;
         }
@@ -265,7 +277,7 @@ fn notation(moves: &[Move]) -> Vec<String> {
 /// The pack as JSON: see README, "Puzzle pack JSON".
 fn json_pack(
     name: &str,
-    generator: &str,
+    spec: &CampaignSpec,
     args: &PackArgs,
     moves: &RangeInclusive<u8>,
     chosen: &[Chosen],
@@ -273,7 +285,8 @@ fn json_pack(
     json!({
         "format": "rrm-pack/1",
         "campaign": name,
-        "generator": generator,
+        "generator": spec.generator,
+        "rules": spec.rules.to_string(),
         "filters": {
             "min_moves": moves.start(),
             "max_moves": moves.end(),

@@ -7,7 +7,6 @@ use clap::{ArgGroup, Args};
 use cpu_time::ThreadTime;
 use rayon::prelude::*;
 use ricochet::rules::Rules;
-use ricochet::solver::with_thread_solver;
 use ricochet::{Solution, Unsolved};
 use std::io::Write;
 use std::path::PathBuf;
@@ -60,11 +59,7 @@ pub struct SolveArgs {
 /// thread's CPU time.
 fn solve_timed(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
     let started = ThreadTime::now();
-    let result = if !rules.restricts_moves() {
-        with_thread_solver(max_moves, |solver| solver.solve(&job.puzzle))
-    } else {
-        ricochet::rules::solve(&job.puzzle, rules, max_moves)
-    };
+    let result = ricochet::rules::solve_on_thread(&job.puzzle, rules, max_moves);
     (result, started.elapsed().as_secs_f64())
 }
 

@@ -5,10 +5,10 @@ mod exact;
 
 use crate::backend::{Backend, BackendArgs};
 use crate::outfile::OutFile;
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
 use rrm_coordinator::charts::{rarity, Counted};
-use rrm_model::{Aggregates, Group};
+use rrm_model::{Aggregates, Group, Rules};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -49,8 +49,13 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
     let stats = backend.stats(&name)?;
+    let rules = backend.status(&name)?.campaign.spec.rules;
     let mut campaigns = vec![(name.clone(), stats.aggregates.clone())];
     if let Some(other) = &args.compare {
+        let other_rules = backend.status(other)?.campaign.spec.rules;
+        if other_rules != rules {
+            bail!("{name} is mined under the rules {rules} and {other} under {other_rules}: results under different rules are never compared");
+        }
         campaigns.push((other.clone(), backend.stats(other)?.aggregates));
     }
     let exact = match &stats.exhaustive {
@@ -84,6 +89,8 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     let mut out = crate::stdout::lock();
     if args.json {
         let mut report = summary_json(&name, &campaigns[0].1);
+        report["rules"] = json!(rules.to_string());
+        report["refused"] = json!(refused(rules, &campaigns[0].1));
         if let Some((other, aggregates)) = campaigns.get(1) {
             report["compare"] = summary_json(other, aggregates);
         }
@@ -94,14 +101,30 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
         }
         writeln!(out, "{report}")?;
     } else if let Some((units_total, exact)) = exact {
+        writeln!(out, "rules: {rules}")?;
         if args.compare.is_some() {
             writeln!(out, "{}", text(&campaigns))?;
         }
         write!(out, "{}", exact::text(&name, units_total, exact))?;
     } else {
+        writeln!(out, "rules: {rules}")?;
+        if rules.min_moves > 1 {
+            writeln!(
+                out,
+                "refused (fewer than {} moves): {} puzzles, counted below but never in packs",
+                rules.min_moves,
+                refused(rules, &campaigns[0].1)
+            )?;
+        }
         write!(out, "{}", text(&campaigns))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Puzzles the rules' minimum refuses.
+fn refused(rules: Rules, a: &Aggregates) -> u64 {
+    let below = usize::from(rules.min_moves).min(a.histogram.len());
+    a.histogram[..below].iter().sum()
 }
 
 fn share(count: u64, total: u64) -> f64 {

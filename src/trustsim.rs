@@ -139,6 +139,7 @@ fn simulate(
         seed_end: 1 + args.units * args.unit_size,
         unit_size: args.unit_size,
         record_threshold: 20,
+        rules: rrm_model::Rules::STANDARD,
     })?;
     let mut players = Vec::new();
     for (name, forger) in [("honest-1", false), ("honest-2", false)]

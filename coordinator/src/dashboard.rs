@@ -214,6 +214,7 @@ fn campaign_json(status: &CampaignStatus) -> Value {
     json!({
         "name": spec.name.as_str(),
         "generator": spec.generator,
+        "rules": spec.rules.to_string(),
         "seed_start": spec.seed_start,
         "seed_end": spec.seed_end,
         "seeds_total": total,
@@ -376,7 +377,7 @@ async fn campaign_page(
         return exhaustive::campaign_page(&coordinator, &status, exact);
     }
     let a = stats.aggregates;
-    let generator = coordinator.generator(&name)?;
+    let dealer = coordinator.dealer(&name)?;
     let c = campaign_json(&status);
     let mut body = String::new();
     let _ = write!(
@@ -413,7 +414,7 @@ async fn campaign_page(
     }
     body.push_str("</table><h2>Hardest puzzles</h2><div class=\"hardest\" id=\"hardest\">");
     for mined in coordinator.hardest(&name, HARDEST_SHOWN, 0)? {
-        let puzzle = generator.generate(mined.seed)?.puzzle;
+        let puzzle = dealer.generate(mined.seed)?.puzzle;
         let board = ricochet::svg::board(&puzzle, &Picture::default());
         let _ = write!(
             body,
@@ -432,9 +433,9 @@ async fn puzzle_page(
     State(coordinator): Coord,
     Path((name, seed)): Path<(String, u64)>,
 ) -> Result<Html<String>, PageError> {
-    let generator = coordinator.generator(&name)?;
+    let dealer = coordinator.dealer(&name)?;
     let mined = coordinator.puzzle(&name, seed)?;
-    let generated = generator.generate(seed)?;
+    let generated = dealer.generate(seed)?;
     let puzzle = &generated.puzzle;
     let board = ricochet::svg::board(
         puzzle,

@@ -1,6 +1,7 @@
 //! Campaigns: what one mines (a seed range of a generator, or every placement of some
 //! boards and targets), under a validated name.
 
+use ricochet::rules::Rules;
 use std::fmt;
 use std::ops::Range;
 
@@ -134,6 +135,9 @@ pub struct CampaignSpec {
     pub unit_size: u64,
     /// Seeds needing at least this many moves keep their full solution, re-solved.
     pub record_threshold: u8,
+    /// The rules every seed is solved under; results under other rules never mix with
+    /// this campaign's.
+    pub rules: Rules,
 }
 
 /// The most seeds one unit may hold.
@@ -160,6 +164,8 @@ pub enum SpecError {
         value: u32,
         bound: u32,
     },
+    #[error("exhaustive analysis knows the standard rules only, not {0}")]
+    ExhaustiveRules(Rules),
     #[error("a result needs at least one hardest placement")]
     NoHardest,
     #[error("no units: name at least one board and one target")]
@@ -357,6 +363,7 @@ mod tests {
             seed_end,
             unit_size,
             record_threshold: 20,
+            rules: crate::Rules::STANDARD,
         };
         assert_eq!(spec(1, 11, 10).validate(), Ok(()));
         assert_eq!(

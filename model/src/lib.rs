@@ -14,6 +14,8 @@ mod stats;
 mod units;
 mod work;
 
+/// The rules a campaign is played under (a campaign carries its own).
+pub use ricochet::rules::{Ricochet, Rules};
 pub use campaign::*;
 pub use exhaustive::*;
 pub use stats::*;

@@ -1,6 +1,7 @@
 //! Work and its results: leases, units handed to workers, their submissions, and what
 //! queries report of mined puzzles and campaigns.
 
+use ricochet::rules::Rules;
 use crate::{Campaign, CampaignName, Distrust, ExhaustiveResult, Mismatch, PlacementCells};
 use ricochet::Generator;
 use std::ops::Range;
@@ -29,6 +30,8 @@ pub enum Work {
     /// Solve every seed of a range.
     Seeds {
         generator: Generator,
+        /// The campaign's rules: every seed is solved under them.
+        rules: Rules,
         seeds: Range<u64>,
         /// Seeds needing at least this many moves are record candidates: their solutions
         /// must come with the result and are solved again.

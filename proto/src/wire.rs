@@ -3,6 +3,7 @@
 //! value may not. The coordinator's gRPC service, the worker and the `rrm` binary's remote
 //! backend all convert here, so each side refuses the same values.
 
+use ricochet::rules::Rules;
 use crate::v1 as pb;
 use rrm_model::{
     Aggregates, Campaign, CampaignName, CampaignSpec, Distrust, ExhaustiveResult, Group, Mismatch,
@@ -32,6 +33,17 @@ pub enum WireError {
     Name(#[from] NameError),
     #[error(transparent)]
     Generator(#[from] ricochet::UnknownGenerator),
+    #[error(transparent)]
+    Rules(#[from] ricochet::rules::RulesError),
+}
+
+/// A rule set from the wire: empty (a peer that predates rules) is the standard one.
+fn rules_from_wire(text: &str) -> Result<Rules, WireError> {
+    if text.is_empty() {
+        Ok(Rules::STANDARD)
+    } else {
+        Ok(Rules::parse(text)?)
+    }
 }
 
 impl From<WireError> for tonic::Status {
@@ -75,12 +87,14 @@ impl From<Assignment> for pb::WorkUnit {
         match assignment.work {
             Work::Seeds {
                 generator,
+                rules,
                 seeds,
                 record_threshold,
                 top_count,
             } => pb::WorkUnit {
                 lease,
                 generator: generator.name().to_string(),
+                rules: rules.to_string(),
                 seed_start: seeds.start,
                 seed_end: seeds.end,
                 record_threshold: record_threshold.into(),
@@ -104,6 +118,7 @@ impl From<Assignment> for pb::WorkUnit {
                     top_per_depth: work.top_per_depth,
                     max_hardest: work.max_hardest,
                 }),
+                rules: String::new(),
             },
         }
     }
@@ -118,6 +133,7 @@ impl TryFrom<pb::WorkUnit> for Assignment {
             Some(exhaustive) => Work::Exhaustive(exhaustive_unit(exhaustive)?),
             None => Work::Seeds {
                 generator: unit.generator.parse()?,
+                rules: rules_from_wire(&unit.rules)?,
                 seeds: unit.seed_start..unit.seed_end,
                 record_threshold: moves_u8(unit.record_threshold, "record threshold")?,
                 top_count: unit.top_count,
@@ -303,6 +319,7 @@ pub fn spec_from_request(request: pb::CreateCampaignRequest) -> Result<CampaignS
         seed_end: request.seed_end,
         unit_size: request.unit_size,
         record_threshold: moves_u8(request.record_threshold, "record threshold")?,
+        rules: rules_from_wire(&request.rules)?,
     })
 }
 
@@ -316,6 +333,7 @@ pub fn create_request(spec: CampaignSpec) -> pb::CreateCampaignRequest {
         unit_size: spec.unit_size,
         record_threshold: spec.record_threshold.into(),
         exhaustive: None,
+        rules: spec.rules.to_string(),
     }
 }
 
@@ -403,6 +421,7 @@ impl From<CampaignStatus> for pb::CampaignStatus {
                 unit_size: spec.unit_size,
                 record_threshold: spec.record_threshold.into(),
                 created_unix_ms,
+                rules: spec.rules.to_string(),
             }),
             units_total: status.units_total,
             units_done: status.units_done,
@@ -465,6 +484,7 @@ impl TryFrom<pb::CampaignStatus> for CampaignStatus {
                     seed_end: campaign.seed_end,
                     unit_size: campaign.unit_size,
                     record_threshold: moves_u8(campaign.record_threshold, "record threshold")?,
+                    rules: rules_from_wire(&campaign.rules)?,
                 },
                 created_unix_ms: campaign.created_unix_ms,
             },

@@ -8,6 +8,8 @@ use crate::driftingdroids::DdGame;
 use crate::fogleman::{Game, SeedError};
 use crate::puzzle::Puzzle;
 use crate::puzzle::Target;
+use crate::rules::Rules;
+use crate::solver::{Solution, Unsolved};
 use std::fmt;
 use std::str::FromStr;
 
@@ -21,6 +23,32 @@ pub enum Generator {
     DriftingDroids,
     /// The same with the fifth robot, silver, which no coloured target asks for.
     DriftingDroids5,
+}
+
+/// A seed campaign's positions: dealt by a generator, solved under a rule set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dealer {
+    pub generator: Generator,
+    pub rules: Rules,
+}
+
+impl Dealer {
+    /// `generator` under the standard rules.
+    pub const fn standard(generator: Generator) -> Dealer {
+        Dealer {
+            generator,
+            rules: Rules::STANDARD,
+        }
+    }
+
+    pub fn generate(self, seed: u64) -> Result<GeneratedPuzzle, SeedError> {
+        self.generator.generate(seed)
+    }
+
+    /// A proven optimal solution of at most `max_moves` under the rules.
+    pub fn solve(self, puzzle: &Puzzle, max_moves: u8) -> Result<Solution, Unsolved> {
+        crate::rules::solve_on_thread(puzzle, self.rules, max_moves)
+    }
 }
 
 /// A generated puzzle and the groups it counts in.

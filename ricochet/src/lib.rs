@@ -22,6 +22,6 @@ mod table;
 
 pub use board::{Board, BoardError, Cell, Direction};
 pub use fogleman::{Game, Layout, LayoutError, SeedError};
-pub use generator::{GeneratedPuzzle, Generator, UnknownGenerator};
+pub use generator::{Dealer, GeneratedPuzzle, Generator, UnknownGenerator};
 pub use puzzle::{Colour, Move, Puzzle, PuzzleError, PuzzleRecord, Shape, Target};
 pub use solver::{SearchStats, Solution, Solver, Unsolved};

@@ -166,6 +166,15 @@ impl fmt::Display for Rules {
     }
 }
 
+/// [`solve`], with this thread's reusable solver where the rules leave the moves free.
+pub fn solve_on_thread(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, Unsolved> {
+    if rules.restricts_moves() {
+        solve(puzzle, rules, max_moves)
+    } else {
+        crate::solver::with_thread_solver(max_moves, |solver| solver.solve(puzzle))
+    }
+}
+
 /// Finds a proven optimal solution of `puzzle` under the move rules of `rules` (their
 /// minimum is [`judge`]'s) of at most `max_moves`.
 pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, Unsolved> {

@@ -42,6 +42,10 @@ pub fn against_seeds(
     units: &[(&str, &str, &Vec<u64>)],
 ) -> Result<CrossCheck> {
     let coordinator = crate::services::open_coordinator(data, Config::default())?;
+    let rules = coordinator.status(name)?.campaign.spec.rules;
+    if rules != rrm_model::Rules::STANDARD {
+        anyhow::bail!("{name} is mined under the rules {rules}; the census counts the standard rules, and results under different rules are never compared");
+    }
     let stats = coordinator.stats(name)?;
     let mut by_board: BTreeMap<&str, Vec<&Vec<u64>>> = BTreeMap::new();
     for &(board, _, legal) in units {

@@ -222,6 +222,7 @@ fn load_test(
         seed_end: 1 << 40,
         unit_size: args.unit_size,
         record_threshold: 255,
+        rules: rrm_model::Rules::STANDARD,
     })?;
     let (security, access, mode) = match secure {
         Some(secure) => (secure.security, secure.access, "TLS and tokens"),

@@ -35,6 +35,7 @@ pub(crate) struct Trees {
     aggregates: sled::Tree,
     mismatches: sled::Tree,
     distrusted: sled::Tree,
+    rules: sled::Tree,
 }
 
 impl Trees {
@@ -51,6 +52,7 @@ impl Trees {
             aggregates: open(Table::Aggregates)?,
             mismatches: open(Table::Mismatches)?,
             distrusted: open(Table::Distrusted)?,
+            rules: open(Table::Rules)?,
         })
     }
 
@@ -67,6 +69,7 @@ impl Trees {
             Table::Aggregates => &self.aggregates,
             Table::Mismatches => &self.mismatches,
             Table::Distrusted => &self.distrusted,
+            Table::Rules => &self.rules,
         }
     }
 }

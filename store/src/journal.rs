@@ -69,10 +69,11 @@ pub(crate) enum Table {
     Aggregates = 7,
     Mismatches = 8,
     Distrusted = 9,
+    Rules = 10,
 }
 
 impl Table {
-    pub(crate) const ALL: [Table; 10] = [
+    pub(crate) const ALL: [Table; 11] = [
         Table::Meta,
         Table::Campaigns,
         Table::Exhaustive,
@@ -83,6 +84,7 @@ impl Table {
         Table::Aggregates,
         Table::Mismatches,
         Table::Distrusted,
+        Table::Rules,
     ];
 
     /// The table whose journal byte (its discriminant) is `byte`.
@@ -103,6 +105,7 @@ impl Table {
             Table::Aggregates => "aggregates",
             Table::Mismatches => "mismatches",
             Table::Distrusted => "distrusted",
+            Table::Rules => "rules",
         }
     }
 }

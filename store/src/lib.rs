@@ -18,6 +18,7 @@
 //! | `meta` | `journal_group` | `u64`: the last journal group applied (see `journal`) |
 //! | `meta` | `journal_intent` | the record of the last group of several changes, written before them |
 //! | `exhaustive` | campaign id | version byte 1, then `ExhaustiveSpec`: only exhaustive campaigns have one |
+//! | `rules` | campaign id | version byte 1, then the campaign's `Rules`: only campaigns under other rules than the standard ones have one |
 //!
 //! Every write is one group of changes, appended to the write-ahead journal
 //! (`journal`) before sled sees it, so a group survives a crash whole or not at all
@@ -58,6 +59,7 @@ use journal::{Change, Table};
 use keys::*;
 use records::Stored;
 use rrm_model::{
+    Rules,
     Aggregates, Campaign, CampaignSpec, Distrust, ExhaustiveRecord, ExhaustiveSpec, HardEntry,
     Mismatch, SpecError, UnitRecord,
 };
@@ -240,6 +242,8 @@ impl Store {
     ) -> Result<Campaign> {
         spec.validate()?;
         let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
+        let rules = (spec.rules != Rules::STANDARD)
+            .then(|| [&[CAMPAIGN_RULES_V1][..], &encode(&spec.rules)].concat());
         self.write_checked(|| {
             if self
                 .table(Table::Campaigns)?
@@ -276,6 +280,9 @@ impl Store {
             if let Some(bytes) = exhaustive {
                 changes.push(Change::put(Table::Exhaustive, &id.to_be_bytes(), bytes));
             }
+            if let Some(bytes) = rules {
+                changes.push(Change::put(Table::Rules, &id.to_be_bytes(), bytes));
+            }
             Ok((changes, campaign))
         })
     }
@@ -285,8 +292,25 @@ impl Store {
         self.table(Table::Campaigns)?
             .iter()
             .values()
-            .map(|value| decode("campaign", &value?))
+            .map(|value| self.with_rules(decode("campaign", &value?)?))
             .collect()
+    }
+
+    /// A campaign read from its record, with the rules kept beside it (standard ones when
+    /// none are: every campaign of an older store).
+    fn with_rules(&self, mut campaign: Campaign) -> Result<Campaign> {
+        if let Some(value) = self.table(Table::Rules)?.get(campaign.id.to_be_bytes())? {
+            campaign.spec.rules = match value.split_first() {
+                Some((&CAMPAIGN_RULES_V1, bytes)) => decode("campaign rules", bytes)?,
+                _ => {
+                    return Err(StoreError::Corrupt {
+                        what: "campaign rules",
+                        detail: "unknown version".into(),
+                    })
+                }
+            };
+        }
+        Ok(campaign)
     }
 
     /// What an exhaustive campaign analyses; `None` for seed campaigns.
@@ -306,7 +330,7 @@ impl Store {
     pub fn campaign(&self, name: &str) -> Result<Option<Campaign>> {
         self.table(Table::Campaigns)?
             .get(name.as_bytes())?
-            .map(|value| decode("campaign", &value))
+            .map(|value| self.with_rules(decode("campaign", &value)?))
             .transpose()
     }
 

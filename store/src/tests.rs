@@ -21,6 +21,7 @@ fn spec(name: &str) -> CampaignSpec {
         seed_end: 1001,
         unit_size: 100,
         record_threshold: 18,
+        rules: rrm_model::Rules::STANDARD,
     }
 }
 
@@ -104,6 +105,29 @@ fn campaigns_are_unique_and_validated() {
     };
     assert_eq!(top.units_total(), 1);
     assert_eq!(top.unit_seeds(0), u64::MAX - 10..u64::MAX);
+}
+
+/// A campaign's rules come back with it after reopening; standard campaigns (every one
+/// of an older store) keep no entry in `rules` and read as standard.
+#[test]
+fn campaign_rules_survive_reopening_and_only_others_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let ricochet = Rules::parse("no-rebounds,dd-ricochet,min-moves=3").unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        store.create_campaign(spec("plain"), 1).unwrap();
+        let mut ruled = spec("ruled");
+        ruled.rules = ricochet;
+        store.create_campaign(ruled, 2).unwrap();
+        assert_eq!(store.table(Table::Rules).unwrap().len(), 1);
+        store.flush_blocking().unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    let rules = |name: &str| store.campaign(name).unwrap().unwrap().spec.rules;
+    assert_eq!(rules("plain"), Rules::STANDARD);
+    assert_eq!(rules("ruled"), ricochet);
+    let listed: Vec<Rules> = store.campaigns().unwrap().iter().map(|c| c.spec.rules).collect();
+    assert_eq!(listed, [Rules::STANDARD, ricochet]);
 }
 
 #[test]

@@ -66,6 +66,7 @@ fn served(security: Security) -> (tokio::runtime::Runtime, SocketAddr, tempfile:
             seed_end: 11,
             unit_size: 10,
             record_threshold: 20,
+            rules: rrm_model::Rules::STANDARD,
         })
         .unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();

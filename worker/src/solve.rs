@@ -2,8 +2,8 @@
 
 use rayon::prelude::*;
 use ricochet::puzzle::robots_moved;
-use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
-use ricochet::{Generator, Move};
+use ricochet::solver::DEFAULT_MAX_MOVES;
+use ricochet::{Dealer, Move};
 use rrm_proto::UNSOLVED;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +23,7 @@ pub struct UnitResult {
 /// Solves `seeds`, calling `on_seed` after each seed (for progress); `None` if `cancel`
 /// was raised before the end.
 pub fn solve_unit(
-    generator: Generator,
+    dealer: Dealer,
     seeds: Range<u64>,
     record_threshold: u8,
     top_count: usize,
@@ -37,10 +37,8 @@ pub fn solve_unit(
             if cancel.load(Ordering::Relaxed) {
                 return None;
             }
-            let generated = generator.generate(seed).ok()?;
-            let moves = with_thread_solver(DEFAULT_MAX_MOVES, |solver| {
-                solver.solve(&generated.puzzle).ok().map(|s| s.moves)
-            });
+            let generated = dealer.generate(seed).ok()?;
+            let moves = (dealer.solve(&generated.puzzle, DEFAULT_MAX_MOVES).ok()).map(|s| s.moves);
             on_seed();
             moves
         })
@@ -76,6 +74,12 @@ pub fn solve_unit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ricochet::rules::Rules;
+
+    const FOGLEMAN: Dealer = Dealer {
+        generator: ricochet::Generator::Fogleman,
+        rules: Rules::STANDARD,
+    };
 
     #[test]
     fn keeps_the_hardest_and_every_record() {
@@ -84,7 +88,7 @@ mod tests {
         let count = || {
             solved.fetch_add(1, Ordering::Relaxed);
         };
-        let result = solve_unit(Generator::Fogleman, 1..41, 9, 2, &cancel, &count).unwrap();
+        let result = solve_unit(FOGLEMAN, 1..41, 9, 2, &cancel, &count).unwrap();
         assert_eq!(result.move_counts.len(), 40);
         assert_eq!(solved.load(Ordering::Relaxed), 40);
         let kept: Vec<u64> = result.solutions.iter().map(|s| s.0).collect();
@@ -98,7 +102,7 @@ mod tests {
         }
         cancel.store(true, Ordering::Relaxed);
         assert_eq!(
-            solve_unit(Generator::Fogleman, 1..41, 9, 2, &cancel, &count),
+            solve_unit(FOGLEMAN, 1..41, 9, 2, &cancel, &count),
             None
         );
     }

@@ -57,12 +57,13 @@ pub(crate) async fn mine_unit(
             .map(Solved::Exhaustive),
         Work::Seeds {
             generator,
+            rules,
             seeds,
             record_threshold,
             top_count,
         } => solve(
             &shared,
-            generator,
+            ricochet::Dealer { generator, rules },
             seeds.clone(),
             record_threshold,
             top_count,
@@ -143,7 +144,7 @@ async fn analyse(
 /// shutdown) or a panic ended it: the unit is abandoned.
 async fn solve(
     shared: &Shared,
-    generator: ricochet::Generator,
+    dealer: ricochet::Dealer,
     seeds: Range<u64>,
     threshold: u8,
     top_count: u32,
@@ -159,7 +160,7 @@ async fn solve(
         total.fetch_add(1, Ordering::Relaxed);
     };
     let solving = tokio::task::spawn_blocking(move || {
-        pool.install(|| solve_unit(generator, seeds, threshold, top_count, &cancel, &on_seed))
+        pool.install(|| solve_unit(dealer, seeds, threshold, top_count, &cancel, &on_seed))
     });
     match solving.await {
         Ok(result) => result,

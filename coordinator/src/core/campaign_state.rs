@@ -3,7 +3,7 @@
 
 use super::hardest::{HardestList, HARDEST_SHOWN};
 use super::UnitBoard;
-use ricochet::Generator;
+use ricochet::Dealer;
 use rrm_model::{
     Aggregates, Campaign, ExhaustiveRecord, ExhaustiveSpec, Lease, UnitRecord, UnitState,
     Verification,
@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 /// What a campaign's units are.
 #[derive(Clone, Debug)]
 pub(super) enum Kind {
-    /// Seed ranges of a generator.
-    Seeds(Generator),
+    /// Seed ranges of a generator, solved under the campaign's rules.
+    Seeds(Dealer),
     /// (board, target) pairs analysed exhaustively.
     Exhaustive(Arc<ExhaustiveSpec>),
 }

@@ -7,8 +7,7 @@
 use super::hardest::Bar;
 use super::identity::secret_draw;
 use super::{Counts, Rejection, Submission};
-use ricochet::solver::with_thread_solver;
-use ricochet::{GeneratedPuzzle, Generator, Move};
+use ricochet::{Dealer, GeneratedPuzzle, Move};
 use rrm_model::{Aggregates, CampaignSpec, HardEntry};
 use rrm_proto::UNSOLVED;
 use std::collections::{HashMap, HashSet};
@@ -102,7 +101,7 @@ pub(super) fn spot_count(size: u64, spot_checks: u32, share: f64) -> u32 {
 /// bring a solution, so a worker cannot grow the hardest list at will.
 /// Expects a submission that passed [`check_integrity`].
 pub(super) fn check_contents(
-    generator: Generator,
+    dealer: Dealer,
     spec: &CampaignSpec,
     seeds: Range<u64>,
     submission: &Submission,
@@ -128,7 +127,7 @@ pub(super) fn check_contents(
     let mut spotted = Vec::new();
     let results = submission.move_counts.iter().zip(&submission.robots_moved);
     for (seed, (&count, &robots)) in seeds.zip(results) {
-        let generated = generator
+        let generated = dealer
             .generate(seed)
             .map_err(|error| Rejection::Ungenerable { seed, error })?;
         check_possible(&generated, seed, count, robots, max_moves)?;
@@ -138,7 +137,7 @@ pub(super) fn check_contents(
         if count == UNSOLVED {
             // Not solved within the worker's limit: the coordinator must agree. Such a
             // seed has no move count to enter the statistics.
-            let found = with_thread_solver(max_moves, |solver| solver.solve(&generated.puzzle));
+            let found = dealer.solve(&generated.puzzle, max_moves);
             if let Ok(found) = found {
                 return Err(Rejection::FalselyUnsolved {
                     seed,
@@ -155,10 +154,11 @@ pub(super) fn check_contents(
             }
             continue;
         };
-        check_solution(&generated, seed, count, robots, notation)?;
+        check_solution(dealer, &generated, seed, count, robots, notation)?;
         let re_solve = record || shown_bar.admits(count, seed);
         if re_solve {
-            let optimum = with_thread_solver(max_moves, |solver| solver.solve(&generated.puzzle))
+            let optimum = dealer
+                .solve(&generated.puzzle, max_moves)
                 .map_err(|reason| Rejection::Unconfirmed {
                 seed,
                 claimed: count,
@@ -180,7 +180,7 @@ pub(super) fn check_contents(
         });
     }
     for (generated, seed, count, robots) in &spotted {
-        spot_check(generated, *seed, *count, *robots, max_moves)?;
+        spot_check(dealer, generated, *seed, *count, *robots, max_moves)?;
     }
     Ok(CheckedResult {
         hardest,
@@ -226,19 +226,20 @@ fn check_possible(
 /// Solves a seed again and compares the move count and robots moved: honest workers
 /// of this version run the same deterministic solver.
 fn spot_check(
+    dealer: Dealer,
     generated: &GeneratedPuzzle,
     seed: u64,
     count: u8,
     robots: u8,
     max_moves: u8,
 ) -> Result<(), Rejection> {
-    let found = with_thread_solver(max_moves, |solver| solver.solve(&generated.puzzle)).map_err(
-        |reason| Rejection::Unconfirmed {
+    let found = dealer
+        .solve(&generated.puzzle, max_moves)
+        .map_err(|reason| Rejection::Unconfirmed {
             seed,
             claimed: count,
             reason,
-        },
-    )?;
+        })?;
     let found_robots = ricochet::puzzle::robots_moved(&found.moves);
     if found.moves.len() != usize::from(count) || found_robots != usize::from(robots) {
         return Err(Rejection::SpotCheck {
@@ -317,6 +318,7 @@ fn hardest_seeds(seeds: Range<u64>, move_counts: &[u8], top_count: u32) -> HashS
 /// Replays a kept solution: it must solve the puzzle in `count` moves with `robots`
 /// different robots.
 fn check_solution(
+    dealer: Dealer,
     generated: &GeneratedPuzzle,
     seed: u64,
     count: u8,
@@ -332,7 +334,11 @@ fn check_solution(
             })
         })
         .collect::<Result<_, _>>()?;
-    if moves.len() != usize::from(count) || !generated.puzzle.is_solution(&moves) {
+    let puzzle = &generated.puzzle;
+    if moves.len() != usize::from(count)
+        || !puzzle.is_solution(&moves)
+        || !ricochet::rules::obeys(puzzle, &moves, dealer.rules)
+    {
         return Err(Rejection::WrongSolution { seed, moves: count });
     }
     let actual = ricochet::puzzle::robots_moved(&moves);

@@ -16,8 +16,8 @@ use super::identity::distrust_record;
 use super::recovery::add_unit;
 use super::submission::{Checked, Found};
 use super::{Coordinator, LeaseRef, Outcome, Result, State, Submission};
-use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
-use ricochet::Generator;
+use ricochet::solver::DEFAULT_MAX_MOVES;
+use ricochet::Dealer;
 use rrm_model::{Aggregates, Mismatch, Resolution, UnitRecord, UnitState, Verification};
 use rrm_proto::UNSOLVED;
 use rrm_store::{Correction, StoreError};
@@ -53,8 +53,8 @@ impl Coordinator {
             }
         };
         match (&found.kind, checked) {
-            (Kind::Seeds(generator), checked @ Checked::Seeds { .. }) => {
-                self.settle_seeds(found, *generator, submission, digest, checked)
+            (Kind::Seeds(dealer), checked @ Checked::Seeds { .. }) => {
+                self.settle_seeds(found, *dealer, submission, digest, checked)
             }
             (_, checked) => self.settle_exhaustive(found, submission, digest, checked),
         }
@@ -63,7 +63,7 @@ impl Coordinator {
     fn settle_seeds(
         &self,
         found: &Found,
-        generator: Generator,
+        dealer: Dealer,
         submission: &Submission,
         digest: [u8; 32],
         checked: Checked<'_>,
@@ -89,7 +89,7 @@ impl Coordinator {
             .copied()
             .zip(submission.robots_moved.iter().copied())
             .collect();
-        let verdict = solve_differences(generator, seeds.start, &stored, &sent);
+        let verdict = solve_differences(dealer, seeds.start, &stored, &sent);
         let resolution = match (&verdict.stored_wrong, &verdict.sender_wrong) {
             (None, _) => Resolution::StoredWon,
             (Some(_), None) if verdict.complete => Resolution::VerifierWon,
@@ -109,7 +109,7 @@ impl Coordinator {
         let mut taken_out = Aggregates::default();
         add_unit(
             &mut taken_out,
-            generator,
+            dealer.generator,
             seeds.clone(),
             &old_counts,
             &old_robots,
@@ -367,7 +367,7 @@ impl Verdict {
 
 /// Solves the seeds on which `stored` and `sent` differ (see the module doc).
 fn solve_differences(
-    generator: Generator,
+    dealer: Dealer,
     first_seed: u64,
     stored: &[(u8, u8)],
     sent: &[(u8, u8)],
@@ -389,10 +389,10 @@ fn solve_differences(
     };
     for index in chosen {
         let seed = first_seed + index;
-        let Ok(generated) = generator.generate(seed) else {
+        let Ok(generated) = dealer.generate(seed) else {
             continue;
         };
-        let truth = with_thread_solver(DEFAULT_MAX_MOVES, |solver| solver.solve(&generated.puzzle))
+        let truth = (dealer.solve(&generated.puzzle, DEFAULT_MAX_MOVES))
             .map_or((UNSOLVED, 0), |found| {
                 (
                     found.moves.len() as u8,

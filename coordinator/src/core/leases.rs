@@ -87,8 +87,9 @@ pub(super) fn next(
         return Ok(None);
     };
     let work = match &campaign.kind {
-        Kind::Seeds(generator) => Work::Seeds {
-            generator: *generator,
+        Kind::Seeds(dealer) => Work::Seeds {
+            generator: dealer.generator,
+            rules: dealer.rules,
             seeds: spec.unit_seeds(unit),
             record_threshold: spec.record_threshold,
             top_count: policy.top_count,

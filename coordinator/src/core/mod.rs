@@ -56,7 +56,7 @@ use crate::metrics::Metrics;
 use crate::stages::{Stage, StageClock, StageTimes};
 use crate::{unix_ms, Config};
 use campaign_state::{CampaignState, Kind};
-use ricochet::Generator;
+use ricochet::{Dealer, Generator};
 use rrm_model::{Aggregates, CampaignName, CampaignSpec};
 use rrm_store::Store;
 use std::collections::{BTreeMap, HashMap};
@@ -190,6 +190,7 @@ impl Coordinator {
     /// Creates a campaign after checking its spec and generator.
     pub fn create_campaign(&self, spec: CampaignSpec) -> Result<CampaignStatus> {
         let generator: Generator = spec.generator.parse()?;
+        let spec_rules = spec.rules;
         if spec.seed_start < generator.first_seed() {
             return Err(rrm_model::SpecError::BeforeFirstSeed {
                 generator: generator.to_string(),
@@ -208,7 +209,14 @@ impl Coordinator {
         };
         state.campaigns.insert(
             name.clone(),
-            CampaignState::new(campaign, Kind::Seeds(generator), aggregates),
+            CampaignState::new(
+                campaign,
+                Kind::Seeds(Dealer {
+                    generator,
+                    rules: spec_rules,
+                }),
+                aggregates,
+            ),
         );
         drop(state);
         self.status(&name)

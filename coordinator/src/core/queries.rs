@@ -5,7 +5,7 @@ use super::campaign_state::{current_lease, CampaignState, Kind};
 use super::exhaustive::hardest_moves;
 use super::{CampaignStatus, Coordinator, CoordinatorError, MinedPuzzle, QuarantinedUnit, Result};
 use crate::unix_ms;
-use ricochet::Generator;
+use ricochet::Dealer;
 use rrm_model::{Aggregates, CampaignSpec, HardEntry, UnitState, Verification};
 use rrm_proto::UNSOLVED;
 use std::collections::HashSet;
@@ -113,8 +113,8 @@ impl Coordinator {
         Ok(self.stats(name)?.aggregates)
     }
 
-    /// The generator of seed campaign `name`.
-    pub fn generator(&self, name: &str) -> Result<Generator> {
+    /// The generator and rules of seed campaign `name`.
+    pub fn dealer(&self, name: &str) -> Result<Dealer> {
         seeds_of(self.lock().campaign(name)?)
     }
 
@@ -204,10 +204,10 @@ impl Coordinator {
     }
 }
 
-/// The generator of a seed campaign; an exhaustive campaign is refused.
-fn seeds_of(campaign: &CampaignState) -> Result<Generator> {
+/// The generator and rules of a seed campaign; an exhaustive campaign is refused.
+fn seeds_of(campaign: &CampaignState) -> Result<Dealer> {
     match campaign.kind {
-        Kind::Seeds(generator) => Ok(generator),
+        Kind::Seeds(dealer) => Ok(dealer),
         Kind::Exhaustive(_) => Err(CoordinatorError::WrongKind {
             campaign: campaign.campaign.spec.name.to_string(),
             expected: "a seed campaign",

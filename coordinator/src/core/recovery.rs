@@ -8,7 +8,7 @@ use super::standing::Standing;
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::metrics::Metrics;
 use crate::{unix_ms, Config};
-use ricochet::Generator;
+use ricochet::{Dealer, Generator};
 use rrm_model::{Aggregates, CampaignName, Distrust};
 use rrm_proto::UNSOLVED;
 use rrm_store::{Store, StoreError};
@@ -33,7 +33,10 @@ fn load(store: &Store, config: &Config) -> Result<Loaded> {
     for campaign in store.campaigns()? {
         let kind = match store.exhaustive_spec(campaign.id)? {
             Some(spec) => Kind::Exhaustive(Arc::new(spec)),
-            None => Kind::Seeds(campaign.spec.generator.parse::<Generator>()?),
+            None => Kind::Seeds(Dealer {
+                generator: campaign.spec.generator.parse::<Generator>()?,
+                rules: campaign.spec.rules,
+            }),
         };
         let aggregates = store
             .aggregates(campaign.id)?
@@ -169,7 +172,7 @@ fn replay_commits(
             continue;
         };
         // Exhaustive results are loaded whole, by unit, not replayed.
-        let Kind::Seeds(generator) = state.kind else {
+        let Kind::Seeds(Dealer { generator, .. }) = state.kind else {
             continue;
         };
         if commit <= state.aggregates.through_commit {

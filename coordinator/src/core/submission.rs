@@ -122,8 +122,8 @@ impl Coordinator {
         submission: &'a Submission,
     ) -> Result<Result<Checked<'a>, Rejection>> {
         Ok(match (&found.kind, &submission.exhaustive) {
-            (Kind::Seeds(generator), _) => check_contents(
-                *generator,
+            (Kind::Seeds(dealer), _) => check_contents(
+                *dealer,
                 &found.spec,
                 found.spec.unit_seeds(submission.lease.unit),
                 submission,

@@ -5,7 +5,7 @@
 
 use super::recovery::add_unit;
 use super::Result;
-use ricochet::{Generator, Move};
+use ricochet::{Dealer, Generator, Move};
 use rrm_model::{Aggregates, UnitState};
 use rrm_store::Store;
 use std::collections::HashMap;
@@ -40,10 +40,13 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
         let id = campaign.id;
         let name = &campaign.spec.name;
         // Seed campaigns have a generator; exhaustive ones their analyses by unit.
-        let (generator, analysed) = match store.exhaustive_spec(id)? {
+        let (dealer, analysed) = match store.exhaustive_spec(id)? {
             Some(_) => (None, store.exhaustive_results(id)?.into_iter().collect()),
             None => (
-                Some(campaign.spec.generator.parse::<Generator>()?),
+                Some(Dealer {
+                    generator: campaign.spec.generator.parse::<Generator>()?,
+                    rules: campaign.spec.rules,
+                }),
                 HashMap::new(),
             ),
         };
@@ -68,8 +71,8 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                     "done at commit {commit}, missing from the commit log"
                 )),
             }
-            match generator {
-                Some(generator) => {
+            match dealer {
+                Some(dealer) => {
                     let Some((counts, robots)) = store.unit_results(id, unit)? else {
                         problem("done, but its result block is missing".into());
                         continue;
@@ -81,7 +84,7 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                     }
                     for (seed, &moves) in seeds.clone().zip(&counts) {
                         if let Some(entry) = store.hard_entry(id, moves, seed)? {
-                            if !solves(generator, seed, moves, &entry.solution) {
+                            if !solves(dealer, seed, moves, &entry.solution) {
                                 problem(format!(
                                     "seed {seed}'s kept solution does not solve it in {moves} moves"
                                 ));
@@ -89,7 +92,7 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                         }
                     }
                     report.seeds_counted += counts.len() as u64;
-                    add_unit(&mut counted, generator, seeds, &counts, &robots);
+                    add_unit(&mut counted, dealer.generator, seeds, &counts, &robots);
                 }
                 None => {
                     if !analysed.contains_key(&unit) {
@@ -105,13 +108,13 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                 ));
             }
         }
-        if let Some(generator) = generator {
+        if let Some(dealer) = dealer {
             let mut saved = store.aggregates(id)?.unwrap_or_default();
             for &(commit, campaign_id, unit) in &commits {
                 if campaign_id == id && commit > saved.through_commit {
                     if let Some((counts, robots)) = store.unit_results(id, unit)? {
                         let seeds = campaign.spec.unit_seeds(unit);
-                        add_unit(&mut saved, generator, seeds, &counts, &robots);
+                        add_unit(&mut saved, dealer.generator, seeds, &counts, &robots);
                     }
                 }
             }
@@ -128,12 +131,15 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
     Ok(report)
 }
 
-/// Whether `solution` solves seed `seed`'s puzzle in exactly `moves` moves.
-fn solves(generator: Generator, seed: u64, moves: u8, solution: &[String]) -> bool {
+/// Whether `solution` solves seed `seed`'s puzzle in exactly `moves` moves, under the
+/// campaign's rules.
+fn solves(dealer: Dealer, seed: u64, moves: u8, solution: &[String]) -> bool {
     let parsed: Option<Vec<Move>> = solution.iter().map(|m| Move::from_notation(m)).collect();
-    match (parsed, generator.generate(seed)) {
+    match (parsed, dealer.generate(seed)) {
         (Some(parsed), Ok(generated)) => {
-            parsed.len() == usize::from(moves) && generated.puzzle.is_solution(&parsed)
+            parsed.len() == usize::from(moves)
+                && generated.puzzle.is_solution(&parsed)
+                && ricochet::rules::obeys(&generated.puzzle, &parsed, dealer.rules)
         }
         _ => false,
     }
@@ -157,6 +163,7 @@ mod tests {
             seed_end: 11,
             unit_size: 10,
             record_threshold: 30,
+            rules: rrm_model::Rules::STANDARD,
         };
         let id = store.create_campaign(spec, 0).unwrap().id;
         let generator: Generator = "fogleman".parse().unwrap();

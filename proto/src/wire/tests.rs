@@ -1,6 +1,7 @@
 //! Round trips through the wire types, and the values either side must refuse.
 
 use super::*;
+use ricochet::rules::Rules;
 
 fn status() -> CampaignStatus {
     CampaignStatus {
@@ -13,6 +14,7 @@ fn status() -> CampaignStatus {
                 seed_end: u64::MAX,
                 unit_size: 1 << 20,
                 record_threshold: 255,
+                rules: rrm_model::Rules::STANDARD,
             },
             created_unix_ms: -3,
         },
@@ -301,6 +303,7 @@ fn units_and_submissions_survive_the_worker_s_round_trip() {
         lease: lease.clone(),
         work: Work::Seeds {
             generator: ricochet::Generator::Fogleman,
+            rules: Rules::parse("no-rebounds,ricochet,min-moves=5").unwrap(),
             seeds: 10..20,
             record_threshold: 21,
             top_count: 4,
@@ -326,12 +329,25 @@ fn units_and_submissions_survive_the_worker_s_round_trip() {
         lease: lease.clone(),
         work: Work::Seeds {
             generator: ricochet::Generator::Fogleman,
+            rules: Rules::STANDARD,
             seeds: 1..2,
             record_threshold: 20,
             top_count: 0,
         },
         deadline_unix_ms: 0,
     });
+    // A peer that predates rules sends none: the standard ones.
+    unknown.rules = String::new();
+    assert!(matches!(
+        Assignment::try_from(unknown.clone()),
+        Ok(Assignment { work: Work::Seeds { rules: Rules::STANDARD, .. }, .. })
+    ));
+    unknown.rules = "bounce".into();
+    assert!(matches!(
+        Assignment::try_from(unknown.clone()),
+        Err(WireError::Rules(_))
+    ));
+    unknown.rules = String::new();
     unknown.generator = "dice".into();
     assert!(matches!(
         Assignment::try_from(unknown),

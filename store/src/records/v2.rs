@@ -58,8 +58,57 @@ impl TryFrom<Campaign> for model::Campaign {
                 seed_end: spec.seed_end,
                 unit_size: spec.unit_size,
                 record_threshold: spec.record_threshold,
+                // Kept in the `rules` tree; the store fills them in.
+                rules: model::Rules::STANDARD,
             },
             created_unix_ms: record.created_unix_ms,
+        })
+    }
+}
+
+/// A campaign's rules, kept only when they are not the standard ones.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Rules {
+    rebounds: bool,
+    /// 0: none, 1: the rulebook's, 2: DriftingDroids'.
+    ricochet: u8,
+    min_moves: u8,
+}
+
+impl From<&model::Rules> for Rules {
+    fn from(rules: &model::Rules) -> Rules {
+        use model::Ricochet;
+        Rules {
+            rebounds: rules.rebounds,
+            ricochet: match rules.ricochet {
+                Ricochet::None => 0,
+                Ricochet::Official => 1,
+                Ricochet::DriftingDroids => 2,
+            },
+            min_moves: rules.min_moves,
+        }
+    }
+}
+
+impl TryFrom<Rules> for model::Rules {
+    type Error = StoreError;
+    fn try_from(record: Rules) -> Result<model::Rules, StoreError> {
+        use model::Ricochet;
+        let ricochet = match record.ricochet {
+            0 => Ricochet::None,
+            1 => Ricochet::Official,
+            2 => Ricochet::DriftingDroids,
+            other => {
+                return Err(StoreError::Corrupt {
+                    what: "campaign rules",
+                    detail: format!("ricochet rule {other}"),
+                })
+            }
+        };
+        Ok(model::Rules {
+            rebounds: record.rebounds,
+            ricochet,
+            min_moves: record.min_moves,
         })
     }
 }

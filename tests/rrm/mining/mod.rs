@@ -179,6 +179,7 @@ fn spec(name: &str, seeds: Range<u64>, unit_size: u64) -> CampaignSpec {
         seed_end: seeds.end,
         unit_size,
         record_threshold: 20,
+        rules: rrm_model::Rules::STANDARD,
     }
 }
 

@@ -104,7 +104,7 @@ pub(super) async fn leased_and_solved(
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let seeds = unit.seed_start..unit.seed_end;
     let solved =
-        rrm_worker::solve_unit(Generator::Fogleman, seeds, 20, 5, &cancel, &|| {}).unwrap();
+        rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds, 20, 5, &cancel, &|| {}).unwrap();
     (unit, solved)
 }
 

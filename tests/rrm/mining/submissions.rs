@@ -24,7 +24,7 @@ fn duplicate_late_and_malformed_submissions() {
         let seeds = second.seed_start..second.seed_end;
         let cancel = std::sync::atomic::AtomicBool::new(false);
         let result =
-            rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel, &|| {})
+            rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds.clone(), 20, 5, &cancel, &|| {})
                 .unwrap();
         let submit = |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| {
             let mut request = submission(lease, seeds.clone(), &result, &worker, counts);
@@ -239,7 +239,7 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
     };
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let solved =
-        rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 2, &cancel, &|| {}).unwrap();
+        rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds.clone(), 20, 2, &cancel, &|| {}).unwrap();
     let honest = Submission {
         worker: worker.id,
         identity: worker.identity.clone(),

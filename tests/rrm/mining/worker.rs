@@ -331,7 +331,7 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
         let seeds = unit.seed_start..unit.seed_end;
         let cancel = std::sync::atomic::AtomicBool::new(false);
         let result =
-            rrm_worker::solve_unit(Generator::Fogleman, seeds.clone(), 20, 5, &cancel, &|| {})
+            rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds.clone(), 20, 5, &cancel, &|| {})
                 .unwrap();
         client
             .submit(pb::SubmitRequest {

@@ -14,6 +14,7 @@ pub(in crate::core) fn campaign() -> CampaignState {
         seed_end: 26,
         unit_size: 10,
         record_threshold: 20,
+        rules: rrm_model::Rules::STANDARD,
     };
     let campaign = Campaign {
         id: 1,
@@ -22,7 +23,7 @@ pub(in crate::core) fn campaign() -> CampaignState {
     };
     CampaignState::new(
         campaign,
-        Kind::Seeds(Generator::Fogleman),
+        Kind::Seeds(ricochet::Dealer::standard(ricochet::Generator::Fogleman)),
         Aggregates::default(),
     )
 }

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::core::LeaseRef;
-use ricochet::solver::DEFAULT_MAX_MOVES;
+use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
+use ricochet::Generator;
 
 const SEEDS: Range<u64> = 1..61;
 const TOP: u32 = 3;
@@ -15,6 +16,7 @@ fn spec(record_threshold: u8) -> CampaignSpec {
         seed_end: SEEDS.end,
         unit_size: SEEDS.end - SEEDS.start,
         record_threshold,
+        rules: rrm_model::Rules::STANDARD,
     }
 }
 
@@ -108,7 +110,7 @@ fn checked_with(
         spot_share: 1.0,
         shown_bar,
     };
-    check_contents(Generator::Fogleman, spec, SEEDS, submission, checks)
+    check_contents(Dealer::standard(Generator::Fogleman), spec, SEEDS, submission, checks)
 }
 
 #[test]

@@ -186,6 +186,7 @@ impl Coordinator {
             seed_end: exhaustive.units_total(),
             unit_size: 1,
             record_threshold: exhaustive.top_from,
+            rules: rrm_model::Rules::STANDARD,
         };
         let mut state = self.lock();
         let campaign = self

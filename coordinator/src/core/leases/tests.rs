@@ -57,6 +57,7 @@ fn units_go_out_waiting_first_then_checks_by_others_then_fresh_then_own_failures
         first.work,
         Work::Seeds {
             generator: Generator::Fogleman,
+            rules: rrm_model::Rules::STANDARD,
             seeds: 1..11,
             record_threshold: 20,
             top_count: 5,

@@ -1,0 +1,112 @@
+//! Campaigns under each rule set: mined by `rrm mine` (a coordinator and a worker over
+//! gRPC), their statistics against solving every seed directly under the same rules, the
+//! rules in the stats header, the JSON and the campaign list, and results under other
+//! rules refused for comparison.
+
+use ricochet::rules::{obeys, solve, Rules};
+use ricochet::Generator;
+use std::path::Path;
+
+const SEEDS: std::ops::Range<u64> = 1..121;
+
+/// The histogram of `SEEDS` solved here, one by one, each solution replayed and checked
+/// against the rules.
+fn direct_histogram(rules: Rules) -> Vec<u64> {
+    let mut histogram = Vec::new();
+    for seed in SEEDS {
+        let puzzle = Generator::Fogleman.generate(seed).unwrap().puzzle;
+        let solution = solve(&puzzle, rules, 40).unwrap();
+        assert!(puzzle.is_solution(&solution.moves), "seed {seed}");
+        assert!(obeys(&puzzle, &solution.moves, rules), "seed {seed} {rules}");
+        let moves = solution.moves.len();
+        histogram.resize(histogram.len().max(moves + 1), 0);
+        histogram[moves] += 1;
+    }
+    histogram
+}
+
+fn mine(data: &Path, name: &str, rules: &str) {
+    let seeds = format!("{}..{}", SEEDS.start, SEEDS.end);
+    crate::rrm_ok(&[
+        "mine", "--seeds", &seeds, "--unit-size", "40", "--campaign", name, "--rules", rules,
+        "--data", data.to_str().unwrap(),
+    ]);
+}
+
+fn stats_json(data: &Path, name: &str) -> serde_json::Value {
+    let json = crate::rrm_ok(&[
+        "stats", "--campaign", name, "--json", "--data", data.to_str().unwrap(),
+    ]);
+    serde_json::from_str(json.trim()).unwrap()
+}
+
+#[test]
+fn a_campaign_under_each_rule_set_is_mined_and_queried_under_its_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("store");
+    let mut histograms = Vec::new();
+    for (name, rules) in [
+        ("standard", "standard"),
+        ("no-rebounds", "no-rebounds"),
+        ("ricochet", "ricochet"),
+        ("dd-ricochet", "dd-ricochet"),
+        ("at-least-4", "min-moves=4"),
+    ] {
+        mine(&data, name, rules);
+        let parsed = Rules::parse(rules).unwrap();
+        let stats = stats_json(&data, name);
+        assert_eq!(stats["rules"], parsed.to_string(), "{name}");
+        let mut mined = Vec::new();
+        for bin in stats["histogram"].as_array().unwrap() {
+            let moves = bin["moves"].as_u64().unwrap() as usize;
+            mined.resize(mined.len().max(moves + 1), 0);
+            mined[moves] = bin["puzzles"].as_u64().unwrap();
+        }
+        let direct = direct_histogram(parsed);
+        assert_eq!(mined, direct, "{name}");
+        let refused: u64 = direct[..direct.len().min(usize::from(parsed.min_moves))]
+            .iter()
+            .sum();
+        assert_eq!(stats["refused"], refused, "{name}");
+        let text = crate::rrm_ok(&["stats", "--campaign", name, "--data", data.to_str().unwrap()]);
+        assert!(text.starts_with(&format!("rules: {parsed}\n")), "{text}");
+        histograms.push(direct);
+    }
+    // The rules change the answers on these seeds: each differs from the standard ones.
+    for (rules, histogram) in histograms.iter().enumerate().skip(1).take(3) {
+        assert_ne!(histogram, &histograms[0], "rule set {rules}");
+    }
+    assert!(crate::rrm_ok(&["stats", "--campaign", "at-least-4", "--data", data.to_str().unwrap()])
+        .contains("refused (fewer than 4 moves)"));
+    let list = crate::rrm_ok(&["campaign", "list", "--json", "--data", data.to_str().unwrap()]);
+    assert!(list.contains(r#""rules":"no-rebounds""#), "{list}");
+    // Results under different rules are never compared (or merged).
+    let compared = crate::rrm(&[
+        "stats", "--campaign", "standard", "--compare", "ricochet", "--data",
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(compared.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&compared.stderr);
+    assert!(stderr.contains("never compared"), "{stderr}");
+}
+
+#[test]
+fn bad_rules_get_one_clear_line() {
+    for (rules, says) in [
+        ("bounce", "unknown rule \"bounce\""),
+        ("ricochet,dd-ricochet", "two ricochet rules"),
+        ("min-moves=0", "min-moves \"0\""),
+    ] {
+        let output = crate::rrm(&["solve", "--seed", "1", "--rules", rules]);
+        assert_eq!(output.status.code(), Some(2), "{rules}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{rules}: {stderr}");
+    }
+    let output = crate::rrm(&[
+        "campaign", "create", "vx", "--exhaustive", "fogleman", "--rules", "ricochet",
+        "--data", "/nonexistent-rrm-store",
+    ]);
+    assert_ne!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("standard rules only"), "{stderr}");
+}
