@@ -4,6 +4,7 @@
 //! size, so the solver's tables have one fixed shape; cells outside the board are blocked.
 //! The public API speaks in the caller's layout, index `y * width + x`.
 
+use crate::mirrors::Mirror;
 use std::fmt;
 
 /// Side length of the internal grid and the largest supported board side.
@@ -84,6 +85,8 @@ pub enum BoardError {
         neighbour: usize,
         other: char,
     },
+    #[error("a mirror on cell {index}, which no robot may enter")]
+    MirrorOnBlockedCell { index: usize },
     #[error("cell {index} is outside the {width}x{height} board")]
     CellOutOfRange {
         index: i64,
@@ -99,6 +102,9 @@ pub struct Board {
     height: u8,
     walls: [u8; CELLS],
     blocked: [bool; CELLS],
+    /// Diagonal walls (see `mirrors`); none on most boards.
+    mirrors: [Option<Mirror>; CELLS],
+    has_mirrors: bool,
 }
 
 impl Board {
@@ -161,6 +167,8 @@ impl Board {
             height: height as u8,
             walls: [ALL_WALLS; CELLS],
             blocked: [true; CELLS],
+            mirrors: [None; CELLS],
+            has_mirrors: false,
         };
         for (index, &mask) in walls.iter().enumerate() {
             let cell = board.cell_of(index);
@@ -191,6 +199,37 @@ impl Board {
                 }
             }
         }
+    }
+
+    /// The board with diagonal walls on the given cells (caller indices).
+    pub fn with_mirrors(mut self, mirrors: &[(i64, Mirror)]) -> Result<Board, BoardError> {
+        for &(index, mirror) in mirrors {
+            let cell = self.cell_checked(index)?;
+            if self.is_blocked(cell) {
+                return Err(BoardError::MirrorOnBlockedCell {
+                    index: index as usize,
+                });
+            }
+            self.mirrors[cell as usize] = Some(mirror);
+            self.has_mirrors = true;
+        }
+        Ok(self)
+    }
+
+    /// The diagonal wall on an internal cell, if any.
+    pub fn mirror(&self, cell: Cell) -> Option<Mirror> {
+        self.mirrors[cell as usize]
+    }
+
+    pub fn has_mirrors(&self) -> bool {
+        self.has_mirrors
+    }
+
+    /// Every diagonal wall, by caller index.
+    pub fn mirror_list(&self) -> Vec<(usize, Mirror)> {
+        (self.cells())
+            .filter_map(|cell| Some((self.index_of(cell), self.mirror(cell)?)))
+            .collect()
     }
 
     pub fn width(&self) -> usize {

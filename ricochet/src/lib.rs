@@ -11,6 +11,7 @@ pub mod exhaustive;
 pub mod fogleman;
 pub mod generator;
 pub mod metrics;
+pub mod mirrors;
 pub mod mt;
 pub mod puzzle;
 pub mod random;

@@ -139,6 +139,8 @@ pub enum PuzzleError {
         "target robot {robot} does not exist (the puzzle has {robots} robots; -1 means any robot)"
     )]
     NoSuchTargetRobot { robot: i64, robots: usize },
+    #[error("cell {index} holds a mirror, where no robot stands and no target is")]
+    OnMirror { index: usize },
 }
 
 /// A validated puzzle.
@@ -168,6 +170,12 @@ impl Puzzle {
                     index: board.index_of(cell),
                 });
             }
+        }
+        let on_mirror = robots.iter().chain([&target.cell]).find(|&&c| board.mirror(c).is_some());
+        if let Some(&cell) = on_mirror {
+            return Err(PuzzleError::OnMirror {
+                index: board.index_of(cell),
+            });
         }
         if board.is_blocked(target.cell) {
             return Err(PuzzleError::TargetOnBlockedCell {
@@ -223,6 +231,9 @@ impl Puzzle {
 
     /// Where `step` takes its robot with the robots at `robots` (its own cell if blocked).
     pub fn slide(&self, robots: &[Cell], step: Move) -> Cell {
+        if self.board.has_mirrors() {
+            return crate::mirrors::slide(&self.board, robots, step.robot as usize, step.dir);
+        }
         let mut at = robots[step.robot as usize];
         while let Some(next) = self.board.step_open(at, step.dir) {
             if robots.contains(&next) {

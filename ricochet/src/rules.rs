@@ -168,7 +168,7 @@ impl fmt::Display for Rules {
 
 /// [`solve`], with this thread's reusable solver where the rules leave the moves free.
 pub fn solve_on_thread(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, Unsolved> {
-    if rules.restricts_moves() {
+    if rules.restricts_moves() || puzzle.board().has_mirrors() {
         solve(puzzle, rules, max_moves)
     } else {
         crate::solver::with_thread_solver(max_moves, |solver| solver.solve(puzzle))
@@ -178,7 +178,8 @@ pub fn solve_on_thread(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<S
 /// Finds a proven optimal solution of `puzzle` under the move rules of `rules` (their
 /// minimum is [`judge`]'s) of at most `max_moves`.
 pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, Unsolved> {
-    if !rules.restricts_moves() {
+    // The fast solver knows neither restricted moves nor mirrors.
+    if !rules.restricts_moves() && !puzzle.board().has_mirrors() {
         return Solver::with_limits(max_moves, crate::solver::DEFAULT_TABLE_BYTES).solve(puzzle);
     }
     let started = Instant::now();
@@ -303,7 +304,8 @@ impl<'p> Restricted<'p> {
     }
 
     /// The state's table key: robots that cannot finish are interchangeable (all of them
-    /// for the vortex), so theirs are sorted; 11 bits per robot, 55 at most.
+    /// for the vortex) unless mirrors tell colours apart, so theirs are sorted; 11 bits
+    /// per robot, 55 at most.
     fn key(&self, state: &State) -> u64 {
         let mut parts = [0u64; MAX_ROBOTS];
         for (robot, part) in parts.iter_mut().enumerate() {
@@ -317,7 +319,9 @@ impl<'p> Restricted<'p> {
             }
             None => 0..self.count,
         };
-        parts[interchangeable].sort_unstable();
+        if !self.puzzle.board().has_mirrors() {
+            parts[interchangeable].sort_unstable();
+        }
         parts[..self.count]
             .iter()
             .fold(0, |key, &part| key << 11 | part)
@@ -390,6 +394,9 @@ impl<'p> Restricted<'p> {
 /// forbidden (relaxed routes lose nothing by alternating; only the first move is barred
 /// from the line the robot last moved on).
 fn line_bounds(puzzle: &Puzzle, rules: Rules) -> [[u8; CELLS]; 3] {
+    if puzzle.board().has_mirrors() {
+        return [crate::mirrors::relaxed_bounds(puzzle.board(), puzzle.target().cell); 3];
+    }
     let plain = lower_bounds(puzzle.board(), puzzle.target().cell);
     if rules.rebounds {
         return [plain; 3];

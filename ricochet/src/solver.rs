@@ -112,8 +112,12 @@ impl Solver {
         }
     }
 
-    /// Finds a proven optimal solution of `puzzle`.
+    /// Finds a proven optimal solution of `puzzle` (on a board with mirrors, through the
+    /// general search of `rules`: these tables know only straight slides).
     pub fn solve(&mut self, puzzle: &Puzzle) -> Result<Solution, Unsolved> {
+        if puzzle.board().has_mirrors() {
+            return crate::rules::solve(puzzle, crate::rules::Rules::STANDARD, self.max_moves);
+        }
         let started = Instant::now();
         let result = match (puzzle.robots().len(), puzzle.target().colour.is_none()) {
             (1, false) => self.run::<1, false>(puzzle),

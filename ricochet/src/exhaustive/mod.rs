@@ -167,6 +167,8 @@ pub enum UnitError {
     Placement(Placement),
     #[error("some placement needs more than 254 moves")]
     TooDeep,
+    #[error("exhaustive analysis does not know diagonal walls (mirrors)")]
+    Mirrors,
     #[error("the analysis was stopped after {0} layers")]
     Stopped(u8),
 }
@@ -250,6 +252,9 @@ pub fn analyse(
     mut on_layer: impl FnMut(&Layer) -> ControlFlow<()>,
 ) -> Result<Analysis, UnitError> {
     let cells = unit_cells(board, helpers)?;
+    if board.has_mirrors() {
+        return Err(UnitError::Mirrors);
+    }
     if !cells.is_free(target.cell) {
         return Err(UnitError::Target(target.cell));
     }

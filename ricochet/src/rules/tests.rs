@@ -98,6 +98,51 @@ fn dd_reachable_at_once(puzzle: &Puzzle) -> bool {
     })
 }
 
+/// A slide as K. Cox's solver describes it, by steps of (dx, dy): a mirror `\` swaps
+/// them, `/` swaps and negates them, for robots of other colours than the mirror's. Legs
+/// end at walls, robots and turns; the robot stops after the first leg that ends off a
+/// mirror, and a leg that cannot start leaves it where it was.
+fn reference_slide(puzzle: &Puzzle, robots: &[Cell], robot: usize, dir: Direction) -> Cell {
+    let board = puzzle.board();
+    let start = robots[robot];
+    let (mut dx, mut dy): (i32, i32) = match dir {
+        Direction::North => (0, -1),
+        Direction::East => (1, 0),
+        Direction::South => (0, 1),
+        Direction::West => (-1, 0),
+    };
+    let heading = |dx: i32, dy: i32| match (dx, dy) {
+        (0, -1) => Direction::North,
+        (1, 0) => Direction::East,
+        (0, 1) => Direction::South,
+        _ => Direction::West,
+    };
+    let mut at = start;
+    for _ in 0..2048 {
+        let leg_start = at;
+        while let Some(next) = board.step_open(at, heading(dx, dy)) {
+            if next != start && robots.contains(&next) {
+                break;
+            }
+            at = next;
+            match board.mirror(at) {
+                Some(m) if m.colour != Colour::ALL[robot] => {
+                    (dx, dy) = if m.leans_left { (dy, dx) } else { (-dy, -dx) };
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if at == leg_start {
+            return start;
+        }
+        if board.mirror(at).is_none() {
+            return at;
+        }
+    }
+    start
+}
+
 /// Breadth-first over (robot cells, each robot's last direction, whether each has
 /// turned), the rules applied move by move as they read: no search tricks.
 fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
@@ -117,13 +162,7 @@ fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
                     continue;
                 }
                 let turns = last[robot].is_some() && !along;
-                let mut at = robots[robot];
-                while let Some(next) = puzzle.board().step_open(at, dir) {
-                    if robots.contains(&next) {
-                        break;
-                    }
-                    at = next;
-                }
+                let at = reference_slide(puzzle, &robots, robot, dir);
                 if at == robots[robot] {
                     continue;
                 }
@@ -300,4 +339,54 @@ fn rule_sets_name_what_differs() {
     assert_eq!(Rules::STANDARD.to_string(), "standard");
     assert_eq!(NO_REBOUNDS.to_string(), "no-rebounds");
     assert_eq!(Rules::default(), Rules::STANDARD);
+}
+
+/// Random small boards with diagonal walls of random colours: the solver (through the
+/// general search) agrees with the plain BFS over the reference slides above, and every
+/// solution replays move by move with those slides.
+#[test]
+fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
+    let mut rng = PyRandom::new(25);
+    let (mut compared, mut differ) = (0, 0);
+    for case in 0..150 {
+        let size = [5, 6, 7][case % 3];
+        let robots = 1 + case % 3;
+        let plain = random_puzzle(&mut rng, size, robots);
+        let mut mirrors = Vec::new();
+        for _ in 0..rng.randint(1, 5) {
+            let index = i64::from(rng.randint(0, (size * size - 1) as u32));
+            let cell = plain.board().cell_checked(index).unwrap();
+            let taken = plain.robots().contains(&cell) || cell == plain.target().cell;
+            if !taken && !plain.board().is_blocked(cell) {
+                let colour = Colour::ALL[rng.randint(0, 4) as usize];
+                let leans_left = rng.randint(0, 1) == 0;
+                mirrors.push((index, crate::mirrors::Mirror { leans_left, colour }));
+            }
+        }
+        let Ok(board) = plain.board().clone().with_mirrors(&mirrors) else {
+            continue;
+        };
+        let puzzle = Puzzle::new(board, plain.robots().to_vec(), plain.target()).unwrap();
+        let expected = reference_moves(&puzzle, Rules::STANDARD);
+        match (Solver::new().solve(&puzzle), expected) {
+            (Ok(solution), Some(moves)) => {
+                assert_eq!(solution.moves.len(), moves, "case {case}");
+                let mut at = puzzle.robots().to_vec();
+                for step in &solution.moves {
+                    let to = reference_slide(&puzzle, &at, step.robot as usize, step.dir);
+                    assert_ne!(to, at[step.robot as usize], "case {case}: a move that moves");
+                    at[step.robot as usize] = to;
+                }
+                let last = solution.moves.last().unwrap().robot as usize;
+                assert!(at[last] == puzzle.target().cell && puzzle.may_finish(last));
+                compared += 1;
+            }
+            (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => {}
+            (found, expected) => panic!("case {case}: {found:?} vs {expected:?}"),
+        }
+        differ += usize::from(expected != reference_moves(&plain, Rules::STANDARD));
+    }
+    assert!(compared >= 80, "{compared} compared");
+    // The mirrors matter: many positions need another count than without them.
+    assert!(differ >= 30, "{differ} differ");
 }
