@@ -1,5 +1,5 @@
 //! Writing a puzzle in the formats of the tools players already use: rrm's JSON puzzle
-//! format, DriftingDroids' game IDs and its game dumps.
+//! format, DriftingDroids' game IDs and its game dumps, K. Cox's text.
 
 use crate::input::{Job, Source};
 use anyhow::{bail, Context, Result};
@@ -15,6 +15,8 @@ pub enum OutputFormat {
     DdId,
     /// A DriftingDroids game dump (`!DriftingDroids_game!…`), which it pastes in.
     DdDump,
+    /// K. Cox's text format (a four-robot puzzle's fifth robot shut in the centre).
+    Kcox,
 }
 
 /// The DriftingDroids game of `puzzle`: its own board, or for a board of Fogleman's tiles
@@ -84,5 +86,6 @@ pub fn write(job: &Job, format: OutputFormat) -> Result<(String, Option<String>)
             (game.id() + "\n", note)
         }
         OutputFormat::DdDump => (write_dump(&job.puzzle) + "\n", None),
+        OutputFormat::Kcox => (ricochet::kcox::write(&job.puzzle)?, None),
     })
 }

@@ -104,7 +104,8 @@ pub fn read_puzzle(path: &Path) -> Result<Job> {
 /// How a puzzle is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum PuzzleFormat {
-    /// A DriftingDroids game ID when the text is one or a file holds one, else JSON.
+    /// A DriftingDroids game ID when the text is one or a file holds one, a dump, K.
+    /// Cox's text, else JSON.
     Auto,
     /// rrm's JSON puzzle format (README).
     Json,
@@ -112,6 +113,8 @@ pub enum PuzzleFormat {
     DdId,
     /// A DriftingDroids game dump, `!DriftingDroids_game!…`.
     DdDump,
+    /// K. Cox's text format (`board 16 16` …), mirrors included.
+    Kcox,
 }
 
 /// The puzzle `arg` names: a file (in `format`, or whichever it holds), or a DriftingDroids
@@ -129,6 +132,7 @@ pub fn read_puzzle_arg(arg: &str, format: PuzzleFormat) -> Result<Job> {
             PuzzleFormat::DdDump
         }
         PuzzleFormat::Auto if looks_like_game_id(text.trim()) => PuzzleFormat::DdId,
+        PuzzleFormat::Auto if ricochet::kcox::looks_like(&text) => PuzzleFormat::Kcox,
         PuzzleFormat::Auto => PuzzleFormat::Json,
         format => format,
     };
@@ -139,6 +143,15 @@ pub fn read_puzzle_arg(arg: &str, format: PuzzleFormat) -> Result<Job> {
                 puzzle,
                 source: Source::File {
                     name: Some("DriftingDroids game dump".into()),
+                    expected_moves: None,
+                },
+            })
+            .map_err(Into::into),
+        PuzzleFormat::Kcox => ricochet::kcox::parse(&text)
+            .map(|puzzle| Job {
+                puzzle,
+                source: Source::File {
+                    name: Some("K. Cox puzzle".into()),
                     expected_moves: None,
                 },
             })

@@ -58,9 +58,13 @@ pub struct PackArgs {
     /// The campaign (default: the only one).
     #[arg(long)]
     campaign: Option<String>,
-    /// Output file: `.html` (printable page) or `.json` (for apps).
+    /// Output file: `.html` (printable page) or `.json` (for apps), unless --format says.
     #[arg(long)]
     out: PathBuf,
+    /// The pack's format: `html`, `json`, `dd-id` (one DriftingDroids game ID per line)
+    /// or `kcox` (K. Cox's text of each puzzle, a blank line between them).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -92,11 +96,12 @@ struct Chosen {
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
     // Every argument is checked before the minutes of solving.
-    let format = match args.out.extension().and_then(|e| e.to_str()) {
-        Some("html") => Format::Html,
-        Some("json") => Format::Json,
+    let format = match (args.format, args.out.extension().and_then(|e| e.to_str())) {
+        (Some(format), _) => format,
+        (None, Some("html")) => Format::Html,
+        (None, Some("json")) => Format::Json,
         _ => bail!(
-            "--out must end in .html or .json, not {}",
+            "--out must end in .html or .json, or --format name the format, not {}",
             args.out.display()
         ),
     };
@@ -163,6 +168,11 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let content = match format {
         Format::Html => html(&name, &chosen),
         Format::Json => json_pack(&name, &spec, &args, &moves, &chosen).to_string(),
+        Format::DdId => game_ids(&chosen)?,
+        Format::Kcox => (chosen.iter())
+            .map(|c| ricochet::kcox::write(&c.puzzle).with_context(|| c.origin.label()))
+            .collect::<Result<Vec<_>>>()?
+            .join("\n"),
     };
     out.write(content.as_bytes())?;
     writeln!(
@@ -174,9 +184,30 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
     Html,
     Json,
+    DdId,
+    Kcox,
+}
+
+/// One DriftingDroids game ID per line; a note on stderr when a board is Fogleman's (the
+/// IDs' boards add the vortex's walls).
+fn game_ids(chosen: &[Chosen]) -> Result<String> {
+    let mut ids = String::new();
+    let mut noted = false;
+    for c in chosen {
+        let tiles = crate::formats::tiles_named(&c.board);
+        let (game, note) = crate::formats::driftingdroids_game(&c.puzzle, tiles)
+            .with_context(|| c.origin.label())?;
+        if let (Some(note), false) = (note, noted) {
+            eprintln!("rrm pack: {note}");
+            noted = true;
+        }
+        ids += &(game.id() + "\n");
+    }
+    Ok(ids)
 }
 
 impl Origin {

@@ -139,6 +139,8 @@ pub enum PuzzleError {
         "target robot {robot} does not exist (the puzzle has {robots} robots; -1 means any robot)"
     )]
     NoSuchTargetRobot { robot: i64, robots: usize },
+    #[error("a mirror leans \\ or / and has a colour letter R, G, B, Y or S, not {lean:?} {colour:?}")]
+    BadMirror { lean: String, colour: String },
     #[error("cell {index} holds a mirror, where no robot stands and no target is")]
     OnMirror { index: usize },
 }
@@ -259,7 +261,11 @@ impl Puzzle {
 
     /// Builds a puzzle from a record of the JSON puzzle format.
     pub fn from_record(record: &PuzzleRecord) -> Result<Puzzle, PuzzleError> {
-        let board = Board::new(record.width, record.height, &record.walls, &record.blocked)?;
+        let mirrors = (record.mirrors.iter())
+            .map(MirrorRecord::mirror)
+            .collect::<Result<Vec<_>, _>>()?;
+        let board = Board::new(record.width, record.height, &record.walls, &record.blocked)?
+            .with_mirrors(&mirrors)?;
         let robots = record
             .robots
             .iter()
@@ -300,7 +306,44 @@ impl Puzzle {
             target_cell: self.board.index_of(self.target.cell) as i64,
             target_robot: self.target.colour.map_or(-1, |c| c.robot() as i64),
             moves: None,
+            mirrors: (self.board.mirror_list().into_iter())
+                .map(|(index, mirror)| MirrorRecord {
+                    cell: index as i64,
+                    lean: mirror.symbol().to_string(),
+                    colour: mirror.colour.letter().to_string(),
+                })
+                .collect(),
         }
+    }
+}
+
+/// A diagonal wall in the JSON puzzle format: its cell, `\` or `/`, and the colour letter
+/// of the robot that passes through it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorRecord {
+    pub cell: i64,
+    pub lean: String,
+    pub colour: String,
+}
+
+impl MirrorRecord {
+    fn mirror(&self) -> Result<(i64, crate::mirrors::Mirror), PuzzleError> {
+        let bad = || PuzzleError::BadMirror {
+            lean: self.lean.clone(),
+            colour: self.colour.clone(),
+        };
+        let leans_left = match self.lean.as_str() {
+            "\\" => true,
+            "/" => false,
+            _ => return Err(bad()),
+        };
+        let mut letters = self.colour.chars();
+        let colour = letters.next().and_then(Colour::from_letter).ok_or_else(bad)?;
+        if letters.next().is_some() {
+            return Err(bad());
+        }
+        Ok((self.cell, crate::mirrors::Mirror { leans_left, colour }))
     }
 }
 
@@ -328,4 +371,7 @@ pub struct PuzzleRecord {
     /// Known optimal move count, if any (checked by `rrm solve`, not trusted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moves: Option<u32>,
+    /// Diagonal walls (K. Cox's second-edition boards); none on most boards.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mirrors: Vec<MirrorRecord>,
 }

@@ -238,3 +238,76 @@ fn five_robot_driftingdroids_games_are_mined_with_silver_helping() {
     let top = rrm_ok(&["top", "--data", data, "--limit", "20", "--json"]);
     assert!(top.contains("\"S"), "{top}");
 }
+
+/// Packs for the tools players use: DriftingDroids game IDs of the dealt games
+/// themselves, and K. Cox texts that read back to the same positions.
+#[test]
+fn packs_are_written_as_game_ids_and_k_cox_texts() {
+    let (store, games) = mine_dealt_games("driftingdroids5", 200, 5);
+    let data = store.path().to_str().unwrap();
+    let dir = store.path().join("packs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pack = |format: &str| {
+        let out = dir.join(format);
+        rrm_ok(&[
+            "pack", "--min-moves", "4", "--max-moves", "40", "--count", "6", "--format",
+            format, "--out", out.to_str().unwrap(), "--data", data,
+        ]);
+        std::fs::read_to_string(out).unwrap()
+    };
+    let ids = pack("dd-id");
+    let dealt: Vec<String> = games.iter().map(DdGame::id).collect();
+    assert_eq!(ids.lines().count(), 6);
+    for id in ids.lines() {
+        assert!(dealt.contains(&id.to_string()), "{id}");
+    }
+    let texts = pack("kcox");
+    let puzzles: Vec<&str> = texts.split("\nboard").collect();
+    assert_eq!(puzzles.len(), 6, "{texts}");
+    // Pack order is the same in both: the k-th text is the k-th game.
+    for (k, id) in ids.lines().enumerate() {
+        let text = if k == 0 {
+            puzzles[0].to_string()
+        } else {
+            format!("board{}", puzzles[k])
+        };
+        let read = ricochet::kcox::parse(&text).unwrap();
+        let game = DdGame::parse(id).unwrap().puzzle().unwrap();
+        assert_eq!(read.robots(), game.robots(), "{id}");
+        assert_eq!(read.target().cell, game.target().cell, "{id}");
+    }
+}
+
+/// K. Cox's text and rrm's JSON carry mirrors: the same position solves to the same
+/// count from both.
+#[test]
+fn solve_reads_k_cox_texts_and_json_with_mirrors() {
+    let dir = tempfile::tempdir().unwrap();
+    for seed in [5u64, 9, 14] {
+        let text = rrm_ok(&["show", "--seed", &seed.to_string(), "--format", "kcox"]);
+        assert!(text.starts_with("board 16 16\n"), "{text}");
+        let file = dir.path().join(format!("{seed}.txt"));
+        std::fs::write(&file, &text).unwrap();
+        let solved = |path: &std::path::Path| -> serde_json::Value {
+            serde_json::from_str(&rrm_ok(&["solve", "--puzzle", path.to_str().unwrap(), "--json"]))
+                .unwrap()
+        };
+        let from_seed: serde_json::Value =
+            serde_json::from_str(&rrm_ok(&["solve", "--seed", &seed.to_string(), "--json"]))
+                .unwrap();
+        assert_eq!(solved(&file)["moves"], from_seed["moves"], "seed {seed}");
+        // Two mirrors next to the target robot's start, written into the text.
+        let with_mirrors = text.replacen("mirrors 0\n", "mirrors 2\n0 0 \\ 4\n15 15 / 0\n", 1);
+        std::fs::write(&file, &with_mirrors).unwrap();
+        let kcox = solved(&file);
+        let json = rrm_ok(&["show", "--puzzle", file.to_str().unwrap(), "--format", "json"]);
+        assert!(json.contains(r#""mirrors":[{"cell":0,"lean":"\\","colour":"B"}"#), "{json}");
+        let json_file = dir.path().join(format!("{seed}.json"));
+        std::fs::write(&json_file, json).unwrap();
+        assert_eq!(solved(&json_file)["moves"], kcox["moves"], "seed {seed}");
+        let moves: Vec<String> = serde_json::from_value(kcox["solution"].clone()).unwrap();
+        let record: PuzzleRecord =
+            serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+        assert!(record.mirrors.len() == 2 && !moves.is_empty());
+    }
+}

@@ -397,6 +397,7 @@ fn walled_puzzle(target_robot: i64) -> PuzzleRecord {
         target_cell: 45,
         target_robot,
         moves: None,
+        mirrors: Vec::new(),
     }
 }
 

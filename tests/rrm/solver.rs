@@ -118,6 +118,7 @@ fn a_robot_starting_on_its_target_must_leave_and_come_back() {
         target_cell: 0,
         target_robot: 0,
         moves: None,
+        mirrors: Vec::new(),
     };
     assert_eq!(solve_checked(&mut Solver::new(), &record), Some(2));
 }
@@ -195,6 +196,7 @@ pub(crate) fn puzzle_on(
                         target_cell,
                         target_robot,
                         moves: None,
+                        mirrors: Vec::new(),
                     }
                 },
             )
