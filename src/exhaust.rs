@@ -218,22 +218,16 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         bar.set_message(unit.label.clone());
         let (cpu, wall) = (ProcessTime::now(), Instant::now());
         let analysis = pool.install(|| {
-            analyse(
-                &unit.board,
-                unit.target,
-                unit.helpers,
-                &options,
-                |layer| {
-                    bar.set_length(layer.placements);
-                    bar.set_position(layer.solved);
-                    bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
-                    if crate::interrupt::interrupted() {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    }
-                },
-            )
+            analyse(&unit.board, unit.target, unit.helpers, &options, |layer| {
+                bar.set_length(layer.placements);
+                bar.set_position(layer.solved);
+                bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
+                if crate::interrupt::interrupted() {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
         });
         bar.finish_and_clear();
         if let Err(UnitError::Stopped(layers)) = analysis {

@@ -122,7 +122,10 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     // Positions the rules' minimum refuses are never in a pack.
     let moves = (*moves.start()).max(rules.min_moves)..=*moves.end();
     if moves.is_empty() {
-        bail!("{name}'s rules {rules} refuse every position of fewer than {} moves", rules.min_moves);
+        bail!(
+            "{name}'s rules {rules} refuse every position of fewer than {} moves",
+            rules.min_moves
+        );
     }
     let (generator, candidates): (_, Vec<Candidate>) = if spec.is_exhaustive() {
         let placements = backend.find_placements(&name, moves.clone(), CANDIDATES, false)?;

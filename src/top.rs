@@ -32,6 +32,9 @@ pub struct TopArgs {
     /// boards there have the vortex's two walls, so an optimum may differ).
     #[arg(long)]
     dd_ids: bool,
+    /// Each puzzle in K. Cox's text format instead, a blank line between them.
+    #[arg(long, conflicts_with_all = ["json", "dd_ids"])]
+    kcox: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -53,6 +56,12 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
             })
             .collect::<Result<Vec<_>>>()?;
         return print_game_ids(&games);
+    }
+    if args.kcox {
+        let puzzles = (puzzles.iter())
+            .map(|mined| Ok(generator.generate(mined.seed)?.puzzle))
+            .collect::<Result<Vec<_>>>()?;
+        return print_kcox(&puzzles);
     }
     let measured = measure(&puzzles, |mined| {
         Ok((generator.generate(mined.seed)?.puzzle, &mined.solution))
@@ -104,6 +113,15 @@ fn print_game_ids(
     for (game, _) in games {
         writeln!(out, "{}", game.id())?;
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each puzzle in K. Cox's text format, a blank line between them.
+fn print_kcox(puzzles: &[ricochet::Puzzle]) -> Result<ExitCode> {
+    let texts = (puzzles.iter())
+        .map(ricochet::kcox::write)
+        .collect::<Result<Vec<_>, _>>()?;
+    writeln!(crate::stdout::lock(), "{}", texts.join("\n").trim_end())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -184,6 +202,12 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
             })
             .collect::<Result<Vec<_>>>()?;
         return print_game_ids(&games);
+    }
+    if args.kcox {
+        let puzzles = (placements.iter())
+            .map(placement_puzzle)
+            .collect::<Result<Vec<_>>>()?;
+        return print_kcox(&puzzles);
     }
     for mined in placements.iter_mut().filter(|m| m.solution.is_empty()) {
         mined.solution = solve_exactly(&placement_puzzle(mined)?, mined.moves)

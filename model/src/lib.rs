@@ -14,10 +14,10 @@ mod stats;
 mod units;
 mod work;
 
-/// The rules a campaign is played under (a campaign carries its own).
-pub use ricochet::rules::{Ricochet, Rules};
 pub use campaign::*;
 pub use exhaustive::*;
+/// The rules a campaign is played under (a campaign carries its own).
+pub use ricochet::rules::{Ricochet, Rules};
 pub use stats::*;
 pub use units::*;
 pub use work::*;

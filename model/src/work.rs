@@ -1,8 +1,8 @@
 //! Work and its results: leases, units handed to workers, their submissions, and what
 //! queries report of mined puzzles and campaigns.
 
-use ricochet::rules::Rules;
 use crate::{Campaign, CampaignName, Distrust, ExhaustiveResult, Mismatch, PlacementCells};
+use ricochet::rules::Rules;
 use ricochet::Generator;
 use std::ops::Range;
 

@@ -3,8 +3,8 @@
 //! value may not. The coordinator's gRPC service, the worker and the `rrm` binary's remote
 //! backend all convert here, so each side refuses the same values.
 
-use ricochet::rules::Rules;
 use crate::v1 as pb;
+use ricochet::rules::Rules;
 use rrm_model::{
     Aggregates, Campaign, CampaignName, CampaignSpec, Distrust, ExhaustiveResult, Group, Mismatch,
     NameError, PlacementCells, Resolution, EXHAUSTIVE_FOGLEMAN,

@@ -141,7 +141,10 @@ pub fn parse(text: &str) -> Result<Puzzle, KcoxError> {
     }
     let (line, entry) = next("target")?;
     let target = (|| {
-        let words: Vec<&str> = entry.strip_prefix("target 0 ")?.split_whitespace().collect();
+        let words: Vec<&str> = entry
+            .strip_prefix("target 0 ")?
+            .split_whitespace()
+            .collect();
         let [x, y, robot] = words[..] else {
             return None;
         };
@@ -225,7 +228,13 @@ pub fn write(puzzle: &Puzzle) -> Result<String, KcoxError> {
             .iter()
             .position(|&ours| Colour::ALL[ours] == mirror.colour)
             .expect("five colours both ways");
-        let _ = writeln!(out, "{} {} {} {kc}", index % GRID, index / GRID, mirror.symbol());
+        let _ = writeln!(
+            out,
+            "{} {} {} {kc}",
+            index % GRID,
+            index / GRID,
+            mirror.symbol()
+        );
     }
     out += "robots 5\n";
     for ours in OURS {

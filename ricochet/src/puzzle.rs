@@ -139,7 +139,9 @@ pub enum PuzzleError {
         "target robot {robot} does not exist (the puzzle has {robots} robots; -1 means any robot)"
     )]
     NoSuchTargetRobot { robot: i64, robots: usize },
-    #[error("a mirror leans \\ or / and has a colour letter R, G, B, Y or S, not {lean:?} {colour:?}")]
+    #[error(
+        "a mirror leans \\ or / and has a colour letter R, G, B, Y or S, not {lean:?} {colour:?}"
+    )]
     BadMirror { lean: String, colour: String },
     #[error("cell {index} holds a mirror, where no robot stands and no target is")]
     OnMirror { index: usize },
@@ -173,7 +175,10 @@ impl Puzzle {
                 });
             }
         }
-        let on_mirror = robots.iter().chain([&target.cell]).find(|&&c| board.mirror(c).is_some());
+        let on_mirror = robots
+            .iter()
+            .chain([&target.cell])
+            .find(|&&c| board.mirror(c).is_some());
         if let Some(&cell) = on_mirror {
             return Err(PuzzleError::OnMirror {
                 index: board.index_of(cell),
@@ -339,7 +344,10 @@ impl MirrorRecord {
             _ => return Err(bad()),
         };
         let mut letters = self.colour.chars();
-        let colour = letters.next().and_then(Colour::from_letter).ok_or_else(bad)?;
+        let colour = letters
+            .next()
+            .and_then(Colour::from_letter)
+            .ok_or_else(bad)?;
         if letters.next().is_some() {
             return Err(bad());
         }

@@ -54,7 +54,9 @@ pub enum Ricochet {
 /// Why a rule set could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {
-    #[error("unknown rule {0:?} (rules are standard, no-rebounds, ricochet, dd-ricochet, min-moves=N)")]
+    #[error(
+        "unknown rule {0:?} (rules are standard, no-rebounds, ricochet, dd-ricochet, min-moves=N)"
+    )]
     Unknown(String),
     #[error("rules {0:?} ask for two ricochet rules")]
     TwoRicochets(String),
@@ -362,7 +364,8 @@ impl<'p> Restricted<'p> {
                 next.robots[robot] = to;
                 next.lines[robot] = Line::of(dir);
                 let may_finish = self.puzzle.may_finish(robot);
-                let turns = !matches!(state.lines[robot], Line::None) && state.lines[robot] != Line::of(dir);
+                let turns = !matches!(state.lines[robot], Line::None)
+                    && state.lines[robot] != Line::of(dir);
                 if self.must_turn && may_finish && turns {
                     next.turned |= 1 << robot;
                 }

@@ -90,6 +90,7 @@ pub fn board(puzzle: &Puzzle, picture: &Picture<'_>) -> String {
     let target = puzzle.target();
     token(&mut svg, target.cell, target.colour, target.shape, 1.0);
     walls(&mut svg, puzzle);
+    mirrors(&mut svg, puzzle);
     let labels = picture
         .solution
         .map(|solution| arrows(&mut svg, puzzle, solution))
@@ -143,6 +144,27 @@ fn walls(svg: &mut String, puzzle: &Puzzle) {
         }
     }
     svg.push_str("</g>");
+}
+
+/// Diagonal walls: a thick line corner to corner, in the colour of the robot that passes.
+fn mirrors(svg: &mut String, puzzle: &Puzzle) {
+    let board = puzzle.board();
+    let half = CELL / 2.0 - 2.0;
+    for (index, mirror) in board.mirror_list() {
+        let (cx, cy) = centre(board.cell_of(index));
+        let (y1, y2) = if mirror.leans_left {
+            (cy - half, cy + half)
+        } else {
+            (cy + half, cy - half)
+        };
+        let _ = write!(
+            svg,
+            r#"<line class="mirror" x1="{}" y1="{y1}" x2="{}" y2="{y2}" stroke="{}" stroke-width="4" stroke-linecap="round"/>"#,
+            cx - half,
+            cx + half,
+            colour_hex(Some(mirror.colour))
+        );
+    }
 }
 
 /// A token: its shape in its colour (a star when the shape is unknown, a many-coloured
@@ -283,6 +305,46 @@ pub fn escape(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::{Game, Solver};
+
+    #[test]
+    fn draws_mirrors_in_the_colour_that_passes() {
+        let puzzle = Game::generate(1).unwrap().puzzle();
+        let free: Vec<i64> = (0..256)
+            .filter(|&i| {
+                let cell = puzzle.board().cell_of(i as usize);
+                !puzzle.board().is_blocked(cell)
+                    && !puzzle.robots().contains(&cell)
+                    && cell != puzzle.target().cell
+            })
+            .take(2)
+            .collect();
+        let mirrors = [
+            (
+                free[0],
+                crate::mirrors::Mirror {
+                    leans_left: true,
+                    colour: Colour::Blue,
+                },
+            ),
+            (
+                free[1],
+                crate::mirrors::Mirror {
+                    leans_left: false,
+                    colour: Colour::Red,
+                },
+            ),
+        ];
+        let board = puzzle.board().clone().with_mirrors(&mirrors).unwrap();
+        let with = Puzzle::new(board, puzzle.robots().to_vec(), puzzle.target()).unwrap();
+        let svg = board_svg(&with);
+        assert_eq!(svg.matches(r#"class="mirror""#).count(), 2);
+        assert!(svg.contains(colour_hex(Some(Colour::Blue))));
+        assert_eq!(board_svg(&puzzle).matches(r#"class="mirror""#).count(), 0);
+    }
+
+    fn board_svg(puzzle: &Puzzle) -> String {
+        board(puzzle, &Picture::default())
+    }
 
     #[test]
     fn draws_robots_target_walls_and_numbered_arrows() {

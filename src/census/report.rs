@@ -419,7 +419,11 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
         )
     };
     let vortex = census.targets == [VORTEX];
-    let _ = writeln!(text, "{}", if vortex { VORTEX_INTRO } else { COLOURED_INTRO }.replace("{status}", &status));
+    let _ = writeln!(
+        text,
+        "{}",
+        if vortex { VORTEX_INTRO } else { COLOURED_INTRO }.replace("{status}", &status)
+    );
     let _ = writeln!(text, "## Findings\n");
     let _ = writeln!(
         text,

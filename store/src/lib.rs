@@ -59,9 +59,8 @@ use journal::{Change, Table};
 use keys::*;
 use records::Stored;
 use rrm_model::{
-    Rules,
     Aggregates, Campaign, CampaignSpec, Distrust, ExhaustiveRecord, ExhaustiveSpec, HardEntry,
-    Mismatch, SpecError, UnitRecord,
+    Mismatch, Rules, SpecError, UnitRecord,
 };
 use std::path::{Path, PathBuf};
 

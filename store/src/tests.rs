@@ -126,7 +126,12 @@ fn campaign_rules_survive_reopening_and_only_others_are_kept() {
     let rules = |name: &str| store.campaign(name).unwrap().unwrap().spec.rules;
     assert_eq!(rules("plain"), Rules::STANDARD);
     assert_eq!(rules("ruled"), ricochet);
-    let listed: Vec<Rules> = store.campaigns().unwrap().iter().map(|c| c.spec.rules).collect();
+    let listed: Vec<Rules> = store
+        .campaigns()
+        .unwrap()
+        .iter()
+        .map(|c| c.spec.rules)
+        .collect();
     assert_eq!(listed, [Rules::STANDARD, ricochet]);
 }
 

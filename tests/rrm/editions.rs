@@ -250,8 +250,19 @@ fn packs_are_written_as_game_ids_and_k_cox_texts() {
     let pack = |format: &str| {
         let out = dir.join(format);
         rrm_ok(&[
-            "pack", "--min-moves", "4", "--max-moves", "40", "--count", "6", "--format",
-            format, "--out", out.to_str().unwrap(), "--data", data,
+            "pack",
+            "--min-moves",
+            "4",
+            "--max-moves",
+            "40",
+            "--count",
+            "6",
+            "--format",
+            format,
+            "--out",
+            out.to_str().unwrap(),
+            "--data",
+            data,
         ]);
         std::fs::read_to_string(out).unwrap()
     };
@@ -275,6 +286,14 @@ fn packs_are_written_as_game_ids_and_k_cox_texts() {
         let game = DdGame::parse(id).unwrap().puzzle().unwrap();
         assert_eq!(read.robots(), game.robots(), "{id}");
         assert_eq!(read.target().cell, game.target().cell, "{id}");
+    } // `top --kcox`: the hardest as K. Cox texts, the same games as `top --dd-ids`.
+    let texts = rrm_ok(&["top", "--data", data, "--limit", "3", "--kcox"]);
+    let ids = rrm_ok(&["top", "--data", data, "--limit", "3", "--dd-ids"]);
+    let texts: Vec<String> = texts.split("\n\n").map(str::to_string).collect();
+    assert_eq!(texts.len(), 3);
+    for (text, id) in texts.iter().zip(ids.lines()) {
+        let read = ricochet::kcox::parse(text).unwrap();
+        assert_eq!(read.robots(), DdGame::parse(id).unwrap().robots, "{id}");
     }
 }
 
@@ -289,8 +308,13 @@ fn solve_reads_k_cox_texts_and_json_with_mirrors() {
         let file = dir.path().join(format!("{seed}.txt"));
         std::fs::write(&file, &text).unwrap();
         let solved = |path: &std::path::Path| -> serde_json::Value {
-            serde_json::from_str(&rrm_ok(&["solve", "--puzzle", path.to_str().unwrap(), "--json"]))
-                .unwrap()
+            serde_json::from_str(&rrm_ok(&[
+                "solve",
+                "--puzzle",
+                path.to_str().unwrap(),
+                "--json",
+            ]))
+            .unwrap()
         };
         let from_seed: serde_json::Value =
             serde_json::from_str(&rrm_ok(&["solve", "--seed", &seed.to_string(), "--json"]))
@@ -300,8 +324,17 @@ fn solve_reads_k_cox_texts_and_json_with_mirrors() {
         let with_mirrors = text.replacen("mirrors 0\n", "mirrors 2\n0 0 \\ 4\n15 15 / 0\n", 1);
         std::fs::write(&file, &with_mirrors).unwrap();
         let kcox = solved(&file);
-        let json = rrm_ok(&["show", "--puzzle", file.to_str().unwrap(), "--format", "json"]);
-        assert!(json.contains(r#""mirrors":[{"cell":0,"lean":"\\","colour":"B"}"#), "{json}");
+        let json = rrm_ok(&[
+            "show",
+            "--puzzle",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert!(
+            json.contains(r#""mirrors":[{"cell":0,"lean":"\\","colour":"B"}"#),
+            "{json}"
+        );
         let json_file = dir.path().join(format!("{seed}.json"));
         std::fs::write(&json_file, json).unwrap();
         assert_eq!(solved(&json_file)["moves"], kcox["moves"], "seed {seed}");

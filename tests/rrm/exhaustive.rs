@@ -488,14 +488,19 @@ fn exhaust_command_counts_a_wild_unit_by_sets_of_cells() {
     let unit: serde_json::Value = serde_json::from_str(output.trim()).unwrap();
     let expected = all_depths(&record, 2);
     let mut histogram = vec![0u64];
-    let sets = expected.iter().filter(|((t, set), _)| set.iter().all(|h| t < h));
+    let sets = expected
+        .iter()
+        .filter(|((t, set), _)| set.iter().all(|h| t < h));
     for (_, depth) in sets.clone() {
         let Some(depth) = *depth else { continue };
         histogram.resize(histogram.len().max(depth + 1), 0);
         histogram[depth] += 1;
     }
     assert_eq!(unit["placements"], sets.count() as u64);
-    assert_eq!(unit["placements"].as_u64().unwrap() * 3, expected.len() as u64);
+    assert_eq!(
+        unit["placements"].as_u64().unwrap() * 3,
+        expected.len() as u64
+    );
     let listed: Vec<u64> = (unit["histogram"].as_array().unwrap().iter())
         .map(|n| n.as_u64().unwrap())
         .collect();

@@ -17,7 +17,10 @@ fn direct_histogram(rules: Rules) -> Vec<u64> {
         let puzzle = Generator::Fogleman.generate(seed).unwrap().puzzle;
         let solution = solve(&puzzle, rules, 40).unwrap();
         assert!(puzzle.is_solution(&solution.moves), "seed {seed}");
-        assert!(obeys(&puzzle, &solution.moves, rules), "seed {seed} {rules}");
+        assert!(
+            obeys(&puzzle, &solution.moves, rules),
+            "seed {seed} {rules}"
+        );
         let moves = solution.moves.len();
         histogram.resize(histogram.len().max(moves + 1), 0);
         histogram[moves] += 1;
@@ -28,14 +31,28 @@ fn direct_histogram(rules: Rules) -> Vec<u64> {
 fn mine(data: &Path, name: &str, rules: &str) {
     let seeds = format!("{}..{}", SEEDS.start, SEEDS.end);
     crate::rrm_ok(&[
-        "mine", "--seeds", &seeds, "--unit-size", "40", "--campaign", name, "--rules", rules,
-        "--data", data.to_str().unwrap(),
+        "mine",
+        "--seeds",
+        &seeds,
+        "--unit-size",
+        "40",
+        "--campaign",
+        name,
+        "--rules",
+        rules,
+        "--data",
+        data.to_str().unwrap(),
     ]);
 }
 
 fn stats_json(data: &Path, name: &str) -> serde_json::Value {
     let json = crate::rrm_ok(&[
-        "stats", "--campaign", name, "--json", "--data", data.to_str().unwrap(),
+        "stats",
+        "--campaign",
+        name,
+        "--json",
+        "--data",
+        data.to_str().unwrap(),
     ]);
     serde_json::from_str(json.trim()).unwrap()
 }
@@ -68,7 +85,13 @@ fn a_campaign_under_each_rule_set_is_mined_and_queried_under_its_rules() {
             .iter()
             .sum();
         assert_eq!(stats["refused"], refused, "{name}");
-        let text = crate::rrm_ok(&["stats", "--campaign", name, "--data", data.to_str().unwrap()]);
+        let text = crate::rrm_ok(&[
+            "stats",
+            "--campaign",
+            name,
+            "--data",
+            data.to_str().unwrap(),
+        ]);
         assert!(text.starts_with(&format!("rules: {parsed}\n")), "{text}");
         histograms.push(direct);
     }
@@ -76,13 +99,30 @@ fn a_campaign_under_each_rule_set_is_mined_and_queried_under_its_rules() {
     for (rules, histogram) in histograms.iter().enumerate().skip(1).take(3) {
         assert_ne!(histogram, &histograms[0], "rule set {rules}");
     }
-    assert!(crate::rrm_ok(&["stats", "--campaign", "at-least-4", "--data", data.to_str().unwrap()])
-        .contains("refused (fewer than 4 moves)"));
-    let list = crate::rrm_ok(&["campaign", "list", "--json", "--data", data.to_str().unwrap()]);
+    assert!(crate::rrm_ok(&[
+        "stats",
+        "--campaign",
+        "at-least-4",
+        "--data",
+        data.to_str().unwrap()
+    ])
+    .contains("refused (fewer than 4 moves)"));
+    let list = crate::rrm_ok(&[
+        "campaign",
+        "list",
+        "--json",
+        "--data",
+        data.to_str().unwrap(),
+    ]);
     assert!(list.contains(r#""rules":"no-rebounds""#), "{list}");
     // Results under different rules are never compared (or merged).
     let compared = crate::rrm(&[
-        "stats", "--campaign", "standard", "--compare", "ricochet", "--data",
+        "stats",
+        "--campaign",
+        "standard",
+        "--compare",
+        "ricochet",
+        "--data",
         data.to_str().unwrap(),
     ]);
     assert_eq!(compared.status.code(), Some(2));
@@ -103,8 +143,15 @@ fn bad_rules_get_one_clear_line() {
         assert!(stderr.contains(says), "{rules}: {stderr}");
     }
     let output = crate::rrm(&[
-        "campaign", "create", "vx", "--exhaustive", "fogleman", "--rules", "ricochet",
-        "--data", "/nonexistent-rrm-store",
+        "campaign",
+        "create",
+        "vx",
+        "--exhaustive",
+        "fogleman",
+        "--rules",
+        "ricochet",
+        "--data",
+        "/nonexistent-rrm-store",
     ]);
     assert_ne!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -4,8 +4,8 @@
 //! its message with its digest.
 
 use cpu_time::ProcessTime;
-use ricochet::exhaustive::{analyse, Options, Placement, LEGAL_PER_DEPTH};
 use ricochet::edition::{unit_geometry, UnitGeometry};
+use ricochet::exhaustive::{analyse, Options, Placement, LEGAL_PER_DEPTH};
 use ricochet::Board;
 use rrm_model::{ExhaustiveResult, ExhaustiveUnit, PlacementCells};
 use std::ops::ControlFlow;

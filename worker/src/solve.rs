@@ -101,9 +101,6 @@ mod tests {
             );
         }
         cancel.store(true, Ordering::Relaxed);
-        assert_eq!(
-            solve_unit(FOGLEMAN, 1..41, 9, 2, &cancel, &count),
-            None
-        );
+        assert_eq!(solve_unit(FOGLEMAN, 1..41, 9, 2, &cancel, &count), None);
     }
 }

@@ -160,10 +160,10 @@ pub(super) fn check_contents(
             let optimum = dealer
                 .solve(&generated.puzzle, max_moves)
                 .map_err(|reason| Rejection::Unconfirmed {
-                seed,
-                claimed: count,
-                reason,
-            })?;
+                    seed,
+                    claimed: count,
+                    reason,
+                })?;
             if optimum.moves.len() != usize::from(count) {
                 return Err(Rejection::NotOptimal {
                     seed,

@@ -392,8 +392,8 @@ fn solve_differences(
         let Ok(generated) = dealer.generate(seed) else {
             continue;
         };
-        let truth = (dealer.solve(&generated.puzzle, DEFAULT_MAX_MOVES))
-            .map_or((UNSOLVED, 0), |found| {
+        let truth =
+            (dealer.solve(&generated.puzzle, DEFAULT_MAX_MOVES)).map_or((UNSOLVED, 0), |found| {
                 (
                     found.moves.len() as u8,
                     ricochet::puzzle::robots_moved(&found.moves) as u8,

@@ -340,7 +340,13 @@ fn units_and_submissions_survive_the_worker_s_round_trip() {
     unknown.rules = String::new();
     assert!(matches!(
         Assignment::try_from(unknown.clone()),
-        Ok(Assignment { work: Work::Seeds { rules: Rules::STANDARD, .. }, .. })
+        Ok(Assignment {
+            work: Work::Seeds {
+                rules: Rules::STANDARD,
+                ..
+            },
+            ..
+        })
     ));
     unknown.rules = "bounce".into();
     assert!(matches!(

@@ -40,7 +40,11 @@ fn text_puzzle_text_round_trips_over_hundreds_of_games() {
         assert_eq!(read.target().colour, puzzle.target().colour);
         assert_eq!(read.board().mirror_list(), puzzle.board().mirror_list());
         // Same slides everywhere a robot may stand (the centre reads as a closed room).
-        for cell in puzzle.board().cells().filter(|&c| !puzzle.board().is_blocked(c)) {
+        for cell in puzzle
+            .board()
+            .cells()
+            .filter(|&c| !puzzle.board().is_blocked(c))
+        {
             for dir in Direction::ALL {
                 assert_eq!(
                     read.board().step_open(cell, dir),
@@ -78,8 +82,14 @@ fn refusals_name_their_line() {
         (good.replacen("board 16 16", "board 8 8", 1), "line 1"),
         (good.replacen("\nB ", "\nQ ", 1), "line 2"),
         (good.replacen("robots 5", "robots 4", 1), "\"robots 5\""),
-        (good.replacen("target 0 ", "target 1 ", 1), "target 0 x y robot"),
-        (good.lines().take(10).collect::<Vec<_>>().join("\n"), "ends before"),
+        (
+            good.replacen("target 0 ", "target 1 ", 1),
+            "target 0 x y robot",
+        ),
+        (
+            good.lines().take(10).collect::<Vec<_>>().join("\n"),
+            "ends before",
+        ),
         (good.clone() + "extra\n", "the end of the puzzle"),
     ];
     for (text, says) in cases {
@@ -87,8 +97,19 @@ fn refusals_name_their_line() {
         assert!(error.contains(says), "{error}");
     }
     let board = Board::new(8, 8, &[0; 64], &[]).unwrap();
-    let small = Puzzle::new(board, vec![0, 17], Target { cell: 34, colour: None, shape: None });
-    assert!(matches!(write(&small.unwrap()), Err(KcoxError::Shape { width: 8, .. })));
+    let small = Puzzle::new(
+        board,
+        vec![0, 17],
+        Target {
+            cell: 34,
+            colour: None,
+            shape: None,
+        },
+    );
+    assert!(matches!(
+        write(&small.unwrap()),
+        Err(KcoxError::Shape { width: 8, .. })
+    ));
     assert!(looks_like(&good) && !looks_like("7650+42+E2302B12+C9"));
 }
 

@@ -91,9 +91,9 @@ fn dd_reachable_at_once(puzzle: &Puzzle) -> bool {
             while let Some(next) = puzzle.board().step_open(*ray.last().unwrap(), dir) {
                 ray.push(next);
             }
-            ray.iter().position(|&c| c == target).is_some_and(|at| {
-                at + 1 == ray.len() || robots.contains(&ray[at + 1])
-            })
+            ray.iter()
+                .position(|&c| c == target)
+                .is_some_and(|at| at + 1 == ray.len() || robots.contains(&ray[at + 1]))
         })
     })
 }
@@ -150,7 +150,11 @@ fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
     let count = puzzle.robots().len();
     let at_once = rules.ricochet == Ricochet::DriftingDroids && dd_reachable_at_once(puzzle);
     let must_turn = rules.ricochet == Ricochet::Official || at_once;
-    let start: Node = (puzzle.robots().to_vec(), vec![None; count], vec![false; count]);
+    let start: Node = (
+        puzzle.robots().to_vec(),
+        vec![None; count],
+        vec![false; count],
+    );
     let mut seen = std::collections::HashSet::from([start.clone()]);
     let mut queue = VecDeque::from([(start, 0usize)]);
     while let Some(((robots, last, turned), depth)) = queue.pop_front() {
@@ -202,7 +206,10 @@ fn the_search_agrees_with_a_plain_bfs_under_every_rule_set() {
                 (Ok(solution), Some(moves)) => {
                     assert_eq!(solution.moves.len(), moves, "case {case} {rules}");
                     assert!(puzzle.is_solution(&solution.moves), "case {case} {rules}");
-                    assert!(obeys(&puzzle, &solution.moves, rules), "case {case} {rules}");
+                    assert!(
+                        obeys(&puzzle, &solution.moves, rules),
+                        "case {case} {rules}"
+                    );
                 }
                 (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => {}
                 (found, expected) => panic!("case {case} {rules}: {found:?} vs {expected:?}"),
@@ -214,7 +221,10 @@ fn the_search_agrees_with_a_plain_bfs_under_every_rule_set() {
         }
     }
     // Each rule matters on these boards: some puzzles need more moves under it.
-    assert!(differ[1..].iter().all(|&n| n >= 10), "{differ:?} puzzles differ");
+    assert!(
+        differ[1..].iter().all(|&n| n >= 10),
+        "{differ:?} puzzles differ"
+    );
 }
 
 /// The ricochet rules differ where DriftingDroids waives its own (no robot reaches the
@@ -236,7 +246,10 @@ fn the_two_ricochet_rules_differ_and_the_minimum_refuses_short_positions() {
             min_moves: 3,
             ..Rules::STANDARD
         };
-        match (judge(&puzzle, minimum, 40), reference_moves(&puzzle, Rules::STANDARD)) {
+        match (
+            judge(&puzzle, minimum, 40),
+            reference_moves(&puzzle, Rules::STANDARD),
+        ) {
             (Ok(Verdict::Refused(solution)), Some(moves)) => {
                 assert!(moves < 3 && solution.moves.len() == moves, "case {case}");
                 refused += 1;
@@ -250,7 +263,10 @@ fn the_two_ricochet_rules_differ_and_the_minimum_refuses_short_positions() {
         }
     }
     assert!(official_only >= 5, "{official_only}");
-    assert!(refused >= 5 && judged >= 5, "{refused} refused, {judged} judged");
+    assert!(
+        refused >= 5 && judged >= 5,
+        "{refused} refused, {judged} judged"
+    );
 }
 
 #[test]
@@ -319,11 +335,19 @@ fn obeys_tells_a_finish_without_a_turn() {
     assert!(obeys(&straight, &at_once, Rules::STANDARD));
     assert!(!obeys(&straight, &at_once, RICOCHET));
     assert!(!obeys(&straight, &at_once, DD_RICOCHET));
-    let around = [m(0, Direction::South), m(0, Direction::East), m(0, Direction::North)];
+    let around = [
+        m(0, Direction::South),
+        m(0, Direction::East),
+        m(0, Direction::North),
+    ];
     assert!(obeys(&straight, &around, RICOCHET));
     // Bottom-right corner: two moves, with a turn.
     let corner = open_board(24);
-    assert!(obeys(&corner, &[m(0, Direction::South), m(0, Direction::East)], RICOCHET));
+    assert!(obeys(
+        &corner,
+        &[m(0, Direction::South), m(0, Direction::East)],
+        RICOCHET
+    ));
     // Next to the corner: robot 1 comes north as a blocker, robot 0 goes straight east.
     // DriftingDroids asks nothing of a target no robot reaches at once; the rulebook does.
     let blocked = open_board(1);
@@ -374,7 +398,10 @@ fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
                 let mut at = puzzle.robots().to_vec();
                 for step in &solution.moves {
                     let to = reference_slide(&puzzle, &at, step.robot as usize, step.dir);
-                    assert_ne!(to, at[step.robot as usize], "case {case}: a move that moves");
+                    assert_ne!(
+                        to, at[step.robot as usize],
+                        "case {case}: a move that moves"
+                    );
                     at[step.robot as usize] = to;
                 }
                 let last = solution.moves.last().unwrap().robot as usize;

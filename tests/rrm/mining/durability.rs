@@ -440,10 +440,7 @@ fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
         .into_iter()
         .map(|(client, raw, unit)| {
             let seeds = unit.seed_start..unit.seed_end;
-            let cancel = std::sync::atomic::AtomicBool::new(false);
-            let solved =
-                rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds.clone(), 20, 5, &cancel, &|| {})
-                    .unwrap();
+            let solved = super::solve_honestly(seeds.clone(), 5);
             let counts = solved.move_counts.clone();
             (
                 client,

@@ -163,6 +163,13 @@ fn worker(url: &str, threads: usize) -> Process {
 /// identity's check (none for a lone worker, which may not check its own results), and
 /// every identity trusted from the start: no unit is solved again in full (the
 /// `replication` tests cover that).
+/// What an honest worker computes for Fogleman `seeds` (record threshold 20).
+fn solve_honestly(seeds: Range<u64>, top_count: usize) -> rrm_worker::UnitResult {
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let dealer = ricochet::Dealer::standard(Generator::Fogleman);
+    rrm_worker::solve_unit(dealer, seeds, 20, top_count, &cancel, &|| {}).unwrap()
+}
+
 fn checking(verify_share: f64) -> Config {
     Config {
         verify_share,

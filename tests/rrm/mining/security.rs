@@ -101,10 +101,7 @@ pub(super) async fn leased_and_solved(
         .into_inner()
         .unit
         .expect("a unit");
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let seeds = unit.seed_start..unit.seed_end;
-    let solved =
-        rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds, 20, 5, &cancel, &|| {}).unwrap();
+    let solved = super::solve_honestly(unit.seed_start..unit.seed_end, 5);
     (unit, solved)
 }
 

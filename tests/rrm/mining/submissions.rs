@@ -22,10 +22,7 @@ fn duplicate_late_and_malformed_submissions() {
         let lease = second.lease.clone().unwrap();
         assert_eq!((lease.unit, lease.lease), (first_lease.unit, 2));
         let seeds = second.seed_start..second.seed_end;
-        let cancel = std::sync::atomic::AtomicBool::new(false);
-        let result =
-            rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds.clone(), 20, 5, &cancel, &|| {})
-                .unwrap();
+        let result = super::solve_honestly(seeds.clone(), 5);
         let submit = |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| {
             let mut request = submission(lease, seeds.clone(), &result, &worker, counts);
             if let Some(digest) = digest {
@@ -237,9 +234,7 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
     let Work::Seeds { seeds, .. } = assignment.work else {
         panic!("a seed unit")
     };
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let solved =
-        rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds.clone(), 20, 2, &cancel, &|| {}).unwrap();
+    let solved = super::solve_honestly(seeds.clone(), 2);
     let honest = Submission {
         worker: worker.id,
         identity: worker.identity.clone(),

@@ -329,10 +329,7 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
         assert_eq!(claimed.seeds_in_progress, 10);
 
         let seeds = unit.seed_start..unit.seed_end;
-        let cancel = std::sync::atomic::AtomicBool::new(false);
-        let result =
-            rrm_worker::solve_unit(ricochet::Dealer::standard(Generator::Fogleman), seeds.clone(), 20, 5, &cancel, &|| {})
-                .unwrap();
+        let result = super::solve_honestly(seeds.clone(), 5);
         client
             .submit(pb::SubmitRequest {
                 worker_id: worker.id,

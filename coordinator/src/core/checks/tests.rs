@@ -110,7 +110,13 @@ fn checked_with(
         spot_share: 1.0,
         shown_bar,
     };
-    check_contents(Dealer::standard(Generator::Fogleman), spec, SEEDS, submission, checks)
+    check_contents(
+        Dealer::standard(Generator::Fogleman),
+        spec,
+        SEEDS,
+        submission,
+        checks,
+    )
 }
 
 #[test]

@@ -315,8 +315,13 @@ fn check_sample(
     result: &ExhaustiveResult,
 ) -> Result<(), Rejection> {
     let list = PlacementList::Sample;
-    let expected = sample_placements(&unit.board, HELPERS, unit.finisher, work.sample_size as usize)
-        .map_err(|_| Rejection::InvalidPlacement { list, index: 0 })?;
+    let expected = sample_placements(
+        &unit.board,
+        HELPERS,
+        unit.finisher,
+        work.sample_size as usize,
+    )
+    .map_err(|_| Rejection::InvalidPlacement { list, index: 0 })?;
     if result.sample.len() > expected.len() {
         return Err(Rejection::TooMany {
             list,

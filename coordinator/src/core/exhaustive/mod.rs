@@ -83,7 +83,6 @@ pub fn canonical_board(board: &str) -> Result<String, ricochet::LayoutError> {
     Ok(tiles.join(" "))
 }
 
-
 /// What a request asks for, checked and normalised (boards canonical and in canonical
 /// order, tokens in token order, each once).
 fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
