@@ -10,7 +10,7 @@ use crate::top::placement_puzzle;
 use anyhow::{bail, Context, Result};
 use clap::builder::RangedU64ValueParser;
 use clap::Args;
-use ricochet::metrics::{metrics, Metrics};
+use ricochet::metrics::{metrics_under, Metrics};
 use ricochet::svg::{escape, Picture};
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
@@ -278,11 +278,7 @@ fn choose(
             continue;
         }
         let cap = if args.unique { 2 } else { SOLUTION_COUNT_CAP };
-        let mut measured = metrics(&puzzle, &solution, cap);
-        if rules.restricts_moves() {
-            // Counted under the standard moves: unknown under these rules.
-            (measured.optimal_solutions, measured.capped) = (None, false);
-        }
+        let measured = metrics_under(&puzzle, &solution, cap, rules);
         if args.unique && measured.optimal_solutions != Some(1) {
             continue;
         }

@@ -5,11 +5,11 @@ use crate::backend::{Backend, BackendArgs};
 use crate::show::{metrics_json, metrics_line, SOLUTION_COUNT_CAP};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ricochet::metrics::{metrics, Metrics};
+use ricochet::metrics::{metrics_under, Metrics};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
-use rrm_model::MinedPlacement;
+use rrm_model::{MinedPlacement, Rules};
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
@@ -63,7 +63,8 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
             .collect::<Result<Vec<_>>>()?;
         return print_kcox(&puzzles);
     }
-    let measured = measure(&puzzles, |mined| {
+    let rules = spec_of(&mut backend, &name)?.rules;
+    let measured = measure(&puzzles, rules, |mined| {
         Ok((generator.generate(mined.seed)?.puzzle, &mined.solution))
     })?;
     let mut out = crate::stdout::lock();
@@ -130,6 +131,7 @@ fn print_kcox(puzzles: &[ricochet::Puzzle]) -> Result<ExitCode> {
 /// bar before anything is printed. Gives each puzzle, its metrics and its optimum.
 fn measure<T>(
     items: &[T],
+    rules: Rules,
     puzzle_of: impl Fn(&T) -> Result<(Puzzle, &Vec<String>)>,
 ) -> Result<Vec<(Puzzle, Metrics, usize)>> {
     let progress = crate::progress::bar(items.len() as u64, "puzzles measured");
@@ -140,7 +142,7 @@ fn measure<T>(
             .iter()
             .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
             .collect::<Result<_>>()?;
-        let metrics = metrics(&puzzle, &solution, SOLUTION_COUNT_CAP);
+        let metrics = metrics_under(&puzzle, &solution, SOLUTION_COUNT_CAP, rules);
         measured.push((puzzle, metrics, solution.len()));
         progress.inc(1);
     }
@@ -213,7 +215,7 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
         mined.solution = solve_exactly(&placement_puzzle(mined)?, mined.moves)
             .with_context(|| format!("placement {:?} of unit {}", mined.placement, mined.unit))?;
     }
-    let measured = measure(&placements, |mined| {
+    let measured = measure(&placements, Rules::STANDARD, |mined| {
         Ok((placement_puzzle(mined)?, &mined.solution))
     })?;
     let mut out = crate::stdout::lock();

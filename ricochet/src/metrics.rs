@@ -4,6 +4,7 @@
 
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{robots_moved, Move, Puzzle};
+use crate::rules::Rules;
 use crate::solver::{lower_bounds, UNREACHABLE};
 use std::collections::{HashMap, VecDeque};
 
@@ -29,6 +30,24 @@ impl Metrics {
     pub fn solo_gap(&self, optimum: usize) -> Option<usize> {
         self.solo_moves
             .map(|solo| usize::from(solo).saturating_sub(optimum))
+    }
+}
+
+/// [`metrics`] of a puzzle played under `rules`: optimal solutions are counted over
+/// straight slides with every move allowed, so under rules that restrict moves, or on a
+/// board with mirrors, their count is unknown (`None`).
+pub fn metrics_under(puzzle: &Puzzle, solution: &[Move], cap: u64, rules: Rules) -> Metrics {
+    if !rules.restricts_moves() && !puzzle.board().has_mirrors() {
+        return metrics(puzzle, solution, cap);
+    }
+    Metrics {
+        optimal_solutions: None,
+        capped: false,
+        robots_moved: robots_moved(solution),
+        ricochets: ricochets(puzzle, solution),
+        solo_moves: (!puzzle.board().has_mirrors())
+            .then(|| solo_moves(puzzle))
+            .flatten(),
     }
 }
 

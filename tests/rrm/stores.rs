@@ -207,7 +207,7 @@ fn campaign_create_starts_a_store_and_says_its_units() {
 
     // Nothing mined yet: said so, with no made-up figures.
     let text = rrm_ok(&["stats", "--data", data, "--campaign", "small"]);
-    assert_eq!(text, "small: no puzzles mined yet\n");
+    assert_eq!(text, "rules: standard\nsmall: no puzzles mined yet\n");
     let json: Value = serde_json::from_str(&rrm_ok(&[
         "stats",
         "--data",
