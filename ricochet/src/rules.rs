@@ -220,6 +220,11 @@ enum Line {
 }
 
 impl Line {
+    /// Whether a move in `dir` after a last move on this line turns at a right angle.
+    fn turns_to(self, dir: Direction) -> bool {
+        self != Line::None && self != Line::of(dir)
+    }
+
     fn of(dir: Direction) -> Line {
         match dir {
             Direction::North | Direction::South => Line::NorthSouth,
@@ -364,9 +369,7 @@ impl<'p> Restricted<'p> {
                 next.robots[robot] = to;
                 next.lines[robot] = Line::of(dir);
                 let may_finish = self.puzzle.may_finish(robot);
-                let turns = !matches!(state.lines[robot], Line::None)
-                    && state.lines[robot] != Line::of(dir);
-                if self.must_turn && may_finish && turns {
+                if self.must_turn && may_finish && state.lines[robot].turns_to(dir) {
                     next.turned |= 1 << robot;
                 }
                 let on_target = to == self.puzzle.target().cell && may_finish;
@@ -485,7 +488,7 @@ pub fn obeys(puzzle: &Puzzle, moves: &[Move], rules: Rules) -> bool {
         if !rules.rebounds && line == Line::of(step.dir) {
             return false;
         }
-        turned[robot] |= line != Line::None && line != Line::of(step.dir);
+        turned[robot] |= line.turns_to(step.dir);
         lines[robot] = Line::of(step.dir);
         robots[robot] = puzzle.slide(&robots, *step);
         let on_target = robots[robot] == puzzle.target().cell && puzzle.may_finish(robot);

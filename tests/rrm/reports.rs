@@ -78,16 +78,19 @@ fn stats_top_show_and_packs() {
     );
 
     // Records: hardest first, solutions that replay, metrics present.
-    let top = rrm_ok(&[
-        "top",
-        "--data",
-        data,
-        "--campaign",
-        "fogleman-1-2001",
-        "--limit",
-        "3",
-        "--json",
-    ]);
+    let top_as = |format: &'static str| {
+        let args = [
+            "top",
+            "--data",
+            data,
+            "--campaign",
+            "fogleman-1-2001",
+            "--limit",
+            "3",
+        ];
+        [&args[..], &[format]].concat()
+    };
+    let top = rrm_ok(&top_as("--json"));
     let rows: Vec<Value> = top
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -95,16 +98,7 @@ fn stats_top_show_and_packs() {
     assert_eq!(rows.len(), 3);
     // The same list as DriftingDroids game IDs: each the seed's robots and target on
     // its tiles in DriftingDroids' names.
-    let ids = rrm(&[
-        "top",
-        "--data",
-        data,
-        "--campaign",
-        "fogleman-1-2001",
-        "--limit",
-        "3",
-        "--dd-ids",
-    ]);
+    let ids = rrm(&top_as("--dd-ids"));
     assert!(ids.status.success());
     assert!(String::from_utf8_lossy(&ids.stderr).contains("beside the vortex"));
     let ids = String::from_utf8(ids.stdout).unwrap();

@@ -466,12 +466,9 @@ impl Sweep {
         let candidates = minus(&self.moves.free, &mask_of(group));
         let mut cells = EMPTY;
         for (moving, &from) in group.iter().enumerate() {
-            let mut others = [0 as Cell; MAX_HELPERS];
-            let kept = self.helpers - 1;
-            others[..moving].copy_from_slice(&group[..moving]);
-            others[moving..kept].copy_from_slice(&group[moving + 1..]);
+            let others = others_of(group, moving);
             for dir in Direction::ALL {
-                let end = self.slide_end(from, &others[..kept], dir);
+                let end = self.slide_end(from, &others[..group.len() - 1], dir);
                 let passed = minus(self.rays.mask(from, dir), self.rays.mask(end, dir));
                 if !has(&passed, target) {
                     continue;
@@ -552,9 +549,7 @@ impl Sweep {
         let group = &self.sets[rank][..self.helpers];
         for moving in 0..self.helpers {
             let cell = group[moving];
-            let mut others = [0 as Cell; MAX_HELPERS];
-            others[..moving].copy_from_slice(&group[..moving]);
-            others[moving..self.helpers - 1].copy_from_slice(&group[moving + 1..]);
+            let others = others_of(group, moving);
             let entry = &self.next_beyond[self.cells.rank(&others[..self.helpers - 1])];
             for dir in Direction::ALL {
                 if dir.step(cell).is_some_and(|next| has(block, next)) {
@@ -672,12 +667,8 @@ impl Sweep {
         let mut slides = [Slide::default(); MAX_HELPERS * 4];
         let mut planned = 0;
         for moving in 0..self.helpers {
-            // Fixed arrays, not vectors: this runs for every block of every layer.
-            let mut others = [0 as Cell; MAX_HELPERS];
-            let kept = self.helpers - 1;
-            others[..moving].copy_from_slice(&group[..moving]);
-            others[moving..kept].copy_from_slice(&group[moving + 1..]);
-            let others = &others[..kept];
+            let others = others_of(group, moving);
+            let others = &others[..self.helpers - 1];
             let others_rank = self.cells.rank(others);
             for dir in Direction::ALL {
                 if let Some(slide) = self.plan_slide(group[moving], others, others_rank, dir) {
@@ -754,9 +745,7 @@ impl Sweep {
             others: others_rank,
         })
     }
-}
 
-impl Sweep {
     /// Where a robot at `from` slides in `dir` among `others` (no other robot moves).
     #[inline(always)]
     fn slide_end(&self, from: Cell, others: &[Cell], dir: Direction) -> Cell {
@@ -779,6 +768,16 @@ impl Sweep {
             None => self.rays.last(from, dir),
         }
     }
+}
+
+/// `group` without its `moving`-th cell, still ascending. A fixed array, not a vector:
+/// this runs for every block of every layer.
+#[inline(always)]
+fn others_of(group: &[Cell], moving: usize) -> Set {
+    let mut others = [0 as Cell; MAX_HELPERS];
+    others[..moving].copy_from_slice(&group[..moving]);
+    others[moving..group.len() - 1].copy_from_slice(&group[moving + 1..]);
+    others
 }
 
 /// One helper move of a block, planned before its blocks are read.
