@@ -8,7 +8,10 @@ use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args};
 use cpu_time::ProcessTime;
 use ricochet::edition::{unit_geometry, UnitGeometry};
-use ricochet::exhaustive::{analyse, Analysis, Finisher, Options, Placement, UnitError};
+use ricochet::exhaustive::{
+    analyse, analyse_restricted, Analysis, Finisher, Layer, Options, Placement, UnitError,
+};
+use ricochet::rules::Rules;
 use ricochet::{Board, Cell, Layout, Puzzle, PuzzleRecord, Target};
 use rrm_model::{
     add_bins, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND,
@@ -58,6 +61,12 @@ pub struct ExhaustArgs {
     /// Keep up to this many legal placements at the deepest depth a legal one needs
     #[arg(long, default_value_t = LIST_BOUND)]
     legal_hardest: u32,
+    /// The rule set (see README, "Rules"): `standard`, or e.g. `no-rebounds,min-moves=3`.
+    /// Rules that restrict moves take an engine that also tracks each robot's last line,
+    /// for small boards (at most 20,000,000 states). A minimum counts placements needing
+    /// fewer moves as refused; the histogram keeps every count.
+    #[arg(long, value_parser = crate::solve::parse_rules, default_value = "standard")]
+    rules: Rules,
     /// Write the histogram (summed over the units run) as an SVG picture.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -94,6 +103,9 @@ struct PositionJson {
 struct UnitJson {
     #[serde(flatten)]
     result: UnitResultJson,
+    /// Placements the rules' minimum refuses (they need fewer moves).
+    #[serde(skip_serializing_if = "is_zero")]
+    refused: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     position: Option<PositionJson>,
 }
@@ -217,17 +229,23 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         let bar = crate::progress::bar_with_message(0, "placements");
         bar.set_message(unit.label.clone());
         let (cpu, wall) = (ProcessTime::now(), Instant::now());
+        let on_layer = |layer: &Layer| {
+            bar.set_length(layer.placements);
+            bar.set_position(layer.solved);
+            bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
+            if crate::interrupt::interrupted() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let (board, target, helpers) = (&unit.board, unit.target, unit.helpers);
         let analysis = pool.install(|| {
-            analyse(&unit.board, unit.target, unit.helpers, &options, |layer| {
-                bar.set_length(layer.placements);
-                bar.set_position(layer.solved);
-                bar.set_message(format!("{}: layer {} done", unit.label, layer.depth));
-                if crate::interrupt::interrupted() {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            })
+            if args.rules.restricts_moves() {
+                analyse_restricted(board, target, helpers, args.rules, &options, on_layer)
+            } else {
+                analyse(board, target, helpers, &options, on_layer)
+            }
         });
         bar.finish_and_clear();
         if let Err(UnitError::Stopped(layers)) = analysis {
@@ -258,6 +276,10 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
             &lists,
         );
         result.run = Some(run);
+        if args.rules != Rules::STANDARD {
+            result.rules = Some(args.rules.to_string());
+        }
+        let refused = refused(&analysis, args.rules);
         let position = unit.position.as_ref().map(|(label, placement)| {
             let moves = analysis.watched[0];
             PositionJson {
@@ -269,13 +291,24 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         });
         let mut out = crate::stdout::lock();
         if args.json {
-            let json = UnitJson { result, position };
+            let json = UnitJson {
+                result,
+                refused,
+                position,
+            };
             writeln!(out, "{}", serde_json::to_string(&json)?)?;
         } else {
             write!(
                 out,
                 "{}",
-                text(unit, &analysis, &result, position.as_ref(), args.show)?
+                text(
+                    unit,
+                    &analysis,
+                    &result,
+                    position.as_ref(),
+                    refused,
+                    args.show
+                )?
             )?;
         }
         out.flush()?;
@@ -293,6 +326,16 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Placements the minimum of `rules` refuses: those needing fewer moves.
+fn refused(analysis: &Analysis, rules: Rules) -> u64 {
+    let below = usize::from(rules.min_moves).min(analysis.histogram.len());
+    analysis.histogram[..below].iter().sum()
 }
 
 /// Placements needing more moves than `moves` (all unsolvable ones included).
@@ -314,6 +357,7 @@ fn text(
     analysis: &Analysis,
     result: &UnitResultJson,
     position: Option<&PositionJson>,
+    refused: u64,
     show: usize,
 ) -> Result<String> {
     let robots = match unit.target.colour {
@@ -324,8 +368,9 @@ fn text(
         ),
         None => format!("any of {} interchangeable robots", unit.helpers + 1),
     };
+    let rules = result.rules.as_deref().unwrap_or("standard");
     let mut out = format!(
-        "{}: {robots}, {}\n",
+        "{}: {robots}, {}\nrules: {rules}\n",
         unit.label,
         crate::report::count(analysis.placements, "placement")
     );
@@ -351,6 +396,12 @@ fn text(
             out += &format!(" {l:>17} {:>7.3}%", share(l, legal_total));
         }
         out.push('\n');
+    }
+    if refused > 0 {
+        out += &format!(
+            "refused by the minimum (fewer moves): {}\n",
+            crate::report::count(refused, "placement")
+        );
     }
     if analysis.unsolvable > 0 {
         out += &format!(
@@ -390,7 +441,7 @@ fn text(
         }
     );
     for (i, placement) in analysis.hardest.iter().take(show).enumerate() {
-        let record = record(unit, placement, analysis.max_moves, i + 1)?;
+        let record = record(unit, placement, analysis.max_moves, rules, i + 1)?;
         out += &serde_json::to_string(&record)?;
         out.push('\n');
     }
@@ -407,13 +458,22 @@ fn text(
 }
 
 /// A placement of the unit as a puzzle record, with its move count to check.
-fn record(unit: &Unit, placement: &Placement, moves: u8, number: usize) -> Result<PuzzleRecord> {
+fn record(
+    unit: &Unit,
+    placement: &Placement,
+    moves: u8,
+    rules: &str,
+    number: usize,
+) -> Result<PuzzleRecord> {
     let puzzle = Puzzle::new(unit.board.clone(), placement.robots(unit.slot), unit.target)?;
     let mut record = puzzle.to_record(Some(format!("{} #{number}", unit.label)));
-    record.source = Some(format!(
-        "rrm exhaust: {} moves, proven by exhaustive analysis",
-        moves
-    ));
+    record.source = Some(match rules {
+        "standard" => format!("rrm exhaust: {moves} moves, proven by exhaustive analysis"),
+        rules => format!(
+            "rrm exhaust: {moves} moves under rules {rules} (`rrm solve --rules {rules}`), \
+             proven by exhaustive analysis"
+        ),
+    });
     record.moves = Some(moves.into());
     Ok(record)
 }

@@ -68,6 +68,9 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
         Ok((generator.generate(mined.seed)?.puzzle, &mined.solution))
     })?;
     let mut out = crate::stdout::lock();
+    if rules != Rules::STANDARD && !args.json {
+        writeln!(out, "{name}: rules {rules}")?;
+    }
     if puzzles.is_empty() && !args.json {
         writeln!(
             out,
@@ -79,6 +82,7 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
         if args.json {
             let row = json!({
                 "campaign": name,
+                "rules": rules.to_string(),
                 "rank": rank + 1,
                 "seed": mined.seed,
                 "moves": mined.moves,
@@ -233,6 +237,7 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
         if args.json {
             let row = json!({
                 "campaign": name,
+                "rules": Rules::STANDARD.to_string(),
                 "rank": rank + 1,
                 "unit": mined.unit,
                 "board": mined.board,

@@ -56,6 +56,10 @@ pub struct UnitResultJson {
     /// Who computed the unit and who checked it (files written by `rrm census export`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<ProvenanceJson>,
+    /// The rule set, when not today's (`rrm exhaust --rules`). Campaigns and the census
+    /// hold today's rule only, so import and census reports refuse any other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
     /// How the unit was computed (informative).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunJson>,
@@ -240,6 +244,7 @@ impl UnitResultJson {
             legal_hardest: cells(&analysis.legal_hardest),
             hardest_solutions: Vec::new(),
             legal_hardest_solutions: Vec::new(),
+            rules: None,
             provenance: None,
             run: None,
         }
@@ -290,6 +295,7 @@ impl UnitResultJson {
             legal_hardest: cells(&result.legal_hardest),
             hardest_solutions: notation(&done.record.hardest_solutions),
             legal_hardest_solutions: notation(&done.record.legal_hardest_solutions),
+            rules: None,
             provenance: Some(ProvenanceJson {
                 computed_by: provenance.producer.clone().unwrap_or_default(),
                 verified_by: provenance.verified_by.clone(),
@@ -308,6 +314,12 @@ impl UnitResultJson {
 
     /// The Fogleman unit (board, token) the result is for.
     pub fn unit(&self) -> Result<(&str, &str)> {
+        if let Some(rules) = &self.rules {
+            anyhow::bail!(
+                "analysed under rules {rules}; campaigns and the census hold today's rule \
+                 (standard) only, and a result is never merged across rules"
+            );
+        }
         self.board
             .as_deref()
             .zip(self.token.as_deref())

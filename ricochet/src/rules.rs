@@ -186,12 +186,7 @@ pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, U
     }
     let started = Instant::now();
     let mut search = Restricted::new(puzzle, rules);
-    let mut start = State {
-        robots: [0; MAX_ROBOTS],
-        lines: [Line::None; MAX_ROBOTS],
-        turned: 0,
-    };
-    start.robots[..search.count].copy_from_slice(puzzle.robots());
+    let start = State::start(puzzle.robots());
     let first = search.bound(&start);
     if first == UNREACHABLE {
         return Err(Unsolved::Unreachable);
@@ -213,7 +208,7 @@ pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, U
 
 /// The line of a robot's last move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Line {
+pub(crate) enum Line {
     None,
     NorthSouth,
     EastWest,
@@ -237,37 +232,38 @@ impl Line {
 /// robot; kept only where the ricochet rule asks); entries past the puzzle's robots are
 /// unused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct State {
-    robots: [Cell; MAX_ROBOTS],
-    lines: [Line; MAX_ROBOTS],
-    turned: u8,
+pub(crate) struct State {
+    pub(crate) robots: [Cell; MAX_ROBOTS],
+    pub(crate) lines: [Line; MAX_ROBOTS],
+    pub(crate) turned: u8,
 }
 
-/// Most states the table keeps before it starts afresh (a lost entry only means a state
-/// is searched again): about 400 MB.
-const TABLE_LIMIT: usize = 1 << 24;
-
-/// A hasher for keys that are already well-mixed integers once multiplied.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(self.0 << 8 | u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+impl State {
+    /// A position before any move.
+    pub(crate) fn start(robots: &[Cell]) -> State {
+        let mut state = State {
+            robots: [0; MAX_ROBOTS],
+            lines: [Line::None; MAX_ROBOTS],
+            turned: 0,
+        };
+        state.robots[..robots.len()].copy_from_slice(robots);
+        state
     }
 }
 
-struct Restricted<'p> {
+/// What one move does under the rules.
+pub(crate) enum Play {
+    /// Not a move: the robot does not move, rebounds where that is forbidden, or stops on
+    /// the target too early.
+    NoMove,
+    /// The move finishes the puzzle.
+    Finishes,
+    Continues(State),
+}
+
+/// Plays moves under a rule set on a puzzle's board and target, with the ricochet duties
+/// of the position the play started from.
+pub(crate) struct Mover<'p> {
     puzzle: &'p Puzzle,
     rules: Rules,
     count: usize,
@@ -275,45 +271,57 @@ struct Restricted<'p> {
     must_turn: bool,
     /// A robot that may finish must not stop on the target before the last move.
     no_early_stop: bool,
-    /// Moves a finishing robot needs from each cell, by the line of its last move.
-    lower_bound: [[u8; CELLS]; 3],
-    /// The most moves each state was searched with, without a solution.
-    searched: HashMap<u64, u8, BuildHasherDefault<KeyHasher>>,
-    path: Vec<Move>,
-    states: u64,
 }
 
-impl<'p> Restricted<'p> {
-    fn new(puzzle: &'p Puzzle, rules: Rules) -> Restricted<'p> {
+impl<'p> Mover<'p> {
+    /// The mover of plays starting from `puzzle`'s position.
+    pub(crate) fn new(puzzle: &'p Puzzle, rules: Rules) -> Mover<'p> {
         let (must_turn, no_early_stop) = ricochet_duties(puzzle, rules);
-        Restricted {
+        Mover {
             puzzle,
             rules,
             count: puzzle.robots().len(),
             must_turn,
             no_early_stop,
-            lower_bound: line_bounds(puzzle, rules),
-            searched: HashMap::default(),
-            path: Vec::new(),
-            states: 0,
         }
     }
 
-    /// Moves at least still needed: the fewest of any robot allowed to finish.
-    fn bound(&self, state: &State) -> u8 {
-        (0..self.count)
-            .filter(|&robot| self.puzzle.may_finish(robot))
-            .map(|robot| {
-                self.lower_bound[state.lines[robot] as usize][state.robots[robot] as usize]
-            })
-            .min()
-            .unwrap_or(UNREACHABLE)
+    /// The duties this mover plays by, as two bits (part of a state's identity where
+    /// plays from different starts meet).
+    pub(crate) fn duties(&self) -> u8 {
+        u8::from(self.must_turn) | u8::from(self.no_early_stop) << 1
+    }
+
+    pub(crate) fn play(&self, state: &State, step: Move) -> Play {
+        let robot = usize::from(step.robot);
+        if !self.rules.rebounds && state.lines[robot] == Line::of(step.dir) {
+            return Play::NoMove;
+        }
+        let to = self.puzzle.slide(&state.robots[..self.count], step);
+        if to == state.robots[robot] {
+            return Play::NoMove;
+        }
+        let mut next = *state;
+        next.robots[robot] = to;
+        next.lines[robot] = Line::of(step.dir);
+        let may_finish = self.puzzle.may_finish(robot);
+        if self.must_turn && may_finish && state.lines[robot].turns_to(step.dir) {
+            next.turned |= 1 << robot;
+        }
+        let on_target = to == self.puzzle.target().cell && may_finish;
+        if on_target && (!self.must_turn || next.turned >> robot & 1 == 1) {
+            Play::Finishes
+        } else if on_target && self.no_early_stop {
+            Play::NoMove
+        } else {
+            Play::Continues(next)
+        }
     }
 
     /// The state's table key: robots that cannot finish are interchangeable (all of them
     /// for the vortex) unless mirrors tell colours apart, so theirs are sorted; 11 bits
     /// per robot, 55 at most.
-    fn key(&self, state: &State) -> u64 {
+    pub(crate) fn key(&self, state: &State) -> u64 {
         let mut parts = [0u64; MAX_ROBOTS];
         for (robot, part) in parts.iter_mut().enumerate() {
             let turned = u64::from(state.turned >> robot & 1);
@@ -333,6 +341,67 @@ impl<'p> Restricted<'p> {
             .iter()
             .fold(0, |key, &part| key << 11 | part)
     }
+}
+
+/// Most states the table keeps before it starts afresh (a lost entry only means a state
+/// is searched again): about 400 MB.
+const TABLE_LIMIT: usize = 1 << 24;
+
+/// A hasher for keys that are already well-mixed integers once multiplied.
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(self.0 << 8 | u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+struct Restricted<'p> {
+    puzzle: &'p Puzzle,
+    mover: Mover<'p>,
+    count: usize,
+    /// Moves a finishing robot needs from each cell, by the line of its last move.
+    lower_bound: [[u8; CELLS]; 3],
+    /// The most moves each state was searched with, without a solution.
+    searched: HashMap<u64, u8, BuildHasherDefault<KeyHasher>>,
+    path: Vec<Move>,
+    states: u64,
+}
+
+impl<'p> Restricted<'p> {
+    fn new(puzzle: &'p Puzzle, rules: Rules) -> Restricted<'p> {
+        Restricted {
+            puzzle,
+            mover: Mover::new(puzzle, rules),
+            count: puzzle.robots().len(),
+            lower_bound: line_bounds(puzzle, rules),
+            searched: HashMap::default(),
+            path: Vec::new(),
+            states: 0,
+        }
+    }
+
+    /// Moves at least still needed: the fewest of any robot allowed to finish.
+    fn bound(&self, state: &State) -> u8 {
+        (0..self.count)
+            .filter(|&robot| self.puzzle.may_finish(robot))
+            .map(|robot| {
+                self.lower_bound[state.lines[robot] as usize][state.robots[robot] as usize]
+            })
+            .min()
+            .unwrap_or(UNREACHABLE)
+    }
 
     /// Whether a solution of at most `left` more moves exists from `state` (pushed onto
     /// `path` if so).
@@ -342,7 +411,7 @@ impl<'p> Restricted<'p> {
         if left == 0 || bound > left {
             return false;
         }
-        let key = self.key(state);
+        let key = self.mover.key(state);
         if self.searched.get(&key).is_some_and(|&done| done >= left) {
             return false;
         }
@@ -354,37 +423,24 @@ impl<'p> Restricted<'p> {
         };
         for robot in movers {
             for dir in Direction::ALL {
-                if !self.rules.rebounds && state.lines[robot] == Line::of(dir) {
-                    continue;
-                }
                 let step = Move {
                     robot: robot as u8,
                     dir,
                 };
-                let to = self.puzzle.slide(&state.robots[..self.count], step);
-                if to == state.robots[robot] {
-                    continue;
+                match self.mover.play(state, step) {
+                    Play::NoMove => {}
+                    Play::Finishes => {
+                        self.path.push(step);
+                        return true;
+                    }
+                    Play::Continues(next) => {
+                        self.path.push(step);
+                        if self.dfs(&next, left - 1) {
+                            return true;
+                        }
+                        self.path.pop();
+                    }
                 }
-                let mut next = *state;
-                next.robots[robot] = to;
-                next.lines[robot] = Line::of(dir);
-                let may_finish = self.puzzle.may_finish(robot);
-                if self.must_turn && may_finish && state.lines[robot].turns_to(dir) {
-                    next.turned |= 1 << robot;
-                }
-                let on_target = to == self.puzzle.target().cell && may_finish;
-                if on_target && (!self.must_turn || next.turned >> robot & 1 == 1) {
-                    self.path.push(step);
-                    return true;
-                }
-                if on_target && self.no_early_stop {
-                    continue;
-                }
-                self.path.push(step);
-                if self.dfs(&next, left - 1) {
-                    return true;
-                }
-                self.path.pop();
             }
         }
         if self.searched.len() >= TABLE_LIMIT {
@@ -501,4 +557,4 @@ pub fn obeys(puzzle: &Puzzle, moves: &[Move], rules: Rules) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -513,6 +513,107 @@ fn exhaust_command_counts_a_wild_unit_by_sets_of_cells() {
     assert!(text.contains("any of 3 interchangeable robots"), "{text}");
 }
 
+/// `rrm exhaust --rules`: the rule set is printed and recorded; rules that restrict moves
+/// change the counts (the position's own count is the rule search's, the hardest record
+/// solves to its count under them), a minimum only refuses; a result under other rules is
+/// never merged into the census.
+#[test]
+fn exhaust_honours_rules_and_names_them() {
+    let record = walled_puzzle(0);
+    let path = json_file("walled-rules.json", &record);
+    let path = path.to_str().unwrap();
+    let unit_under = |rules: &str| -> serde_json::Value {
+        let output = crate::rrm_ok(&["exhaust", "--puzzle", path, "--json", "--rules", rules]);
+        serde_json::from_str(output.trim()).unwrap()
+    };
+    let standard = unit_under("standard");
+    assert!(standard.get("rules").is_none(), "{standard}");
+    let histogram = |unit: &serde_json::Value| -> Vec<u64> {
+        (unit["histogram"].as_array().unwrap().iter())
+            .map(|n| n.as_u64().unwrap())
+            .collect()
+    };
+    let no_rebounds = unit_under("no-rebounds");
+    assert_eq!(no_rebounds["rules"], "no-rebounds");
+    assert_eq!(no_rebounds["placements"], standard["placements"]);
+    assert_ne!(histogram(&no_rebounds), histogram(&standard));
+    let solved = crate::rrm_ok(&[
+        "solve",
+        "--puzzle",
+        path,
+        "--rules",
+        "no-rebounds",
+        "--json",
+    ]);
+    let solved: serde_json::Value = serde_json::from_str(solved.trim()).unwrap();
+    assert_eq!(
+        no_rebounds["position"]["moves"].as_u64(),
+        Some(solved["solution"].as_array().unwrap().len() as u64)
+    );
+
+    let text = crate::rrm_ok(&["exhaust", "--puzzle", path, "--rules", "no-rebounds"]);
+    assert!(text.contains("\nrules: no-rebounds\n"), "{text}");
+    let hard: PuzzleRecord = serde_json::from_str(
+        text.lines()
+            .find(|l| l.starts_with('{'))
+            .expect("a hardest record"),
+    )
+    .unwrap();
+    assert!(hard
+        .source
+        .as_deref()
+        .unwrap()
+        .contains("under rules no-rebounds"));
+    let file = json_file("hard-no-rebounds.json", &hard);
+    let file = file.to_str().unwrap();
+    let solved = crate::rrm_ok(&[
+        "solve",
+        "--puzzle",
+        file,
+        "--rules",
+        "no-rebounds",
+        "--json",
+    ]);
+    let solved: serde_json::Value = serde_json::from_str(solved.trim()).unwrap();
+    assert_eq!(
+        hard.moves,
+        Some(solved["solution"].as_array().unwrap().len() as u32)
+    );
+    assert_eq!(no_rebounds["max_moves"].as_u64(), hard.moves.map(u64::from));
+
+    let minimum = unit_under("min-moves=3");
+    assert_eq!(histogram(&minimum), histogram(&standard));
+    let short: u64 = histogram(&standard)[..3].iter().sum();
+    assert!(short > 0);
+    assert_eq!(minimum["refused"], short);
+    let text = crate::rrm_ok(&["exhaust", "--puzzle", path, "--rules", "min-moves=3"]);
+    assert!(
+        text.contains(&format!("refused by the minimum (fewer moves): {short} ")),
+        "{text}"
+    );
+
+    // A census report never takes a unit analysed under other rules.
+    let units = std::env::temp_dir().join(format!("rrm-rules-units-{}", std::process::id()));
+    std::fs::create_dir_all(&units).unwrap();
+    let mut foreign = standard.clone();
+    foreign["board"] = "1A 3B 4A 2B".into();
+    foreign["token"] = "GQ".into();
+    foreign["rules"] = "no-rebounds".into();
+    std::fs::write(units.join("1A3B4A2B-GQ.json"), foreign.to_string()).unwrap();
+    let out = units.join("report");
+    let output = crate::rrm(&[
+        "census",
+        "report",
+        "--units",
+        units.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("never merged across rules"), "{stderr}");
+}
+
 #[test]
 fn exhaust_refuses_what_is_no_unit() {
     for args in [

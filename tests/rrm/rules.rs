@@ -93,6 +93,23 @@ fn a_campaign_under_each_rule_set_is_mined_and_queried_under_its_rules() {
             data.to_str().unwrap(),
         ]);
         assert!(text.starts_with(&format!("rules: {parsed}\n")), "{text}");
+        let top = |json: &str| {
+            let mut args = vec!["top", "--campaign", name, "--data", data.to_str().unwrap()];
+            args.extend(["--limit", "2", json].iter().filter(|a| !a.is_empty()));
+            crate::rrm_ok(&args)
+        };
+        let rows = top("--json");
+        assert_eq!(rows.lines().count(), 2, "{rows}");
+        for row in rows.lines() {
+            let row: serde_json::Value = serde_json::from_str(row).unwrap();
+            assert_eq!(row["rules"], parsed.to_string(), "{name}");
+        }
+        let header = format!("{name}: rules {parsed}\n");
+        assert_eq!(
+            top("").starts_with(&header),
+            parsed != Rules::STANDARD,
+            "{name}"
+        );
         histograms.push(direct);
     }
     // The rules change the answers on these seeds: each differs from the standard ones.

@@ -18,6 +18,9 @@
 
 mod block;
 mod cells;
+mod restricted;
+
+pub use restricted::{analyse_restricted, STATE_LIMIT};
 
 use crate::board::{Board, Cell, Direction};
 use crate::puzzle::Target;
@@ -169,6 +172,11 @@ pub enum UnitError {
     TooDeep,
     #[error("exhaustive analysis does not know diagonal walls (mirrors)")]
     Mirrors,
+    #[error(
+        "the unit has more than {0} states under these rules (each robot's last line \
+         counts); exhaustive analysis under rules that restrict moves is for small boards"
+    )]
+    TooManyStates(usize),
     #[error("the analysis was stopped after {0} layers")]
     Stopped(u8),
 }
@@ -179,6 +187,19 @@ fn unit_cells(board: &Board, helpers: usize) -> Result<Cells, UnitError> {
         return Err(UnitError::Helpers(helpers));
     }
     Ok(Cells::new(board))
+}
+
+/// Checks that the unit can be analysed (no mirrors, a free target) and returns its free
+/// cells.
+fn analysed_cells(board: &Board, target: Target, helpers: usize) -> Result<Cells, UnitError> {
+    let cells = unit_cells(board, helpers)?;
+    if board.has_mirrors() {
+        return Err(UnitError::Mirrors);
+    }
+    if !cells.is_free(target.cell) {
+        return Err(UnitError::Target(target.cell));
+    }
+    Ok(cells)
 }
 
 /// How many placements of a target robot and `helpers` helpers `board` has (sets of
@@ -251,13 +272,7 @@ pub fn analyse(
     options: &Options,
     mut on_layer: impl FnMut(&Layer) -> ControlFlow<()>,
 ) -> Result<Analysis, UnitError> {
-    let cells = unit_cells(board, helpers)?;
-    if board.has_mirrors() {
-        return Err(UnitError::Mirrors);
-    }
-    if !cells.is_free(target.cell) {
-        return Err(UnitError::Target(target.cell));
-    }
+    let cells = analysed_cells(board, target, helpers)?;
     let finisher = Finisher::of(&target);
     let sampled = sample_placements(board, helpers, finisher, options.sample_size)?;
     let mut forbidden = EMPTY;

@@ -19,7 +19,7 @@ const DD_RICOCHET: Rules = Rules {
     ricochet: Ricochet::DriftingDroids,
     ..Rules::STANDARD
 };
-const ALL_RULES: [Rules; 5] = [
+pub(crate) const ALL_RULES: [Rules; 5] = [
     Rules::STANDARD,
     NO_REBOUNDS,
     RICOCHET,
@@ -32,7 +32,7 @@ const ALL_RULES: [Rules; 5] = [
 ];
 
 /// A random `size`×`size` board with a few walls, `robots` robots and a target.
-fn random_puzzle(rng: &mut PyRandom, size: usize, robots: usize) -> Puzzle {
+pub(crate) fn random_puzzle(rng: &mut PyRandom, size: usize, robots: usize) -> Puzzle {
     loop {
         let mut walls = vec![0u32; size * size];
         for _ in 0..size * 2 {
@@ -145,7 +145,7 @@ fn reference_slide(puzzle: &Puzzle, robots: &[Cell], robot: usize, dir: Directio
 
 /// Breadth-first over (robot cells, each robot's last direction, whether each has
 /// turned), the rules applied move by move as they read: no search tricks.
-fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
+pub(crate) fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
     type Node = (Vec<Cell>, Vec<Option<Direction>>, Vec<bool>);
     let count = puzzle.robots().len();
     let at_once = rules.ricochet == Ricochet::DriftingDroids && dd_reachable_at_once(puzzle);
