@@ -21,6 +21,7 @@ mod outfile;
 mod pack;
 mod progress;
 mod report;
+mod ricocheckers;
 mod services;
 mod show;
 mod solve;
@@ -101,6 +102,8 @@ enum Command {
     Health(health::HealthArgs),
     /// Check a store, or export and import it (backups, migrations).
     Store(store::StoreArgs),
+    /// Ricocheckers, the two-player game on Ricochet moves: show, play, tournaments.
+    Ricocheckers(ricocheckers::RicocheckersArgs),
 }
 
 fn main() -> ExitCode {
@@ -149,6 +152,7 @@ fn main() -> ExitCode {
         Command::Token(args) => token::run(args),
         Command::Health(args) => health::run(args),
         Command::Store(args) => store::run(args),
+        Command::Ricocheckers(args) => ricocheckers::run(args),
     };
     match result {
         Ok(code) => code,

@@ -17,6 +17,7 @@ pub mod mt;
 pub mod puzzle;
 pub mod random;
 pub mod render;
+pub mod ricocheckers;
 pub mod rules;
 pub mod solver;
 pub mod svg;

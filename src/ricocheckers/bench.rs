@@ -1,0 +1,115 @@
+//! `rrm ricocheckers bench`: the engine's positions per second (random playouts: move
+//! generation and play), and nodes per second of the forced-win prover, rrm's player and
+//! the published alpha-beta, on fixed positions. Process CPU time, one thread.
+
+use super::BoardArgs;
+use anyhow::Result;
+use clap::Args;
+use cpu_time::ProcessTime;
+use ricochet::mt::PyRandom;
+use ricochet::ricocheckers::players::{Player, Published, PUBLISHED_PLIES};
+use ricochet::ricocheckers::proof::forced_win;
+use ricochet::ricocheckers::strong::Strong;
+use ricochet::ricocheckers::{Field, Position};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Random plies played to measure the engine.
+    #[arg(long, default_value_t = 2_000_000)]
+    plies: u64,
+    /// Positions each search is measured on.
+    #[arg(long, default_value_t = 20)]
+    positions: usize,
+}
+
+/// Positions 20 random plies from the start (deterministic).
+fn sample(field: &Field, count: usize) -> Vec<Position> {
+    let mut rng = PyRandom::new(5);
+    let mut positions = Vec::new();
+    while positions.len() < count {
+        let mut position = field.start();
+        for _ in 0..20 {
+            let steps = field.steps(&position);
+            if steps.is_empty() {
+                break;
+            }
+            position = field.play(
+                &position,
+                steps[rng.randint(0, steps.len() as u32 - 1) as usize],
+            );
+        }
+        if field.outcome(&position).is_none() {
+            position.plies = 0;
+            positions.push(position);
+        }
+    }
+    positions
+}
+
+pub fn run(args: BenchArgs) -> Result<ExitCode> {
+    let field = args.board.field()?;
+    let mut out = crate::stdout::lock();
+    let mut rng = PyRandom::new(1);
+    let cpu = ProcessTime::now();
+    let mut position = field.start();
+    let mut generated = 0u64;
+    for _ in 0..args.plies {
+        let steps = field.steps(&position);
+        generated += steps.len() as u64;
+        if steps.is_empty() {
+            position = field.start();
+            continue;
+        }
+        position = field.play(
+            &position,
+            steps[rng.randint(0, steps.len() as u32 - 1) as usize],
+        );
+    }
+    let seconds = cpu.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "engine: {} plies, {} moves generated in {:.2} s CPU: {:.2} M positions/s, {:.1} M moves/s",
+        args.plies,
+        generated,
+        seconds,
+        args.plies as f64 / seconds / 1e6,
+        generated as f64 / seconds / 1e6
+    )?;
+    let positions = sample(&field, args.positions);
+    let cpu = ProcessTime::now();
+    let mut nodes = 0;
+    let mut wins = 0;
+    for position in &positions {
+        match forced_win(&field, position, 2, 50_000_000) {
+            Ok(proof) => {
+                wins += usize::from(proof.win.is_some());
+                nodes += proof.nodes;
+            }
+            Err(spent) => nodes += spent.0,
+        }
+    }
+    let seconds = cpu.elapsed().as_secs_f64();
+    writeln!(out, "prover (win in ≤ 2, {} positions, {wins} wins): {nodes} nodes, {:.2} s CPU, {:.0} k nodes/s", positions.len(), seconds, nodes as f64 / seconds / 1e3)?;
+    let cpu = ProcessTime::now();
+    let mut nodes = 0;
+    for position in &positions {
+        nodes += Strong::new(20_000, 40).choose(&field, position).nodes;
+    }
+    let seconds = cpu.elapsed().as_secs_f64();
+    writeln!(out, "rrm player (20,000 nodes a move): {nodes} nodes, {:.2} s CPU, {:.0} k nodes/s, {:.1} ms a move", seconds, nodes as f64 / seconds / 1e3, seconds * 1e3 / positions.len() as f64)?;
+    let cpu = ProcessTime::now();
+    let mut leaves = 0;
+    for position in &positions {
+        let mut player = Published::new(PUBLISHED_PLIES, true);
+        player.choose(&field, position);
+        leaves += player.leaves;
+    }
+    let seconds = cpu.elapsed().as_secs_f64();
+    writeln!(out, "published alpha-beta ({PUBLISHED_PLIES} plies): {leaves} leaves, {:.2} s CPU, {:.0} k leaves/s, {:.1} ms a move", seconds, leaves as f64 / seconds / 1e3, seconds * 1e3 / positions.len() as f64)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
