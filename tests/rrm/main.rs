@@ -21,6 +21,7 @@ mod generator;
 mod mining;
 mod referee;
 mod reports;
+mod ricocheckers;
 mod rules;
 mod solver;
 mod stores;

@@ -45,7 +45,7 @@ pub struct UnknownPlayer(pub String);
 pub const PUBLISHED_PLIES: u8 = 5;
 
 /// rrm's player's default budget per move.
-pub const RRM_NODES: u64 = 20_000;
+pub const RRM_NODES: u64 = 1_000;
 
 impl Kind {
     pub fn parse(text: &str) -> Result<Kind, UnknownPlayer> {
@@ -260,29 +260,38 @@ pub fn game_value(field: &Field, position: &Position, player: u8) -> f64 {
 }
 
 /// Slides piece `index` needs to stop on each of `goals` (lifted off its cell, every other
-/// piece a blocker), by breadth-first search; `None` where it cannot.
+/// piece a blocker), by breadth-first search until every goal is found; `None` where it
+/// cannot.
 fn slides_to_each(
     field: &Field,
     pieces: &[Cell; 2 * PIECES],
     index: usize,
     goals: &[Cell],
 ) -> Vec<Option<u32>> {
+    let mut found: Vec<Option<u32>> = vec![None; goals.len()];
+    let mut left = goals.len();
     let mut dist = [u32::MAX; CELLS];
-    let mut queue = std::collections::VecDeque::from([pieces[index]]);
+    let mut queue = [0 as Cell; CELLS];
+    let (mut head, mut tail) = (0, 1);
+    queue[0] = pieces[index];
     dist[pieces[index] as usize] = 0;
     let mut moved = *pieces;
-    while let Some(at) = queue.pop_front() {
+    while head < tail && left > 0 {
+        let at = queue[head];
+        head += 1;
+        if let Some(g) = goals.iter().position(|&g| g == at) {
+            found[g] = Some(dist[at as usize]);
+            left -= 1;
+        }
         moved[index] = at;
         for dir in Direction::ALL {
             let to = field.slide(&moved, index, dir);
             if dist[to as usize] == u32::MAX {
                 dist[to as usize] = dist[at as usize] + 1;
-                queue.push_back(to);
+                queue[tail] = to;
+                tail += 1;
             }
         }
     }
-    goals
-        .iter()
-        .map(|&g| Some(dist[g as usize]).filter(|&d| d != u32::MAX))
-        .collect()
+    found
 }
