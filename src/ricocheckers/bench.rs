@@ -84,7 +84,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let mut nodes = 0;
     let mut wins = 0;
     for position in &positions {
-        match forced_win(&field, position, 2, 50_000_000) {
+        match forced_win(&field, position, 3, 50_000_000) {
             Ok(proof) => {
                 wins += usize::from(proof.win.is_some());
                 nodes += proof.nodes;
@@ -93,7 +93,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         }
     }
     let seconds = cpu.elapsed().as_secs_f64();
-    writeln!(out, "prover (win in ≤ 2, {} positions, {wins} wins): {nodes} nodes, {:.2} s CPU, {:.0} k nodes/s", positions.len(), seconds, nodes as f64 / seconds / 1e3)?;
+    writeln!(out, "prover (win in ≤ 3, {} positions, {wins} wins): {nodes} nodes, {:.2} s CPU, {:.0} k nodes/s", positions.len(), seconds, nodes as f64 / seconds / 1e3)?;
     let cpu = ProcessTime::now();
     let mut nodes = 0;
     for position in &positions {
