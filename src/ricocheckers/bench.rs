@@ -26,26 +26,11 @@ pub struct BenchArgs {
     positions: usize,
 }
 
-/// Positions 20 random plies from the start (deterministic).
+/// Positions 20 random plies from the start (deterministic), counted from ply 0.
 fn sample(field: &Field, count: usize) -> Vec<Position> {
-    let mut rng = PyRandom::new(5);
-    let mut positions = Vec::new();
-    while positions.len() < count {
-        let mut position = field.start();
-        for _ in 0..20 {
-            let steps = field.steps(&position);
-            if steps.is_empty() {
-                break;
-            }
-            position = field.play(
-                &position,
-                steps[rng.randint(0, steps.len() as u32 - 1) as usize],
-            );
-        }
-        if field.outcome(&position).is_none() {
-            position.plies = 0;
-            positions.push(position);
-        }
+    let mut positions = field.random_positions(&mut PyRandom::new(5), count, 20);
+    for position in &mut positions {
+        position.plies = 0;
     }
     positions
 }

@@ -352,6 +352,36 @@ impl std::fmt::Display for Step {
     }
 }
 
+impl Field {
+    /// `count` positions, each `plies` uniformly random plies from the start, the games
+    /// still on (deterministic given `rng`).
+    pub fn random_positions(
+        &self,
+        rng: &mut crate::mt::PyRandom,
+        count: usize,
+        plies: u16,
+    ) -> Vec<Position> {
+        let mut positions = Vec::new();
+        while positions.len() < count {
+            let mut position = self.start();
+            for _ in 0..plies {
+                let steps = self.steps(&position);
+                if steps.is_empty() {
+                    break;
+                }
+                position = self.play(
+                    &position,
+                    steps[rng.randint(0, steps.len() as u32 - 1) as usize],
+                );
+            }
+            if self.outcome(&position).is_none() {
+                positions.push(position);
+            }
+        }
+        positions
+    }
+}
+
 impl Position {
     /// A key that ignores the order of each player's pieces and the ply count: two
     /// positions with the same key have the same future up to the tie limit.

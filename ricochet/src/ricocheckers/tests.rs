@@ -171,38 +171,13 @@ fn bad_board_files_are_refused() {
     assert!(matches!(Field::from_json("{}"), Err(FieldError::Json(_))));
 }
 
-/// Positions reached by random play from the start (`plies` random plies).
-fn random_positions(field: &Field, rng: &mut PyRandom, count: usize, plies: u16) -> Vec<Position> {
-    let mut positions = Vec::new();
-    while positions.len() < count {
-        let mut position = field.start();
-        for _ in 0..plies {
-            let steps = field.steps(&position);
-            if steps.is_empty() {
-                break;
-            }
-            position = field.play(
-                &position,
-                steps[rng.randint(0, steps.len() as u32 - 1) as usize],
-            );
-        }
-        if field.outcome(&position).is_none() {
-            positions.push(position);
-        }
-    }
-    positions
-}
-
 #[test]
 fn alpha_beta_returns_minimax_values_at_equal_depth() {
     use super::players::Published;
     let field = Field::standard();
     let mut rng = PyRandom::new(7);
     let (mut minimax_leaves, mut pruned_leaves) = (0, 0);
-    for (case, position) in random_positions(&field, &mut rng, 12, 30)
-        .iter()
-        .enumerate()
-    {
+    for (case, position) in field.random_positions(&mut rng, 12, 30).iter().enumerate() {
         let plies = 1 + (case % 4) as u8;
         let mut minimax = Published::new(plies, false);
         let mut alpha_beta = Published::new(plies, true);
