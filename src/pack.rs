@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Candidates read from the store at most.
-const CANDIDATES: usize = 100_000;
+pub(crate) const CANDIDATES: usize = 100_000;
 
 #[derive(Args)]
 pub struct PackArgs {
@@ -116,6 +116,24 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let name = backend.campaign_name(args.campaign.as_deref())?;
     let spec = backend.status(&name)?.campaign.spec;
     let rules = spec.rules;
+    if spec.generator == Generator::Ricocheckers.name() {
+        if args.unique || args.distinct_boards || !matches!(format, Format::Html | Format::Json) {
+            bail!("a Ricocheckers pack is HTML or JSON, without --unique or --distinct-boards");
+        }
+        let html = format == Format::Html;
+        let (content, chosen) = crate::ricocheckers::mined::pack(
+            &mut backend,
+            &name,
+            moves,
+            args.count,
+            args.min_robots,
+            html,
+        )?;
+        out.write(content.as_bytes())?;
+        let positions = crate::report::count(chosen as u64, "position");
+        writeln!(crate::stdout::lock(), "wrote {positions} to {}", args.out.display())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if rules.restricts_moves() && args.unique {
         bail!("--unique counts optimal solutions under the standard moves; {name} is mined under the rules {rules}");
     }

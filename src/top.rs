@@ -47,6 +47,13 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     }
     let generator = generator_of(&mut backend, &name)?;
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
+    if generator == Generator::Ricocheckers {
+        if args.dd_ids || args.kcox {
+            bail!("{name} holds Ricocheckers positions, which have no DriftingDroids or K. Cox form");
+        }
+        crate::ricocheckers::mined::top(&name, &puzzles, args.json, args.min_moves)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.dd_ids {
         let games = (puzzles.iter())
             .map(|mined| {

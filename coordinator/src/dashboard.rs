@@ -20,7 +20,7 @@ use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use axum::Router;
 use ricochet::svg::{centre, escape, Picture};
-use ricochet::{Move, Puzzle, SeedError};
+use ricochet::{Dealt, Move, Puzzle, SeedError};
 use rrm_model::numbers::{si, thousands};
 use rrm_model::CampaignStatus;
 use serde_json::{json, Value};
@@ -414,8 +414,10 @@ async fn campaign_page(
     }
     body.push_str("</table><h2>Hardest puzzles</h2><div class=\"hardest\" id=\"hardest\">");
     for mined in coordinator.hardest(&name, HARDEST_SHOWN, 0)? {
-        let puzzle = dealer.generate(mined.seed)?.puzzle;
-        let board = ricochet::svg::board(&puzzle, &Picture::default());
+        let board = match dealer.deal(mined.seed)? {
+            Dealt::Puzzle(generated) => ricochet::svg::board(&generated.puzzle, &Picture::default()),
+            Dealt::Ricocheckers(position) => ricocheckers_svg(&position, ""),
+        };
         let _ = write!(
             body,
             r#"<a class="card" href="/campaign/{n}/puzzle/{seed}" data-seed="{seed}" data-moves="{moves}"><span class="title"><b>seed {seed}</b> · {moves} moves{re}</span>{board}</a>"#,
@@ -435,7 +437,20 @@ async fn puzzle_page(
 ) -> Result<Html<String>, PageError> {
     let dealer = coordinator.dealer(&name)?;
     let mined = coordinator.puzzle(&name, seed)?;
-    let generated = dealer.generate(seed)?;
+    let generated = match dealer.deal(seed)? {
+        Dealt::Puzzle(generated) => generated,
+        Dealt::Ricocheckers(position) => {
+            let body = format!(
+                r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move forces a win in <b>{moves}</b> moves{re}.</p><div class="card board">{board}</div><p>Main line: <code>{line}</code></p>"#,
+                side = position.to_move + 1,
+                moves = mined.moves,
+                re = if mined.re_solved { ", proven again by the coordinator" } else { "" },
+                board = ricocheckers_svg(&position, &format!("seed {seed}")),
+                line = escape(&mined.solution.join(" ")),
+            );
+            return Ok(Html(page(&format!("Seed {seed}"), &body, None)));
+        }
+    };
     let puzzle = &generated.puzzle;
     let board = ricochet::svg::board(
         puzzle,
@@ -468,6 +483,12 @@ async fn puzzle_page(
         &body,
         Some("puzzle.js"),
     )))
+}
+
+/// A Ricocheckers position on the built-in board, as SVG.
+fn ricocheckers_svg(position: &ricochet::ricocheckers::Position, title: &str) -> String {
+    let field = ricochet::ricocheckers::puzzles::standard_field();
+    ricochet::ricocheckers::render::svg(field, position, title)
 }
 
 /// The playback of a stored solution (steps, buttons and the robots' centres after each

@@ -166,6 +166,8 @@ pub enum SpecError {
     },
     #[error("exhaustive analysis knows the standard rules only, not {0}")]
     ExhaustiveRules(Rules),
+    #[error("Ricocheckers positions have their own rules, not {0}")]
+    GameRules(Rules),
     #[error("a result needs at least one hardest placement")]
     NoHardest,
     #[error("no units: name at least one board and one target")]

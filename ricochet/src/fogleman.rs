@@ -44,6 +44,8 @@ pub struct Game {
 pub enum SeedError {
     #[error("seed 0 is not supported: Fogleman's generator does not re-seed on 0, so its game cannot be reproduced")]
     Zero,
+    #[error("the {0} generator deals Ricocheckers positions, not Ricochet Robots puzzles")]
+    NotAPuzzle(&'static str),
 }
 
 impl Game {

@@ -3,11 +3,17 @@
 //! Campaigns store a generator by name, so that other generators (and rule sets) can be
 //! added without touching stored data; each one also says how its puzzles group for
 //! statistics (target token, board arrangement).
+//!
+//! A [`Dealer`] is what workers and the coordinator call: it deals a seed ([`Dealt`]: a
+//! Ricochet Robots puzzle, or a Ricocheckers position), answers it (a proven optimum and
+//! its line) and replays a claimed line, so that the checks are written once for every
+//! game.
 
 use crate::driftingdroids::DdGame;
 use crate::fogleman::{Game, SeedError};
-use crate::puzzle::Puzzle;
-use crate::puzzle::Target;
+use crate::puzzle::{robots_moved, Move, Puzzle, Target};
+use crate::ricocheckers::puzzles::{self, LineError};
+use crate::ricocheckers::{Position, PositionError};
 use crate::rules::Rules;
 use crate::solver::{Solution, Unsolved};
 use std::fmt;
@@ -23,6 +29,9 @@ pub enum Generator {
     DriftingDroids,
     /// The same with the fifth robot, silver, which no coloured target asks for.
     DriftingDroids5,
+    /// Ricocheckers positions placed uniformly on the built-in board; a seed's answer is
+    /// its shortest forced win for the side to move (`ricocheckers::puzzles`).
+    Ricocheckers,
 }
 
 /// A seed campaign's positions: dealt by a generator, solved under a rule set.
@@ -49,6 +58,151 @@ impl Dealer {
     pub fn solve(self, puzzle: &Puzzle, max_moves: u8) -> Result<Solution, Unsolved> {
         crate::rules::solve_on_thread(puzzle, self.rules, max_moves)
     }
+
+    /// What `seed` deals: a puzzle, or a Ricocheckers position.
+    pub fn deal(self, seed: u64) -> Result<Dealt, SeedError> {
+        match self.generator {
+            Generator::Ricocheckers => Ok(Dealt::Ricocheckers(puzzles::deal(
+                puzzles::standard_field(),
+                seed,
+            ))),
+            generator => generator.generate(seed).map(Dealt::Puzzle),
+        }
+    }
+
+    /// A dealt seed's proven answer within `max_moves`: a puzzle's optimal solution, or a
+    /// position's shortest forced win (0 moves when there is none within the bound).
+    pub fn answer(self, dealt: &Dealt, max_moves: u8) -> Result<SeedAnswer, Unsolved> {
+        match dealt {
+            Dealt::Puzzle(generated) => {
+                let moves = self.solve(&generated.puzzle, max_moves)?.moves;
+                Ok(SeedAnswer::of_moves(&moves))
+            }
+            Dealt::Ricocheckers(position) => {
+                let found = puzzles::answer(puzzles::standard_field(), position, max_moves)
+                    .map_err(|spent| Unsolved::Unsettled(spent.0))?;
+                Ok(SeedAnswer {
+                    moves: found.moves,
+                    robots: found.pieces,
+                    line: found.line.iter().map(ToString::to_string).collect(),
+                })
+            }
+        }
+    }
+
+    /// Replays a claimed line and says what it shows: a puzzle's solution under the rules,
+    /// or a position's win. A replay proves a line valid, never that it is the shortest.
+    pub fn replay(self, dealt: &Dealt, line: &[String]) -> Result<SeedAnswer, ReplayError> {
+        match dealt {
+            Dealt::Puzzle(generated) => {
+                let moves = (line.iter())
+                    .map(|m| Move::from_notation(m).ok_or_else(|| ReplayError::Notation(m.clone())))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let puzzle = &generated.puzzle;
+                if !puzzle.is_solution(&moves) || !crate::rules::obeys(puzzle, &moves, self.rules)
+                {
+                    return Err(ReplayError::Wrong);
+                }
+                Ok(SeedAnswer::of_moves(&moves))
+            }
+            Dealt::Ricocheckers(position) => {
+                match puzzles::replay(puzzles::standard_field(), position, line) {
+                    Ok(found) => Ok(SeedAnswer {
+                        moves: found.moves,
+                        robots: found.pieces,
+                        line: line.to_vec(),
+                    }),
+                    Err(LineError::Step(PositionError::Step(text))) => {
+                        Err(ReplayError::Notation(text))
+                    }
+                    Err(_) => Err(ReplayError::Wrong),
+                }
+            }
+        }
+    }
+}
+
+/// One seed as dealt.
+#[derive(Clone, Debug)]
+pub enum Dealt {
+    Puzzle(GeneratedPuzzle),
+    Ricocheckers(Position),
+}
+
+/// Whether an answer of 0 moves is possible for a dealt seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZeroMoves {
+    /// The robot starts on its target: 0 is the only answer.
+    Only,
+    /// The robot is not on its target.
+    Impossible,
+    /// A position with no forced win within the bound answers 0.
+    Possible,
+}
+
+impl Dealt {
+    /// The group a seed counts in: the target token, or the side to move (`P1`, `P2`).
+    pub fn token(&self) -> String {
+        match self {
+            Dealt::Puzzle(generated) => generated.token.clone(),
+            Dealt::Ricocheckers(position) => format!("P{}", position.to_move + 1),
+        }
+    }
+
+    /// The board: tile names in slot order, or the Ricocheckers board's size.
+    pub fn arrangement(&self) -> String {
+        match self {
+            Dealt::Puzzle(generated) => generated.arrangement.clone(),
+            Dealt::Ricocheckers(_) => {
+                let board = puzzles::standard_field().board();
+                format!("{}x{}", board.width(), board.height())
+            }
+        }
+    }
+
+    pub fn zero_moves(&self) -> ZeroMoves {
+        match self {
+            Dealt::Puzzle(generated) if generated.puzzle.is_solution(&[]) => ZeroMoves::Only,
+            Dealt::Puzzle(_) => ZeroMoves::Impossible,
+            Dealt::Ricocheckers(_) => ZeroMoves::Possible,
+        }
+    }
+
+    /// The pieces an answer may move: robots on the board, or one player's pieces.
+    pub fn pieces(&self) -> usize {
+        match self {
+            Dealt::Puzzle(generated) => generated.puzzle.robots().len(),
+            Dealt::Ricocheckers(_) => crate::ricocheckers::PIECES,
+        }
+    }
+}
+
+/// A seed's answer: its move count, the different pieces moved, and the line in notation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeedAnswer {
+    pub moves: u8,
+    /// Robots moved by a solution, or the winner's pieces moved on a main line.
+    pub robots: u8,
+    pub line: Vec<String>,
+}
+
+impl SeedAnswer {
+    fn of_moves(moves: &[Move]) -> SeedAnswer {
+        SeedAnswer {
+            moves: moves.len() as u8,
+            robots: robots_moved(moves) as u8,
+            line: moves.iter().map(Move::notation).collect(),
+        }
+    }
+}
+
+/// Why a claimed line does not replay.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{0:?} is not a move")]
+    Notation(String),
+    #[error("the line does not solve the seed")]
+    Wrong,
 }
 
 /// A generated puzzle and the groups it counts in.
@@ -62,10 +216,11 @@ pub struct GeneratedPuzzle {
 }
 
 impl Generator {
-    pub const ALL: [Generator; 3] = [
+    pub const ALL: [Generator; 4] = [
         Generator::Fogleman,
         Generator::DriftingDroids,
         Generator::DriftingDroids5,
+        Generator::Ricocheckers,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,11 +228,14 @@ impl Generator {
             Generator::Fogleman => "fogleman",
             Generator::DriftingDroids => "driftingdroids",
             Generator::DriftingDroids5 => "driftingdroids5",
+            Generator::Ricocheckers => "ricocheckers",
         }
     }
 
+    /// The puzzle of `seed`; a Ricocheckers seed is no puzzle (see [`Dealer::deal`]).
     pub fn generate(self, seed: u64) -> Result<GeneratedPuzzle, SeedError> {
         match self {
+            Generator::Ricocheckers => Err(SeedError::NotAPuzzle(self.name())),
             Generator::Fogleman => {
                 let game = Game::generate(seed)?;
                 Ok(GeneratedPuzzle {
@@ -113,7 +271,7 @@ impl Generator {
     pub fn first_seed(self) -> u64 {
         match self {
             Generator::Fogleman => 1,
-            Generator::DriftingDroids | Generator::DriftingDroids5 => 1,
+            Generator::DriftingDroids | Generator::DriftingDroids5 | Generator::Ricocheckers => 1,
         }
     }
 }
@@ -126,7 +284,7 @@ impl fmt::Display for Generator {
 
 /// A generator name nobody knows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown generator {0:?} (known: fogleman, driftingdroids, driftingdroids5)")]
+#[error("unknown generator {0:?} (known: fogleman, driftingdroids, driftingdroids5, ricocheckers)")]
 pub struct UnknownGenerator(pub String);
 
 impl FromStr for Generator {

@@ -25,6 +25,8 @@ mod table;
 
 pub use board::{Board, BoardError, Cell, Direction};
 pub use fogleman::{Game, Layout, LayoutError, SeedError};
-pub use generator::{Dealer, GeneratedPuzzle, Generator, UnknownGenerator};
+pub use generator::{
+    Dealer, Dealt, GeneratedPuzzle, Generator, ReplayError, SeedAnswer, UnknownGenerator, ZeroMoves,
+};
 pub use puzzle::{Colour, MirrorRecord, Move, Puzzle, PuzzleError, PuzzleRecord, Shape, Target};
 pub use solver::{SearchStats, Solution, Solver, Unsolved};

@@ -61,6 +61,8 @@ pub enum Unsolved {
     Unreachable,
     #[error("no solution of at most {0} moves exists")]
     TooLong(u8),
+    #[error("no proof either way within {0} positions searched")]
+    Unsettled(u64),
 }
 
 thread_local! {

@@ -1,9 +1,10 @@
 //! `rrm ricocheckers`: the two-player game on Ricochet moves. `show` draws a position,
 //! `play` plays a game in the terminal (a human or any player on each side),
 //! `tournament` plays many games between two players, `bench` measures the engine and the
-//! searches.
+//! searches. `mined` shows a mined forced-win campaign (`rrm top`, `rrm pack`).
 
 mod bench;
+pub mod mined;
 mod play;
 mod tournament;
 

@@ -1,9 +1,9 @@
-//! Solving one unit: every seed optimally, in parallel on the current rayon pool.
+//! Solving one unit: every seed optimally (or its shortest forced win), in parallel on the
+//! current rayon pool.
 
 use rayon::prelude::*;
-use ricochet::puzzle::robots_moved;
 use ricochet::solver::DEFAULT_MAX_MOVES;
-use ricochet::{Dealer, Move};
+use ricochet::{Dealer, SeedAnswer};
 use rrm_proto::UNSOLVED;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,42 +30,36 @@ pub fn solve_unit(
     cancel: &AtomicBool,
     on_seed: &(impl Fn() + Sync),
 ) -> Option<UnitResult> {
-    let solved: Vec<Option<Vec<Move>>> = seeds
+    let solved: Vec<Option<SeedAnswer>> = seeds
         .clone()
         .into_par_iter()
         .map(|seed| {
             if cancel.load(Ordering::Relaxed) {
                 return None;
             }
-            let generated = dealer.generate(seed).ok()?;
-            let moves = (dealer.solve(&generated.puzzle, DEFAULT_MAX_MOVES).ok()).map(|s| s.moves);
+            let dealt = dealer.deal(seed).ok()?;
+            let answer = dealer.answer(&dealt, DEFAULT_MAX_MOVES).ok();
             on_seed();
-            moves
+            answer
         })
         .collect();
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
-    let count = |i: usize| solved[i].as_ref().map_or(UNSOLVED, |m| m.len() as u8);
+    let count = |i: usize| solved[i].as_ref().map_or(UNSOLVED, |a| a.moves);
     let mut ranked: Vec<usize> = (0..solved.len()).filter(|&i| solved[i].is_some()).collect();
     ranked.sort_by_key(|&i| (std::cmp::Reverse(count(i)), i));
     let solutions = ranked
         .iter()
         .enumerate()
         .take_while(|&(rank, &i)| rank < top_count || count(i) >= record_threshold)
-        .filter_map(|(_, &i)| {
-            let moves = solved[i].as_ref()?;
-            Some((
-                seeds.start + i as u64,
-                moves.iter().map(Move::notation).collect(),
-            ))
-        })
+        .filter_map(|(_, &i)| Some((seeds.start + i as u64, solved[i].as_ref()?.line.clone())))
         .collect();
     Some(UnitResult {
         move_counts: (0..solved.len()).map(count).collect(),
         robots_moved: solved
             .iter()
-            .map(|m| m.as_ref().map_or(0, |m| robots_moved(m) as u8))
+            .map(|a| a.as_ref().map_or(0, |a| a.robots))
             .collect(),
         solutions,
     })

@@ -7,7 +7,7 @@
 use super::hardest::Bar;
 use super::identity::secret_draw;
 use super::{Counts, Rejection, Submission};
-use ricochet::{Dealer, GeneratedPuzzle, Move};
+use ricochet::{Dealer, Dealt, ReplayError, ZeroMoves};
 use rrm_model::{Aggregates, CampaignSpec, HardEntry};
 use rrm_proto::UNSOLVED;
 use std::collections::{HashMap, HashSet};
@@ -127,26 +127,26 @@ pub(super) fn check_contents(
     let mut spotted = Vec::new();
     let results = submission.move_counts.iter().zip(&submission.robots_moved);
     for (seed, (&count, &robots)) in seeds.zip(results) {
-        let generated = dealer
-            .generate(seed)
+        let dealt = dealer
+            .deal(seed)
             .map_err(|error| Rejection::Ungenerable { seed, error })?;
-        check_possible(&generated, seed, count, robots, max_moves)?;
+        check_possible(&dealt, seed, count, robots, max_moves)?;
         if spot.contains(&seed) && count != UNSOLVED {
-            spotted.push((generated.clone(), seed, count, robots));
+            spotted.push((dealt.clone(), seed, count, robots));
         }
         if count == UNSOLVED {
             // Not solved within the worker's limit: the coordinator must agree. Such a
             // seed has no move count to enter the statistics.
-            let found = dealer.solve(&generated.puzzle, max_moves);
+            let found = dealer.answer(&dealt, max_moves);
             if let Ok(found) = found {
                 return Err(Rejection::FalselyUnsolved {
                     seed,
-                    found: found.moves.len(),
+                    found: usize::from(found.moves),
                 });
             }
             continue;
         }
-        add_counts(&mut aggregates, &generated, count, robots);
+        add_counts(&mut aggregates, &dealt, count, robots);
         let record = count >= spec.record_threshold;
         let Some(notation) = solutions.get(&seed) else {
             if record || top.contains(&seed) {
@@ -154,21 +154,21 @@ pub(super) fn check_contents(
             }
             continue;
         };
-        check_solution(dealer, &generated, seed, count, robots, notation)?;
+        check_solution(dealer, &dealt, seed, count, robots, notation)?;
         let re_solve = record || shown_bar.admits(count, seed);
         if re_solve {
             let optimum = dealer
-                .solve(&generated.puzzle, max_moves)
+                .answer(&dealt, max_moves)
                 .map_err(|reason| Rejection::Unconfirmed {
                     seed,
                     claimed: count,
                     reason,
                 })?;
-            if optimum.moves.len() != usize::from(count) {
+            if optimum.moves != count {
                 return Err(Rejection::NotOptimal {
                     seed,
                     claimed: count,
-                    found: optimum.moves.len(),
+                    found: usize::from(optimum.moves),
                 });
             }
         }
@@ -179,8 +179,8 @@ pub(super) fn check_contents(
             re_solved: re_solve,
         });
     }
-    for (generated, seed, count, robots) in &spotted {
-        spot_check(dealer, generated, *seed, *count, *robots, max_moves)?;
+    for (dealt, seed, count, robots) in &spotted {
+        spot_check(dealer, dealt, *seed, *count, *robots, max_moves)?;
     }
     Ok(CheckedResult {
         hardest,
@@ -189,10 +189,11 @@ pub(super) fn check_contents(
 }
 
 /// Refuses what no solver can report: 0 moves unless the robot starts on the target
-/// (and then nothing else), robots moved outside 1..=min(moves, robots on the board),
-/// more moves than the search limit unless it is [`UNSOLVED`], which moves no robot.
+/// (and then nothing else) or the seed is a position that may have no forced win, robots
+/// moved outside 1..=min(moves, pieces that may move), more moves than the search limit
+/// unless it is [`UNSOLVED`], which moves no robot.
 fn check_possible(
-    generated: &GeneratedPuzzle,
+    dealt: &Dealt,
     seed: u64,
     moves: u8,
     robots: u8,
@@ -204,15 +205,17 @@ fn check_possible(
         robots,
         why,
     };
-    let solved_at_start = generated.puzzle.is_solution(&[]);
-    let robot_count = generated.puzzle.robots().len();
+    let zero = dealt.zero_moves();
+    let robot_count = dealt.pieces();
     match moves {
         UNSOLVED if robots != 0 => Err(impossible("an unsolved seed moves no robot")),
         UNSOLVED => Ok(()),
         moves if moves > max_moves => Err(impossible("beyond the search limit")),
-        0 if !solved_at_start => Err(impossible("the robot does not start on the target")),
+        0 if zero == ZeroMoves::Impossible => {
+            Err(impossible("the robot does not start on the target"))
+        }
         0 if robots != 0 => Err(impossible("0 moves move no robot")),
-        _ if moves > 0 && solved_at_start => {
+        _ if moves > 0 && zero == ZeroMoves::Only => {
             Err(impossible("the robot starts on the target: 0 moves"))
         }
         0 => Ok(()),
@@ -227,27 +230,26 @@ fn check_possible(
 /// of this version run the same deterministic solver.
 fn spot_check(
     dealer: Dealer,
-    generated: &GeneratedPuzzle,
+    dealt: &Dealt,
     seed: u64,
     count: u8,
     robots: u8,
     max_moves: u8,
 ) -> Result<(), Rejection> {
     let found = dealer
-        .solve(&generated.puzzle, max_moves)
+        .answer(dealt, max_moves)
         .map_err(|reason| Rejection::Unconfirmed {
             seed,
             claimed: count,
             reason,
         })?;
-    let found_robots = ricochet::puzzle::robots_moved(&found.moves);
-    if found.moves.len() != usize::from(count) || found_robots != usize::from(robots) {
+    if found.moves != count || found.robots != robots {
         return Err(Rejection::SpotCheck {
             seed,
             claimed: count,
             claimed_robots: robots,
-            found: found.moves.len(),
-            found_robots,
+            found: usize::from(found.moves),
+            found_robots: usize::from(found.robots),
         });
     }
     Ok(())
@@ -315,33 +317,24 @@ fn hardest_seeds(seeds: Range<u64>, move_counts: &[u8], top_count: u32) -> HashS
         .collect()
 }
 
-/// Replays a kept solution: it must solve the puzzle in `count` moves with `robots`
-/// different robots.
+/// Replays a kept solution: it must solve the puzzle (or win) in `count` moves with
+/// `robots` different robots (or pieces).
 fn check_solution(
     dealer: Dealer,
-    generated: &GeneratedPuzzle,
+    dealt: &Dealt,
     seed: u64,
     count: u8,
     robots: u8,
     notation: &[String],
 ) -> Result<(), Rejection> {
-    let moves: Vec<Move> = notation
-        .iter()
-        .map(|m| {
-            Move::from_notation(m).ok_or_else(|| Rejection::BadMove {
-                seed,
-                notation: m.clone(),
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    let puzzle = &generated.puzzle;
-    if moves.len() != usize::from(count)
-        || !puzzle.is_solution(&moves)
-        || !ricochet::rules::obeys(puzzle, &moves, dealer.rules)
-    {
+    let shown = dealer.replay(dealt, notation).map_err(|error| match error {
+        ReplayError::Notation(notation) => Rejection::BadMove { seed, notation },
+        ReplayError::Wrong => Rejection::WrongSolution { seed, moves: count },
+    })?;
+    if shown.moves != count {
         return Err(Rejection::WrongSolution { seed, moves: count });
     }
-    let actual = ricochet::puzzle::robots_moved(&moves);
+    let actual = usize::from(shown.robots);
     if usize::from(robots) != actual {
         return Err(Rejection::WrongRobotsMoved {
             seed,
@@ -354,14 +347,9 @@ fn check_solution(
 
 /// Adds one solved seed to `aggregates`. The one place results enter the statistics:
 /// unsolved seeds never do.
-pub(super) fn add_counts(
-    aggregates: &mut Aggregates,
-    generated: &GeneratedPuzzle,
-    count: u8,
-    robots: u8,
-) {
+pub(super) fn add_counts(aggregates: &mut Aggregates, dealt: &Dealt, count: u8, robots: u8) {
     if count != UNSOLVED {
-        aggregates.add(count, robots, &generated.token, &generated.arrangement);
+        aggregates.add(count, robots, &dealt.token(), &dealt.arrangement());
     }
 }
 

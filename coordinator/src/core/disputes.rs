@@ -389,16 +389,11 @@ fn solve_differences(
     };
     for index in chosen {
         let seed = first_seed + index;
-        let Ok(generated) = dealer.generate(seed) else {
+        let Ok(dealt) = dealer.deal(seed) else {
             continue;
         };
-        let truth =
-            (dealer.solve(&generated.puzzle, DEFAULT_MAX_MOVES)).map_or((UNSOLVED, 0), |found| {
-                (
-                    found.moves.len() as u8,
-                    ricochet::puzzle::robots_moved(&found.moves) as u8,
-                )
-            });
+        let truth = (dealer.answer(&dealt, DEFAULT_MAX_MOVES))
+            .map_or((UNSOLVED, 0), |found| (found.moves, found.robots));
         let claim = |(moves, robots): (u8, u8)| {
             format!(
                 "seed {seed} claimed {moves} moves ({robots} robots), it needs {} ({})",

@@ -191,6 +191,9 @@ impl Coordinator {
     pub fn create_campaign(&self, spec: CampaignSpec) -> Result<CampaignStatus> {
         let generator: Generator = spec.generator.parse()?;
         let spec_rules = spec.rules;
+        if generator == Generator::Ricocheckers && spec_rules != ricochet::rules::Rules::STANDARD {
+            return Err(rrm_model::SpecError::GameRules(spec_rules).into());
+        }
         if spec.seed_start < generator.first_seed() {
             return Err(rrm_model::SpecError::BeforeFirstSeed {
                 generator: generator.to_string(),

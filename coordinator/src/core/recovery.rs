@@ -216,10 +216,11 @@ pub(super) fn add_unit(
     counts: &[u8],
     robots: &[u8],
 ) {
+    let dealer = Dealer::standard(generator);
     for (seed, (&count, &robots)) in seeds.zip(counts.iter().zip(robots)) {
-        // Stored results were generated when accepted; a seed failing now adds nothing.
-        if let Ok(generated) = generator.generate(seed) {
-            add_counts(aggregates, &generated, count, robots);
+        // Stored results were dealt when accepted; a seed failing now adds nothing.
+        if let Ok(dealt) = dealer.deal(seed) {
+            add_counts(aggregates, &dealt, count, robots);
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use super::recovery::add_unit;
 use super::Result;
-use ricochet::{Dealer, Generator, Move};
+use ricochet::{Dealer, Generator};
 use rrm_model::{Aggregates, UnitState};
 use rrm_store::Store;
 use std::collections::HashMap;
@@ -131,24 +131,19 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
     Ok(report)
 }
 
-/// Whether `solution` solves seed `seed`'s puzzle in exactly `moves` moves, under the
-/// campaign's rules.
+/// Whether `solution` solves seed `seed` in exactly `moves` moves, under the campaign's
+/// rules (for a Ricocheckers seed: wins in `moves`).
 fn solves(dealer: Dealer, seed: u64, moves: u8, solution: &[String]) -> bool {
-    let parsed: Option<Vec<Move>> = solution.iter().map(|m| Move::from_notation(m)).collect();
-    match (parsed, dealer.generate(seed)) {
-        (Some(parsed), Ok(generated)) => {
-            parsed.len() == usize::from(moves)
-                && generated.puzzle.is_solution(&parsed)
-                && ricochet::rules::obeys(&generated.puzzle, &parsed, dealer.rules)
-        }
-        _ => false,
-    }
+    (dealer.deal(seed).ok())
+        .and_then(|dealt| dealer.replay(&dealt, solution).ok())
+        .is_some_and(|shown| shown.moves == moves)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ricochet::solver::with_thread_solver;
+    use ricochet::Move;
     use rrm_model::{CampaignSpec, HardEntry, UnitRecord, Verification};
     use rrm_store::UnitResult;
 

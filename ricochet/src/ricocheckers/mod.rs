@@ -6,10 +6,12 @@
 //! 11×11 board is built in ([`Field::standard`]).
 //!
 //! Pure computation: the rules here, the players in [`players`], rrm's own player in
-//! [`strong`], exact forced-win search in [`proof`].
+//! [`strong`], exact forced-win search in [`proof`], the
+//! puzzles a mining campaign deals in [`puzzles`].
 
 pub mod players;
 pub mod proof;
+pub mod puzzles;
 pub mod render;
 pub mod strong;
 pub mod tournament;

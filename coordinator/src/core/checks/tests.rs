@@ -3,7 +3,7 @@
 use super::*;
 use crate::core::LeaseRef;
 use ricochet::solver::{with_thread_solver, DEFAULT_MAX_MOVES};
-use ricochet::Generator;
+use ricochet::{Generator, Move};
 
 const SEEDS: Range<u64> = 1..61;
 const TOP: u32 = 3;
