@@ -131,7 +131,11 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         )?;
         out.write(content.as_bytes())?;
         let positions = crate::report::count(chosen as u64, "position");
-        writeln!(crate::stdout::lock(), "wrote {positions} to {}", args.out.display())?;
+        writeln!(
+            crate::stdout::lock(),
+            "wrote {positions} to {}",
+            args.out.display()
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     if rules.restricts_moves() && args.unique {

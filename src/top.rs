@@ -49,7 +49,9 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
     if generator == Generator::Ricocheckers {
         if args.dd_ids || args.kcox {
-            bail!("{name} holds Ricocheckers positions, which have no DriftingDroids or K. Cox form");
+            bail!(
+                "{name} holds Ricocheckers positions, which have no DriftingDroids or K. Cox form"
+            );
         }
         crate::ricocheckers::mined::top(&name, &puzzles, args.json, args.min_moves)?;
         return Ok(ExitCode::SUCCESS);

@@ -415,7 +415,9 @@ async fn campaign_page(
     body.push_str("</table><h2>Hardest puzzles</h2><div class=\"hardest\" id=\"hardest\">");
     for mined in coordinator.hardest(&name, HARDEST_SHOWN, 0)? {
         let board = match dealer.deal(mined.seed)? {
-            Dealt::Puzzle(generated) => ricochet::svg::board(&generated.puzzle, &Picture::default()),
+            Dealt::Puzzle(generated) => {
+                ricochet::svg::board(&generated.puzzle, &Picture::default())
+            }
             Dealt::Ricocheckers(position) => ricocheckers_svg(&position, ""),
         };
         let _ = write!(
@@ -444,7 +446,11 @@ async fn puzzle_page(
                 r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move forces a win in <b>{moves}</b> moves{re}.</p><div class="card board">{board}</div><p>Main line: <code>{line}</code></p>"#,
                 side = position.to_move + 1,
                 moves = mined.moves,
-                re = if mined.re_solved { ", proven again by the coordinator" } else { "" },
+                re = if mined.re_solved {
+                    ", proven again by the coordinator"
+                } else {
+                    ""
+                },
                 board = ricocheckers_svg(&position, &format!("seed {seed}")),
                 line = escape(&mined.solution.join(" ")),
             );

@@ -59,6 +59,15 @@ impl Dealer {
         crate::rules::solve_on_thread(puzzle, self.rules, max_moves)
     }
 
+    /// The longest answer a search within `limit` moves can give: the limit, or the
+    /// forced-win bound for Ricocheckers positions.
+    pub fn max_moves(self, limit: u8) -> u8 {
+        match self.generator {
+            Generator::Ricocheckers => limit.min(puzzles::FORCED_WIN_BOUND),
+            _ => limit,
+        }
+    }
+
     /// What `seed` deals: a puzzle, or a Ricocheckers position.
     pub fn deal(self, seed: u64) -> Result<Dealt, SeedError> {
         match self.generator {
@@ -99,8 +108,7 @@ impl Dealer {
                     .map(|m| Move::from_notation(m).ok_or_else(|| ReplayError::Notation(m.clone())))
                     .collect::<Result<Vec<_>, _>>()?;
                 let puzzle = &generated.puzzle;
-                if !puzzle.is_solution(&moves) || !crate::rules::obeys(puzzle, &moves, self.rules)
-                {
+                if !puzzle.is_solution(&moves) || !crate::rules::obeys(puzzle, &moves, self.rules) {
                     return Err(ReplayError::Wrong);
                 }
                 Ok(SeedAnswer::of_moves(&moves))

@@ -28,7 +28,10 @@ pub fn top(name: &str, mined: &[MinedPuzzle], json: bool, min_moves: u8) -> Resu
     let field = standard_field();
     let mut out = crate::stdout::lock();
     if mined.is_empty() && !json {
-        writeln!(out, "{name}: no kept forced wins of at least {min_moves} moves yet")?;
+        writeln!(
+            out,
+            "{name}: no kept forced wins of at least {min_moves} moves yet"
+        )?;
     }
     for (rank, mined) in mined.iter().enumerate() {
         let position = position(mined.seed)?;
@@ -176,7 +179,12 @@ h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom:
         campaign = escape(name)
     );
     for (index, c) in chosen.iter().enumerate() {
-        let title = format!("{}: player {} wins in {}", index + 1, c.position.to_move + 1, c.moves);
+        let title = format!(
+            "{}: player {} wins in {}",
+            index + 1,
+            c.position.to_move + 1,
+            c.moves
+        );
         let _ = write!(
             page,
             r#"<div class="card" id="puzzle-{number}"><h2>{title} · seed {seed}</h2>{board}</div>"#,

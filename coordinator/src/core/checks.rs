@@ -114,6 +114,7 @@ pub(super) fn check_contents(
         spot_share,
         shown_bar,
     } = checks;
+    let max_moves = dealer.max_moves(max_moves);
     let top = hardest_seeds(seeds.clone(), &submission.move_counts, top_count);
     let solutions = asked_solutions(spec, seeds.clone(), submission, &top, top_count)?;
     let spot = secret_sample(
@@ -157,13 +158,14 @@ pub(super) fn check_contents(
         check_solution(dealer, &dealt, seed, count, robots, notation)?;
         let re_solve = record || shown_bar.admits(count, seed);
         if re_solve {
-            let optimum = dealer
-                .answer(&dealt, max_moves)
-                .map_err(|reason| Rejection::Unconfirmed {
-                    seed,
-                    claimed: count,
-                    reason,
-                })?;
+            let optimum =
+                dealer
+                    .answer(&dealt, max_moves)
+                    .map_err(|reason| Rejection::Unconfirmed {
+                        seed,
+                        claimed: count,
+                        reason,
+                    })?;
             if optimum.moves != count {
                 return Err(Rejection::NotOptimal {
                     seed,
@@ -327,10 +329,12 @@ fn check_solution(
     robots: u8,
     notation: &[String],
 ) -> Result<(), Rejection> {
-    let shown = dealer.replay(dealt, notation).map_err(|error| match error {
-        ReplayError::Notation(notation) => Rejection::BadMove { seed, notation },
-        ReplayError::Wrong => Rejection::WrongSolution { seed, moves: count },
-    })?;
+    let shown = dealer
+        .replay(dealt, notation)
+        .map_err(|error| match error {
+            ReplayError::Notation(notation) => Rejection::BadMove { seed, notation },
+            ReplayError::Wrong => Rejection::WrongSolution { seed, moves: count },
+        })?;
     if shown.moves != count {
         return Err(Rejection::WrongSolution { seed, moves: count });
     }

@@ -117,7 +117,10 @@ pub fn replay(field: &Field, position: &Position, line: &[String]) -> Result<Ans
 
 /// Different pieces the side to move moves in `line` (its steps are the even ones).
 fn winner_pieces(line: &[Step]) -> u8 {
-    let moved = line.iter().step_by(2).fold(0u8, |set, s| set | 1 << s.piece);
+    let moved = line
+        .iter()
+        .step_by(2)
+        .fold(0u8, |set, s| set | 1 << s.piece);
     moved.count_ones() as u8
 }
 

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::mt::PyRandom;
+use std::collections::HashMap;
 
 /// The reference: the board file's raw fields, and the rules as the file's notes state
 /// them, on `(x, y)` coordinates.
@@ -199,9 +200,18 @@ fn alpha_beta_returns_minimax_values_at_equal_depth() {
 }
 
 /// Whether the side to move wins within `plies` plies, by the reference's rules and a
-/// plain AND/OR recursion (no table, no ordering).
-fn reference_wins(reference: &Reference, pieces: &[i64], mover: usize, plies: u32) -> bool {
-    reference.moves(pieces, mover).iter().any(|(_, _, next)| {
+/// plain AND/OR recursion (no ordering), remembering answers by the exact pieces.
+fn reference_wins(
+    reference: &Reference,
+    pieces: &[i64],
+    mover: usize,
+    plies: u32,
+    memo: &mut HashMap<(Vec<i64>, u32), bool>,
+) -> bool {
+    if let Some(&known) = memo.get(&(pieces.to_vec(), plies)) {
+        return known;
+    }
+    let wins = reference.moves(pieces, mover).iter().any(|(_, _, next)| {
         reference.filled(next, mover)
             || (plies >= 3
                 && reference
@@ -209,9 +219,69 @@ fn reference_wins(reference: &Reference, pieces: &[i64], mover: usize, plies: u3
                     .iter()
                     .all(|(_, _, after)| {
                         !reference.filled(after, 1 - mover)
-                            && reference_wins(reference, after, mover, plies - 2)
+                            && reference_wins(reference, after, mover, plies - 2, memo)
                     }))
-    })
+    });
+    memo.insert((pieces.to_vec(), plies), wins);
+    wins
+}
+
+/// Checks with the reference that `moves` is the shortest forced win at `position`
+/// (0: none within `bound` moves).
+fn confirm_shortest(
+    reference: &Reference,
+    field: &Field,
+    position: &Position,
+    moves: u8,
+    bound: u8,
+) {
+    let board = field.board();
+    let pieces: Vec<i64> = (position.pieces.iter())
+        .map(|&c| board.index_of(c) as i64)
+        .collect();
+    let mover = usize::from(position.to_move);
+    let mut memo = HashMap::new();
+    let mut wins =
+        |m: u8| m > 0 && reference_wins(reference, &pieces, mover, 2 * u32::from(m) - 1, &mut memo);
+    if moves == 0 {
+        assert!(!wins(bound), "a win in {bound} missed at {position:?}");
+    } else {
+        assert!(wins(moves), "no win in {moves} at {position:?}");
+        assert!(!wins(moves - 1), "a win in {} at {position:?}", moves - 1);
+    }
+}
+
+#[test]
+fn dealt_puzzles_answers_are_confirmed_by_an_independent_search() {
+    use super::puzzles::{answer, deal};
+    let field = Field::standard();
+    let reference = Reference::new();
+    let mut found = [0; 8];
+    for seed in 1..1200 {
+        let position = deal(&field, seed);
+        let short = answer(&field, &position, 3).unwrap();
+        confirm_shortest(&reference, &field, &position, short.moves, 3);
+        found[usize::from(short.moves)] += 1;
+    }
+    // Longer wins, proven with the campaign's bound: the first 12 of these seeds.
+    let mut long = 0;
+    for seed in 1..3000 {
+        let position = deal(&field, seed);
+        let proven = answer(&field, &position, 7).unwrap();
+        if proven.moves >= 4 {
+            confirm_shortest(&reference, &field, &position, proven.moves, 7);
+            found[usize::from(proven.moves)] += 1;
+            long += 1;
+            if long == 12 {
+                break;
+            }
+        }
+    }
+    assert!(
+        found[0] > 1000 && found[1..4].iter().sum::<i32>() >= 5,
+        "{found:?}"
+    );
+    assert_eq!(long, 12, "{found:?}");
 }
 
 #[test]
@@ -219,7 +289,6 @@ fn forced_wins_are_confirmed_by_an_independent_search() {
     use super::proof::{forced_win, Proof};
     let field = Field::standard();
     let reference = Reference::new();
-    let board = field.board();
     let open = field.open_cells();
     let mut rng = PyRandom::new(99);
     let mut found = [0; 4];
@@ -253,23 +322,7 @@ fn forced_wins_are_confirmed_by_an_independent_search() {
             continue;
         }
         found[moves] += 1;
-        let pieces: Vec<i64> = position
-            .pieces
-            .iter()
-            .map(|&c| board.index_of(c) as i64)
-            .collect();
-        let mover = usize::from(position.to_move);
-        let plies = 2 * win.moves as u32 - 1;
-        assert!(
-            reference_wins(&reference, &pieces, mover, plies),
-            "{position:?}"
-        );
-        if plies > 1 {
-            assert!(
-                !reference_wins(&reference, &pieces, mover, plies - 2),
-                "{position:?}"
-            );
-        }
+        confirm_shortest(&reference, &field, &position, win.moves, 3);
         // The main line is legal and ends with the winner's move filling its goals.
         assert_eq!(win.line.len(), 2 * moves - 1);
         let mut at = position;

@@ -18,6 +18,7 @@ mod metrics;
 mod partition;
 mod recovery;
 mod replication;
+mod ricocheckers;
 mod security;
 mod service;
 mod submissions;
