@@ -13,6 +13,7 @@ pub mod players;
 pub mod proof;
 pub mod puzzles;
 pub mod render;
+pub mod slab;
 pub mod strong;
 pub mod tournament;
 
