@@ -190,6 +190,9 @@ mod tests {
         near.pieces[2] = field.slide(&near.pieces, 2, crate::board::Direction::South);
         let (slab, _) = slabs.rank(&near);
         let scan = slabs.scan(&field, slab, 14);
-        assert!(scan.wins_in_one > 0 && scan.same_worker < scan.cross_slab, "{scan:?}");
+        assert!(
+            scan.wins_in_one > 0 && scan.same_worker < scan.cross_slab,
+            "{scan:?}"
+        );
     }
 }
