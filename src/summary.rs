@@ -1,4 +1,5 @@
-//! The closing summary of a campaign: histogram with shares, mean, and the hardest seeds.
+//! The closing summary of a campaign: histogram with shares, mean, and the hardest seeds
+//! (for Ricocheckers positions, what a count means).
 
 use crate::report::count;
 use anyhow::Result;
@@ -28,6 +29,13 @@ pub fn print(coordinator: &Coordinator, name: &str) -> Result<()> {
         return Ok(());
     }
     let widest = aggregates.histogram.iter().copied().max().unwrap_or(1);
+    if status.campaign.spec.generator == ricochet::Generator::Ricocheckers.name() {
+        writeln!(
+            out,
+            "moves: the side to move's shortest forced win; 0: none within {}",
+            ricochet::ricocheckers::puzzles::FORCED_WIN_BOUND
+        )?;
+    }
     writeln!(out, "moves   puzzles   share")?;
     for (moves, &count) in aggregates.histogram.iter().enumerate() {
         if count == 0 {

@@ -72,13 +72,37 @@ struct Chosen {
     line: Vec<String>,
 }
 
-/// Chooses `count` positions among `candidates` (seed, claimed moves), proving each again
-/// and refusing the pack if a claim is wrong; easiest first.
+/// The candidates taken in turn from each win length (lowest seeds first), so that a pack
+/// spans its range of lengths rather than filling up with the longest.
+fn spread(candidates: &[(u64, u8)]) -> Vec<(u64, u8)> {
+    let mut by_moves: std::collections::BTreeMap<u8, Vec<u64>> = Default::default();
+    for &(seed, moves) in candidates {
+        by_moves.entry(moves).or_default().push(seed);
+    }
+    let mut queues: Vec<_> = by_moves
+        .into_iter()
+        .map(|(moves, mut seeds)| {
+            seeds.sort_unstable();
+            (moves, seeds.into_iter())
+        })
+        .collect();
+    let mut spread = Vec::with_capacity(candidates.len());
+    while spread.len() < candidates.len() {
+        for (moves, seeds) in &mut queues {
+            spread.extend(seeds.next().map(|seed| (seed, *moves)));
+        }
+    }
+    spread
+}
+
+/// Chooses `count` positions among `candidates` (seed, claimed moves), spread over the
+/// win lengths, proving each again and refusing the pack if a claim is wrong; easiest
+/// first.
 fn choose(candidates: &[(u64, u8)], count: usize, min_pieces: usize) -> Result<Vec<Chosen>> {
     let field = standard_field();
     let bar = crate::progress::bar(count as u64, "positions proven");
     let mut chosen = Vec::new();
-    for &(seed, moves) in candidates {
+    for (seed, moves) in spread(candidates) {
         if chosen.len() == count {
             break;
         }

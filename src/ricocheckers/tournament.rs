@@ -30,6 +30,10 @@ pub struct TournamentArgs {
     games: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Random plies before the players take over, the same for both orders of a pair of
+    /// games: without them two deterministic players play the same two games throughout.
+    #[arg(long, default_value_t = 0)]
+    opening: u16,
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = crate::input::at_least_one)]
     threads: Option<usize>,
@@ -68,6 +72,7 @@ struct Summary {
     b: String,
     games: u32,
     seed: u64,
+    opening_plies: u16,
     a_wins: Share,
     ties: Share,
     b_wins: Share,
@@ -83,8 +88,16 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     let (pool, _) = crate::input::thread_pool(args.threads)?;
     let bar = crate::progress::bar(u64::from(args.games), "games");
     let (cpu, wall) = (ProcessTime::now(), Instant::now());
-    let games =
-        pool.install(|| tournament(&field, args.a, args.b, args.games, args.seed, || bar.inc(1)));
+    let games = pool.install(|| {
+        tournament(
+            &field,
+            (args.a, args.b),
+            args.games,
+            args.opening,
+            args.seed,
+            || bar.inc(1),
+        )
+    });
     bar.finish_and_clear();
     let tally = Tally::of(&games);
     let decisive = tally.first_wins + tally.second_wins;
@@ -94,6 +107,7 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
         b: args.b.to_string(),
         games: tally.games(),
         seed: args.seed,
+        opening_plies: args.opening,
         a_wins: Share::of(tally.a_wins, tally.games()),
         ties: Share::of(tally.ties, tally.games()),
         b_wins: Share::of(tally.b_wins, tally.games()),
@@ -109,8 +123,8 @@ pub fn run(args: TournamentArgs) -> Result<ExitCode> {
     let mut out = crate::stdout::lock();
     writeln!(
         out,
-        "{} against {}: {} games, seed {}",
-        summary.a, summary.b, summary.games, summary.seed
+        "{} against {}: {} games, seed {}, {} opening plies",
+        summary.a, summary.b, summary.games, summary.seed, summary.opening_plies
     )?;
     writeln!(
         out,

@@ -176,3 +176,29 @@ fn tournaments_add_up_and_repeat_whatever_the_threads() {
         interval["low95"].as_f64().unwrap() < share && share < interval["high95"].as_f64().unwrap()
     );
 }
+
+#[test]
+fn mine_explains_what_a_ricocheckers_count_means() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("store");
+    let data = data.to_str().unwrap();
+    let args = [
+        "--generator",
+        "ricocheckers",
+        "--unit-size",
+        "100",
+        "--data",
+        data,
+    ];
+    let text = crate::rrm_ok(&[&["mine", "--seeds", "1..201"], &args[..]].concat());
+    assert!(text.contains("0: none within 7"), "{text}");
+    assert!(text.contains("200 of 200 seeds"), "{text}");
+    let stats: serde_json::Value =
+        serde_json::from_str(&crate::rrm_ok(&["stats", "--json", "--data", data])).unwrap();
+    assert_eq!(stats["puzzles"], 200);
+    let top = crate::rrm_ok(&["top", "--limit", "1", "--data", data]);
+    assert!(top.contains("win in") && top.contains("to move"), "{top}");
+    // Ricocheckers positions have no Ricochet formats.
+    let kcox = crate::rrm(&["top", "--kcox", "--data", data]);
+    assert_eq!(kcox.status.code(), Some(2));
+}

@@ -337,3 +337,25 @@ fn forced_wins_are_confirmed_by_an_independent_search() {
         "{found:?} after {tried}"
     );
 }
+
+#[test]
+fn openings_vary_the_games_of_deterministic_players() {
+    use super::players::Kind;
+    use super::tournament::tournament;
+    let field = Field::standard();
+    let pair = (Kind::AlphaBeta { plies: 3 }, Kind::Minimax { plies: 2 });
+    let distinct = |games: &[super::tournament::Game]| {
+        let lines: std::collections::HashSet<&Vec<Step>> =
+            games.iter().map(|g| &g.moves).collect();
+        lines.len()
+    };
+    // Without an opening, the same two games over and over.
+    let plain = tournament(&field, pair, 8, 0, 3, || {});
+    assert!(distinct(&plain) <= 2);
+    let opened = tournament(&field, pair, 8, 4, 3, || {});
+    assert_eq!(distinct(&opened), 8);
+    for games in opened.chunks(2) {
+        assert_eq!(games[0].moves[..4], games[1].moves[..4]);
+        assert!(games[0].a_first && !games[1].a_first);
+    }
+}

@@ -1,5 +1,7 @@
 //! Tournaments: games between two players, in parallel on the caller's rayon pool, each
 //! game's seed derived from the tournament's, the first move alternating between them.
+//! Two deterministic players would replay the same two games over and over, so games may
+//! start after an opening of random plies, the same for both orders of a pair of games.
 
 use super::players::Kind;
 use super::{Field, Outcome, Step};
@@ -14,12 +16,43 @@ pub struct Game {
     pub moves: Vec<Step>,
 }
 
-/// Plays one game from the start, `first` against `second`; each player's seed is derived
-/// from `seed` and its side.
-pub fn play_game(field: &Field, first: Kind, second: Kind, seed: u64) -> (Outcome, Vec<Step>) {
+/// The opening of a pair of games: up to `plies` uniformly random legal plies from the
+/// start (fewer if one would end the game), drawn from `seed`.
+pub fn opening(field: &Field, plies: u16, seed: u64) -> Vec<Step> {
+    let mut rng = crate::mt::PyRandom::new(seed);
+    let mut position = field.start();
+    let mut steps = Vec::new();
+    for _ in 0..plies {
+        let legal = field.steps(&position);
+        if legal.is_empty() {
+            break;
+        }
+        let step = legal[rng.randint(0, legal.len() as u32 - 1) as usize];
+        let next = field.play(&position, step);
+        if field.outcome(&next).is_some() {
+            break;
+        }
+        steps.push(step);
+        position = next;
+    }
+    steps
+}
+
+/// Plays one game, `first` against `second` (`first` plays player 1's pieces), from the
+/// position after `opening`; each player's seed is derived from `seed` and its side.
+pub fn play_game(
+    field: &Field,
+    first: Kind,
+    second: Kind,
+    opening: &[Step],
+    seed: u64,
+) -> (Outcome, Vec<Step>) {
     let mut players = [first.player(seed * 2 + 1), second.player(seed * 2 + 2)];
     let mut position = field.start();
-    let mut moves = Vec::new();
+    let mut moves = opening.to_vec();
+    for &step in opening {
+        position = field.play(&position, step);
+    }
     loop {
         if let Some(outcome) = field.outcome(&position) {
             return (outcome, moves);
@@ -33,12 +66,13 @@ pub fn play_game(field: &Field, first: Kind, second: Kind, seed: u64) -> (Outcom
     }
 }
 
-/// Plays `games` games of `a` against `b`, A first in the even-numbered ones.
+/// Plays `games` games of `a` against `b`, A first in the even-numbered ones; games `2k`
+/// and `2k + 1` share an opening of `opening_plies` random plies.
 pub fn tournament(
     field: &Field,
-    a: Kind,
-    b: Kind,
+    (a, b): (Kind, Kind),
     games: u32,
+    opening_plies: u16,
     seed: u64,
     on_game: impl Fn() + Sync,
 ) -> Vec<Game> {
@@ -47,12 +81,13 @@ pub fn tournament(
         .map(|game| {
             let a_first = game % 2 == 0;
             let (first, second) = if a_first { (a, b) } else { (b, a) };
-            let (outcome, moves) = play_game(
+            let game_seed = seed.wrapping_mul(1_000_003) + u64::from(game);
+            let opened = opening(
                 field,
-                first,
-                second,
-                seed.wrapping_mul(1_000_003) + u64::from(game),
+                opening_plies,
+                seed.wrapping_mul(1_000_003) + u64::from(game / 2),
             );
+            let (outcome, moves) = play_game(field, first, second, &opened, game_seed);
             on_game();
             Game {
                 a_first,

@@ -127,6 +127,19 @@ fn a_forced_win_campaign_is_mined_end_to_end() {
         );
         assert!((3..=7).contains(&puzzle["moves"].as_u64().unwrap()));
     }
+    // The pack spans the lengths it was asked for, easiest first.
+    let lengths: Vec<u64> = (pack["puzzles"].as_array().unwrap().iter())
+        .map(|p| p["moves"].as_u64().unwrap())
+        .collect();
+    let present = expected[3..].iter().filter(|&&n| n > 0).count();
+    let mut distinct = lengths.clone();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        present.min(3),
+        "{lengths:?} from {expected:?}"
+    );
+    assert!(lengths.windows(2).all(|w| w[0] <= w[1]), "{lengths:?}");
     // A pack asking for wins of 0 moves is refused: they are positions without one.
     let zero = crate::rrm(&[
         "pack",
