@@ -443,9 +443,16 @@ async fn puzzle_page(
         Dealt::Puzzle(generated) => generated,
         Dealt::Ricocheckers(position) => {
             let body = format!(
-                r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move forces a win in <b>{moves}</b> moves{re}.</p><div class="card board">{board}</div><p>Main line: <code>{line}</code></p>"#,
+                r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move {verdict}{re}.</p><div class="card board">{board}</div><p>Main line: <code>{line}</code></p>"#,
                 side = position.to_move + 1,
                 moves = mined.moves,
+                verdict = match mined.moves {
+                    0 => format!(
+                        "has no forced win within {} moves",
+                        ricochet::ricocheckers::puzzles::FORCED_WIN_BOUND
+                    ),
+                    moves => format!("forces a win in <b>{moves}</b> moves"),
+                },
                 re = if mined.re_solved {
                     ", proven again by the coordinator"
                 } else {

@@ -379,3 +379,46 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
     let _ = stop.send(());
     runtime.block_on(server).unwrap().unwrap();
 }
+
+#[test]
+fn ricocheckers_campaigns_show_positions_and_forced_wins() {
+    let data = tempfile::tempdir().unwrap();
+    let store = data.path().join("store");
+    crate::rrm_ok(&[
+        "mine",
+        "--generator",
+        "ricocheckers",
+        "--seeds",
+        "1..301",
+        "--record-threshold",
+        "5",
+        "--data",
+        store.to_str().unwrap(),
+    ]);
+    let coordinator =
+        Arc::new(Coordinator::open(Store::open(&store).unwrap(), Config::default()).unwrap());
+    let name = "ricocheckers-1-301";
+    let hardest = coordinator.hardest(name, 1, 0).unwrap()[0].clone();
+    assert!(hardest.moves > 0);
+    let dealer = ricochet::Dealer::standard(Generator::Ricocheckers);
+    let no_win = (1..301)
+        .find(|&seed| {
+            let dealt = dealer.deal(seed).unwrap();
+            dealer.answer(&dealt, 7).unwrap().moves == 0
+        })
+        .unwrap();
+    let (runtime, address, stop, server) = serve(coordinator);
+    let (status, _, page) = get(address, &format!("/campaign/{name}"));
+    assert_eq!(status, 200);
+    assert!(page.contains("<circle"), "the hardest positions are drawn");
+    let (status, _, page) = get(address, &format!("/campaign/{name}/puzzle/{}", hardest.seed));
+    assert_eq!(status, 200);
+    let verdict = format!("forces a win in <b>{}</b> moves", hardest.moves);
+    assert!(page.contains(&verdict), "{page}");
+    assert!(page.contains(&hardest.solution.join(" ")), "{page}");
+    let (status, _, page) = get(address, &format!("/campaign/{name}/puzzle/{no_win}"));
+    assert_eq!(status, 200);
+    assert!(page.contains("has no forced win within 7 moves"), "{page}");
+    let _ = stop.send(());
+    runtime.block_on(server).unwrap().unwrap();
+}
