@@ -375,12 +375,12 @@ fn json_pack(
 }
 
 /// One self-contained printable page: the puzzles, then their solutions on new pages.
-fn html(name: &str, chosen: &[Chosen]) -> String {
-    let mut page = String::new();
-    let _ = write!(
-        page,
+/// A printable pack page's head and style, the `<body>` opened: a 2-column grid of
+/// `.card`s, `.moves` in monospace, `.solutions` on a new page.
+pub(crate) fn page_head(title: &str) -> String {
+    format!(
         r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<html lang="en"><head><meta charset="utf-8"><title>{}</title>
 <style>
 body {{ font-family: Georgia, serif; margin: 1.5cm; color: #1d1d1d; }}
 h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom: 1em; }}
@@ -390,13 +390,24 @@ h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom:
 .moves {{ font-family: monospace; font-size: .95em; }}
 .solutions {{ page-break-before: always; break-before: page; }}
 @media print {{ body {{ margin: 0; }} }}
-</style></head><body>
+</style></head><body>"#,
+        escape(title)
+    )
+}
+
+fn html(name: &str, chosen: &[Chosen]) -> String {
+    let title = format!(
+        "Ricochet Robots: {}",
+        crate::report::count(chosen.len() as u64, "puzzle")
+    );
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        r#"{head}
 <h1>{title}</h1><div class="sub">{count} from campaign {campaign}, easiest first. Move the robot of the target's colour onto it; robots slide until they hit a wall or another robot. Solutions at the end.</div>
 <div class="grid">"#,
-        title = escape(&format!(
-            "Ricochet Robots: {}",
-            crate::report::count(chosen.len() as u64, "puzzle")
-        )),
+        head = page_head(&title),
+        title = escape(&title),
         count = crate::report::count(chosen.len() as u64, "puzzle"),
         campaign = escape(name)
     );

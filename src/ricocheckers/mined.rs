@@ -186,19 +186,10 @@ fn html_pack(name: &str, chosen: &[Chosen]) -> String {
     let mut page = String::new();
     let _ = write!(
         page,
-        r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Ricocheckers: win in N</title>
-<style>
-body {{ font-family: Georgia, serif; margin: 1.5cm; color: #1d1d1d; }}
-h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom: 1em; }}
-.grid {{ display: grid; grid-template-columns: repeat(2, 1fr); gap: 1em 1.5em; }}
-.card {{ break-inside: avoid; page-break-inside: avoid; }}
-.card h2 {{ font-size: 1.05em; margin: .3em 0; }} .card svg {{ width: 100%; height: auto; }}
-.line {{ font-family: monospace; }} .solutions {{ page-break-before: always; break-before: page; }}
-@media print {{ body {{ margin: 0; }} }}
-</style></head><body>
+        r#"{head}
 <h1>Ricocheckers: win in N</h1><div class="sub">{count} positions from campaign {campaign}, easiest first. The side to move forces a win in the moves given, whatever the opponent plays: fill the opponent's three start cells (marked) with your own pieces. Pieces slide like Ricochet robots. Every win is proven by exhaustive search; main lines at the end.</div>
 <div class="grid">"#,
+        head = crate::pack::page_head("Ricocheckers: win in N"),
         count = chosen.len(),
         campaign = escape(name)
     );
@@ -222,7 +213,7 @@ h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom:
     for c in chosen {
         let _ = write!(
             page,
-            r#"<li><span class="line">{}</span> (position {})</li>"#,
+            r#"<li><span class="moves">{}</span> (position {})</li>"#,
             escape(&c.line.join(" ")),
             escape(&field.write_position(&c.position))
         );

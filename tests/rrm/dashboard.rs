@@ -411,7 +411,10 @@ fn ricocheckers_campaigns_show_positions_and_forced_wins() {
     let (status, _, page) = get(address, &format!("/campaign/{name}"));
     assert_eq!(status, 200);
     assert!(page.contains("<circle"), "the hardest positions are drawn");
-    let (status, _, page) = get(address, &format!("/campaign/{name}/puzzle/{}", hardest.seed));
+    let (status, _, page) = get(
+        address,
+        &format!("/campaign/{name}/puzzle/{}", hardest.seed),
+    );
     assert_eq!(status, 200);
     let verdict = format!("forces a win in <b>{}</b> moves", hardest.moves);
     assert!(page.contains(&verdict), "{page}");
