@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The hard positions of `tests/data/hard-positions.jsonl`, built in so `rrm bench` runs anywhere.
-const HARD_POSITIONS: &str = include_str!("../tests/data/hard-positions.jsonl");
+pub const HARD_POSITIONS: &str = include_str!("../tests/data/hard-positions.jsonl");
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -208,7 +208,11 @@ fn print_batch(out: &mut impl Write, label: &str, results: &[(f64, usize)]) -> i
     )
 }
 
-fn median(values: &mut [f64]) -> f64 {
+/// The median (NaN for no values).
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }

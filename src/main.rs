@@ -19,6 +19,7 @@ mod loadtest;
 mod mine;
 mod outfile;
 mod pack;
+mod peers;
 mod progress;
 mod report;
 mod ricocheckers;
@@ -85,6 +86,9 @@ enum Command {
     Exhaust(exhaust::ExhaustArgs),
     /// Measure the solver on the hard positions and on seeded batches.
     Bench(bench::BenchArgs),
+    /// Measure rrm against the public solvers (DriftingDroids, K. Cox's crate, Fogleman's
+    /// C solver) on the same puzzles, one process at a time on one core.
+    PeerBench(peers::PeerBenchArgs),
     /// Measure the coordinator alone under simulated workers over loopback.
     LoadTest(loadtest::LoadTestArgs),
     /// The simulated workers of `rrm load-test --clients separate`, in their own process.
@@ -145,6 +149,7 @@ fn main() -> ExitCode {
         Command::Worker(args) => services::worker(args),
         Command::Exhaust(args) => exhaust::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::PeerBench(args) => peers::run(args),
         Command::LoadTest(args) => loadtest::run(args),
         Command::LoadTestClients(args) => loadtest::run_clients(args),
         Command::CheckBench(args) => checkbench::run(args),

@@ -91,7 +91,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let cpu = ProcessTime::now();
     let mut nodes = 0;
     for position in &positions {
-        nodes += Strong::new(20_000, 40).choose(&field, position).nodes;
+        nodes += Strong::new(&field, 20_000, 40)
+            .choose(&field, position)
+            .nodes;
     }
     let seconds = cpu.elapsed().as_secs_f64();
     writeln!(out, "rrm player (20,000 nodes a move): {nodes} nodes, {:.2} s CPU, {:.0} k nodes/s, {:.1} ms a move", seconds, nodes as f64 / seconds / 1e3, seconds * 1e3 / positions.len() as f64)?;

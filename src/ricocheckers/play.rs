@@ -6,7 +6,7 @@ use super::{parse_kind, position_of, BoardArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use ricochet::ricocheckers::players::Player;
-use ricochet::ricocheckers::{render, Outcome, Step};
+use ricochet::ricocheckers::{render, Field, Outcome, Step};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
@@ -34,10 +34,10 @@ enum Side {
     Machine(Box<dyn Player + Send>),
 }
 
-fn side(text: &str, seed: u64) -> Result<Side> {
+fn side(text: &str, field: &Field, seed: u64) -> Result<Side> {
     Ok(match text {
         "human" => Side::Human,
-        _ => Side::Machine(parse_kind(text)?.player(seed)),
+        _ => Side::Machine(parse_kind(text)?.player(field, seed)),
     })
 }
 
@@ -45,8 +45,8 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
     let field = args.board.field()?;
     let mut position = position_of(&field, args.position.as_deref())?;
     let mut sides = [
-        side(&args.first, args.seed * 2 + 1)?,
-        side(&args.second, args.seed * 2 + 2)?,
+        side(&args.first, &field, args.seed * 2 + 1)?,
+        side(&args.second, &field, args.seed * 2 + 2)?,
     ];
     let names = [args.first.clone(), args.second.clone()];
     let stdin = std::io::stdin();

@@ -45,7 +45,7 @@ pub struct UnknownPlayer(pub String);
 pub const PUBLISHED_PLIES: u8 = 5;
 
 /// rrm's player's default budget per move.
-pub const RRM_NODES: u64 = 1_000;
+pub const RRM_NODES: u64 = 10_000;
 
 impl Kind {
     pub fn parse(text: &str) -> Result<Kind, UnknownPlayer> {
@@ -79,13 +79,13 @@ impl Kind {
         })
     }
 
-    /// A player of this kind; `seed` drives any randomness it has.
-    pub fn player(self, seed: u64) -> Box<dyn Player + Send> {
+    /// A player of this kind for games on `field`; `seed` drives any randomness it has.
+    pub fn player(self, field: &Field, seed: u64) -> Box<dyn Player + Send> {
         match self {
             Kind::Random => Box::new(RandomPlayer(PyRandom::new(seed))),
             Kind::Minimax { plies } => Box::new(Published::new(plies, false)),
             Kind::AlphaBeta { plies } => Box::new(Published::new(plies, true)),
-            Kind::Rrm { nodes } => Box::new(RrmPlayer(Strong::new(nodes, 40))),
+            Kind::Rrm { nodes } => Box::new(RrmPlayer(Strong::new(field, nodes, 40))),
         }
     }
 }

@@ -1,8 +1,15 @@
-//! rrm's own player: iterative deepening negamax alpha-beta with a transposition table,
-//! the table's move first and the others ordered by a one-ply look, and an evaluation
-//! built from slide distances, like the solver's lower bounds: for each piece, the slides
-//! it needs to stop on each goal cell with the other pieces standing as blockers; a side's
-//! cost is the cheapest assignment of its pieces to its goal cells.
+//! rrm's own player: iterative deepening negamax alpha-beta with a transposition table
+//! (win scores stored relative to the node, so they mean the same at any depth), the
+//! table's move first and the others ordered by their evaluation, and an evaluation built
+//! from slide distances: for each piece, the slides it needs to stop on each goal cell,
+//! and a side's need is the cheapest assignment of its pieces to its goal cells.
+//!
+//! The distances are those of a piece alone on the board (walls stop it; a goal cell the
+//! opponent occupies costs two more), precomputed once per board, so an evaluation is a
+//! few table reads. Measured against distances searched with the other pieces as blockers
+//! (`BENCHMARKS.md`, session 7): those cost a breadth-first search per piece at every leaf,
+//! about 180 times the time, and played no better, because the search itself sees the
+//! blockers a few plies ahead.
 
 use super::{Field, Outcome, Position, Step, PIECES};
 use crate::board::{Cell, Direction, CELLS};
@@ -13,20 +20,83 @@ use std::hash::BuildHasherDefault;
 /// The score of a won position, less the plies to the win (so quicker wins score more).
 pub const WIN: i32 = 100_000;
 
+/// Scores this close to `WIN` are wins found by the search, not evaluations.
+const WIN_ZONE: i32 = 1_000;
+
 /// A piece that cannot reach a goal cell counts this many slides.
 const FAR: u8 = 12;
 
-/// For every cell, the slides a piece there needs at least to reach `goal`, as the
-/// solver's lower bounds count them: a slide may stop anywhere along its path (so no
-/// blocker is needed at the goal), and walls and the pieces cut the paths. A backward
-/// breadth-first search from the goal; a cell holding a piece is reached but not passed.
-fn bounds_to(field: &Field, pieces: &[Cell; 2 * PIECES], goal: Cell) -> [u8; CELLS] {
+/// Slides more when the opponent stands on the goal cell: it must leave first.
+const OCCUPIED: i32 = 2;
+
+/// One evaluation step: a slide of difference between the two sides' needs.
+const SLIDE: i32 = 100;
+
+/// For each goal cell of each player (`player * PIECES + goal`), the slides a piece alone
+/// on the board needs from every cell to stop there.
+pub struct GoalDistances(Box<[[u8; CELLS]; 2 * PIECES]>);
+
+impl GoalDistances {
+    pub fn new(field: &Field) -> GoalDistances {
+        let mut table = Box::new([[FAR; CELLS]; 2 * PIECES]);
+        let goals: Vec<Cell> = (0..2).flat_map(|player| field.goals(player)).collect();
+        for from in field.open_cells() {
+            let dist = alone_distances(field, from);
+            for (column, &goal) in goals.iter().enumerate() {
+                table[column][from as usize] = dist[goal as usize];
+            }
+        }
+        GoalDistances(table)
+    }
+
+    /// The slides `player` needs at least to fill its goal cells: each piece's distance
+    /// to each goal cell, and the cheapest assignment of pieces to goal cells.
+    pub fn need(&self, field: &Field, position: &Position, player: u8) -> i32 {
+        let goals = field.goals(player);
+        let own = position.pieces_of(player);
+        let other = position.pieces_of(1 - player);
+        let mut slides = [[0i32; PIECES]; PIECES];
+        for (piece, &cell) in own.iter().enumerate() {
+            for (g, &goal) in goals.iter().enumerate() {
+                let d = i32::from(self.0[usize::from(player) * PIECES + g][cell as usize]);
+                slides[piece][g] = d + if d > 0 && other.contains(&goal) {
+                    OCCUPIED
+                } else {
+                    0
+                };
+            }
+        }
+        const ORDERS: [[usize; 3]; 6] = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        ORDERS
+            .iter()
+            .map(|order| (0..PIECES).map(|p| slides[p][order[p]]).sum())
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// The position's value for the side to move, without search: the opponent's need
+    /// less the mover's, in slides.
+    pub fn evaluate(&self, field: &Field, position: &Position) -> i32 {
+        let me = position.to_move;
+        (self.need(field, position, 1 - me) - self.need(field, position, me)) * SLIDE
+    }
+}
+
+/// Slides from `from` to every cell for a piece alone on the board (breadth-first).
+fn alone_distances(field: &Field, from: Cell) -> [u8; CELLS] {
     let board = field.board();
     let mut dist = [FAR; CELLS];
     let mut queue = [0 as Cell; CELLS];
     let (mut head, mut tail) = (0, 1);
-    queue[0] = goal;
-    dist[goal as usize] = 0;
+    queue[0] = from;
+    dist[from as usize] = 0;
     while head < tail {
         let at = queue[head];
         head += 1;
@@ -34,67 +104,38 @@ fn bounds_to(field: &Field, pieces: &[Cell; 2 * PIECES], goal: Cell) -> [u8; CEL
         if d >= FAR {
             continue;
         }
-        if at != goal && pieces.contains(&at) {
-            continue;
-        }
         for dir in Direction::ALL {
-            let mut from = at;
-            while let Some(next) = board.step_open(from, dir) {
-                if dist[next as usize] == FAR {
-                    dist[next as usize] = d;
-                    queue[tail] = next;
-                    tail += 1;
-                }
-                if pieces.contains(&next) {
-                    break;
-                }
-                from = next;
+            let mut to = at;
+            while let Some(next) = board.step_open(to, dir) {
+                to = next;
+            }
+            if dist[to as usize] == FAR {
+                dist[to as usize] = d;
+                queue[tail] = to;
+                tail += 1;
             }
         }
     }
     dist
 }
 
-/// The slides `player` needs at least to fill its goal cells: each piece's bound to each
-/// goal cell with the other pieces cutting the paths, and the cheapest assignment of
-/// pieces to goal cells.
-pub fn cost(field: &Field, position: &Position, player: u8) -> u32 {
-    let goals = field.goals(player);
-    let own = position.pieces_of(player);
-    let maps: Vec<[u8; CELLS]> = goals
-        .iter()
-        .map(|&goal| bounds_to(field, &position.pieces, goal))
-        .collect();
-    const ORDERS: [[usize; 3]; 6] = [
-        [0, 1, 2],
-        [0, 2, 1],
-        [1, 0, 2],
-        [1, 2, 0],
-        [2, 0, 1],
-        [2, 1, 0],
-    ];
-    ORDERS
-        .iter()
-        .map(|order| {
-            (0..PIECES)
-                .map(|piece| u32::from(maps[order[piece]][own[piece] as usize]))
-                .sum::<u32>()
-        })
-        .min()
-        .unwrap_or(0)
+/// A win score as the table keeps it: relative to the node, not the root.
+fn to_table(score: i32, ply: i32) -> i32 {
+    match score {
+        s if s > WIN - WIN_ZONE => s + ply,
+        s if s < -WIN + WIN_ZONE => s - ply,
+        s => s,
+    }
 }
 
-/// The position's value for the side to move, without search: both sides' progress as the
-/// published evaluation measures it (the nearest goal cells in real slides, which need a
-/// stopper there), the opponent's subtracted, and the slide bounds as a finer tie-break.
-pub fn evaluate(field: &Field, position: &Position) -> i32 {
-    let me = position.to_move;
-    let progress = |player| super::players::game_value(field, position, player);
-    let lead = progress(me) - progress(1 - me);
-    let bounds = cost(field, position, 1 - me) as i32 - cost(field, position, me) as i32;
-    (lead * 10_000.0) as i32 + bounds * 100
+/// A table score as seen `ply` plies below the root.
+fn from_table(score: i32, ply: i32) -> i32 {
+    match score {
+        s if s > WIN - WIN_ZONE => s - ply,
+        s if s < -WIN + WIN_ZONE => s + ply,
+        s => s,
+    }
 }
-
 /// The bound a table entry holds.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -111,12 +152,13 @@ struct Entry {
     best: Option<Step>,
 }
 
-/// The searcher's state between moves: its table and its budget.
+/// The searcher's state between moves: its distances, its table and its budget.
 pub struct Strong {
     /// Nodes per move; iterative deepening stops after the depth that passes it.
     pub nodes_per_move: u64,
     /// The deepest search.
     pub max_depth: u8,
+    distances: GoalDistances,
     table: HashMap<u64, Entry, BuildHasherDefault<KeyHasher>>,
     nodes: u64,
 }
@@ -131,10 +173,12 @@ pub struct Choice {
 }
 
 impl Strong {
-    pub fn new(nodes_per_move: u64, max_depth: u8) -> Strong {
+    /// A searcher for positions of `field`.
+    pub fn new(field: &Field, nodes_per_move: u64, max_depth: u8) -> Strong {
         Strong {
             nodes_per_move,
             max_depth,
+            distances: GoalDistances::new(field),
             table: HashMap::default(),
             nodes: 0,
         }
@@ -157,7 +201,7 @@ impl Strong {
                 depth,
                 nodes: self.nodes,
             });
-            if score.abs() >= WIN - 300 || self.nodes >= self.nodes_per_move {
+            if score.abs() >= WIN - WIN_ZONE || self.nodes >= self.nodes_per_move {
                 break;
             }
         }
@@ -181,44 +225,43 @@ impl Strong {
             None => {}
         }
         if depth == 0 {
-            return evaluate(field, position);
+            return self.distances.evaluate(field, position);
         }
         let key = position.key();
         let entry = self.table.get(&key).copied();
         if let Some(entry) = entry {
             if entry.depth >= depth && ply > 0 {
+                let score = from_table(entry.score, ply);
                 match entry.bound {
-                    Bound::Exact => return entry.score,
-                    Bound::Lower if entry.score >= beta => return entry.score,
-                    Bound::Upper if entry.score <= alpha => return entry.score,
+                    Bound::Exact => return score,
+                    Bound::Lower if score >= beta => return score,
+                    Bound::Upper if score <= alpha => return score,
                     _ => {}
                 }
             }
         }
-        // The table's move first, then moves onto a goal cell, then the others in order:
-        // ordering by evaluation would cost an evaluation per child at every node.
-        let goals = field.goals(position.to_move);
-        let base = PIECES * usize::from(position.to_move);
+        // The table's move first, then winning moves, then the others by their
+        // evaluation (a few table reads each).
         let table_move = entry.and_then(|e| e.best);
-        let mut ordered: Vec<(i32, Step)> = field
+        let mut children: Vec<(i32, Step, Position)> = field
             .steps(position)
             .iter()
             .map(|&step| {
-                let hint = if table_move == Some(step) {
-                    2
+                let next = field.play(position, step);
+                let rank = if table_move == Some(step) {
+                    i32::MAX
+                } else if matches!(field.outcome(&next), Some(Outcome::Win(_))) {
+                    i32::MAX - 1
                 } else {
-                    let to =
-                        field.slide(&position.pieces, base + usize::from(step.piece), step.dir);
-                    i32::from(goals.contains(&to))
+                    -self.distances.evaluate(field, &next)
                 };
-                (hint, step)
+                (rank, step, next)
             })
             .collect();
-        ordered.sort_by_key(|&(hint, _)| std::cmp::Reverse(hint));
+        children.sort_by_key(|&(rank, _, _)| std::cmp::Reverse(rank));
         let original_alpha = alpha;
         let mut best = (-WIN - 1, None);
-        for (_, step) in ordered {
-            let next = field.play(position, step);
+        for (_, step, next) in children {
             let score = -self.negamax(field, &next, depth - 1, -beta, -alpha, ply + 1);
             if score > best.0 {
                 best = (score, Some(step));
@@ -239,7 +282,7 @@ impl Strong {
             key,
             Entry {
                 depth,
-                score: best.0,
+                score: to_table(best.0, ply),
                 bound,
                 best: best.1,
             },

@@ -358,3 +358,37 @@ fn openings_vary_the_games_of_deterministic_players() {
         assert!(games[0].a_first && !games[1].a_first);
     }
 }
+
+#[test]
+fn the_rrm_player_keeps_every_forced_win_within_three_moves() {
+    use super::proof::forced_win;
+    use super::puzzles::{answer, deal};
+    use super::strong::{Strong, WIN};
+    let field = Field::standard();
+    let mut kept = [0; 4];
+    for seed in 1..4000 {
+        let position = deal(&field, seed);
+        let moves = answer(&field, &position, 3).unwrap().moves;
+        if moves == 0 {
+            continue;
+        }
+        let choice = Strong::new(&field, 10_000, 40).choose(&field, &position);
+        assert!(
+            choice.score > WIN - 100,
+            "seed {seed}: the win in {moves} not seen"
+        );
+        let next = field.play(&position, choice.step);
+        if moves == 1 {
+            assert_eq!(field.outcome(&next), Some(Outcome::Win(position.to_move)));
+        } else {
+            // Whatever the opponent replies, a win in one move fewer remains.
+            for &reply in field.steps(&next).iter() {
+                let after = field.play(&next, reply);
+                let proof = forced_win(&field, &after, moves - 1, 50_000_000).unwrap();
+                assert!(proof.win.is_some(), "seed {seed}: the win in {moves} lost");
+            }
+        }
+        kept[usize::from(moves)] += 1;
+    }
+    assert!(kept[1] >= 1 && kept[2] >= 1 && kept[3] >= 3, "{kept:?}");
+}

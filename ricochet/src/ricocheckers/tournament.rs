@@ -47,7 +47,10 @@ pub fn play_game(
     opening: &[Step],
     seed: u64,
 ) -> (Outcome, Vec<Step>) {
-    let mut players = [first.player(seed * 2 + 1), second.player(seed * 2 + 2)];
+    let mut players = [
+        first.player(field, seed * 2 + 1),
+        second.player(field, seed * 2 + 2),
+    ];
     let mut position = field.start();
     let mut moves = opening.to_vec();
     for &step in opening {
