@@ -13,10 +13,10 @@
 //!
 //! Peer conventions handled here:
 //! - the crate always has exactly 5 robots. For puzzles with fewer robots the
-//!   extra ones are parked on fully walled cells (the blocked centre), which
-//!   is what the crate itself does when it imports a 4-robot DriftingDroids
-//!   game ID (it parks robot 5 at (7,7)). Parked robots can neither move nor
-//!   block anything.
+//!   extra ones are parked on cells that no robot can reach (the centre block),
+//!   walled in on all four sides, which is what the crate itself does when it
+//!   imports a 4-robot DriftingDroids game ID (it parks robot 5 at (7,7)).
+//!   Parked robots can neither move nor block anything.
 //! - `Position` is (x = column, y = row), packed as x<<4|y; input cells are
 //!   row*16+col.
 //! - input robot i is the crate's `ROBOTS[i]` (BLACK, RED, GREEN, YELLOW, BLUE).
@@ -45,6 +45,41 @@ fn dir_char(d: Direction) -> char {
         Direction::S => 'S',
         Direction::W => 'W',
     }
+}
+
+/// Cells no robot can reach: their component under open edges (walls only)
+/// contains no robot and not the target cell. In cell order.
+fn unreachable_cells(board: &Board, robots: &[usize], target_cell: usize) -> Vec<usize> {
+    const NONE: usize = usize::MAX;
+    let mut comp = vec![NONE; N * N];
+    let mut live = Vec::new(); // per component: holds a robot or the target
+    for start in 0..N * N {
+        if comp[start] != NONE {
+            continue;
+        }
+        let id = live.len();
+        let mut has = false;
+        let mut stack = vec![start];
+        comp[start] = id;
+        while let Some(c) = stack.pop() {
+            has |= c == target_cell || robots.contains(&c);
+            let p = pos_of(c);
+            for (dir, next) in [
+                (Direction::N, c.wrapping_sub(N)),
+                (Direction::E, c + 1),
+                (Direction::S, c + N),
+                (Direction::W, c.wrapping_sub(1)),
+            ] {
+                // The border is always walled, so an open edge stays on the board.
+                if !board.wall(p, dir) && comp[next] == NONE {
+                    comp[next] = id;
+                    stack.push(next);
+                }
+            }
+        }
+        live.push(has);
+    }
+    (0..N * N).filter(|&c| !live[comp[c]]).collect()
 }
 
 fn solve_line(v: &serde_json::Value) -> String {
@@ -114,26 +149,28 @@ fn solve_line(v: &serde_json::Value) -> String {
         }
     }
 
-    // Five robots: park the missing ones on fully walled cells.
+    // Five robots: park the missing ones where no robot can ever go. Cells
+    // whose open-edge component holds no robot and not the target (e.g. the
+    // 2x2 centre block, walled outside but open inside on some boards) are
+    // unreachable, so walling such a cell in on all four sides changes
+    // nothing for the puzzle; a robot parked there can neither move nor block.
     let mut positions = [Position::new(0, 0); 5];
     for (i, &c) in robots.iter().enumerate() {
         positions[i] = pos_of(c);
     }
-    let mut next = robots.len();
-    if next < ROBOTS.len() {
-        for cell in 0..N * N {
-            if next == ROBOTS.len() {
-                break;
-            }
-            let p = pos_of(cell);
-            let enclosed = DIRS.iter().all(|&(_, d, _)| board.wall(p, d));
-            if enclosed && !robots.contains(&cell) && cell != target_cell {
-                positions[next] = p;
-                next += 1;
-            }
+    if robots.len() < ROBOTS.len() {
+        let parking = unreachable_cells(&board, &robots, target_cell);
+        let missing = ROBOTS.len() - robots.len();
+        if parking.len() < missing {
+            return unsupported(
+                "fewer than 5 robots and no unreachable cell to park the crate's extra robots",
+            );
         }
-        if next < ROBOTS.len() {
-            return unsupported("fewer than 5 robots and no fully walled cell to park the crate's extra robots");
+        for (k, &cell) in parking[..missing].iter().enumerate() {
+            for &(_, dir, _) in &DIRS {
+                board.set_wall(pos_of(cell), dir);
+            }
+            positions[robots.len() + k] = pos_of(cell);
         }
     }
 
