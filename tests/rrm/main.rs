@@ -19,6 +19,7 @@ mod editions;
 mod exhaustive;
 mod generator;
 mod mining;
+mod peers;
 mod referee;
 mod reports;
 mod ricocheckers;

@@ -1,0 +1,90 @@
+//! `rrm peer-bench` against drivers written here: a peer that lies about its answers
+//! fails the command, one that declines a puzzle is counted as such, and one that crashes
+//! is reported; rrm's own answers pass the same checks.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// A driver script named `name` in `dir` that prints `body`'s output for the file in $1.
+fn driver(dir: &Path, name: &str, body: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Prints `name<TAB>` and `rest` for every puzzle of the file in $1.
+fn each_puzzle(rest: &str) -> String {
+    format!(
+        "sed -n 's/.*\"name\":\"\\([^\"]*\\)\".*/\\1/p' \"$1\" | \
+         while read -r n; do printf '%s\\t{rest}\\n' \"$n\"; done"
+    )
+}
+
+#[test]
+fn lying_declining_and_crashing_peers_are_told_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let peers = dir.path().join("peers");
+    std::fs::create_dir(&peers).unwrap();
+    // One quick hard position, to keep the test short.
+    let hard = std::fs::read_to_string("tests/data/hard-positions.jsonl").unwrap();
+    let position = hard.lines().find(|l| l.contains("\"kc_14")).unwrap();
+    let positions = dir.path().join("one.jsonl");
+    std::fs::write(&positions, format!("{position}\n")).unwrap();
+    let bench = |extra: &[&str]| {
+        let mut args = vec![
+            "peer-bench",
+            "--peers",
+            peers.to_str().unwrap(),
+            "--positions",
+            positions.to_str().unwrap(),
+            "--runs",
+            "1",
+            "--random4",
+            "3",
+            "--random5",
+            "2",
+            "--cpu",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        crate::rrm(&args)
+    };
+
+    // A peer that declines everything: counted, not wrong.
+    driver(
+        &peers,
+        "fogleman",
+        &each_puzzle("unsupported\\tnot in this test"),
+    );
+    let declined = bench(&[]);
+    let stdout = String::from_utf8_lossy(&declined.stdout);
+    assert!(declined.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("(1 unsupp.)") && stdout.contains("(3 unsupp.)"),
+        "{stdout}"
+    );
+    // rrm answered all 6 puzzles optimally (checked by replay against the counts).
+    let rrm_rows = stdout.lines().skip(2);
+    let rrm_rows = rrm_rows.filter(|l| l.split_whitespace().any(|w| w == "rrm"));
+    assert_eq!(rrm_rows.count(), 3, "{stdout}");
+    assert!(stdout.contains("1/1") && stdout.contains("3/3") && stdout.contains("2/2"));
+
+    // A liar (a 1-move "solution" to everything) and a crash.
+    driver(&peers, "kcox", &each_puzzle("1\\t0N"));
+    driver(&peers, "driftingdroids", "exit 3");
+    let lied = bench(&[]);
+    let stdout = String::from_utf8_lossy(&lied.stdout);
+    assert!(
+        !lied.status.success(),
+        "a lying peer must fail the bench: {stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "WRONG: kcox on kc_14-polymorphicprism-83: 1 moves (optimal 14), replays: false"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("WRONG: kcox").count(), 6, "{stdout}");
+    assert!(stdout.contains("exited with status 3"), "{stdout}");
+    assert!(!stdout.contains("WRONG: rrm"), "{stdout}");
+}
