@@ -92,7 +92,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     )?;
     for (robots, count) in [(4, args.random4), (5, args.random5)] {
         if count > 0 {
-            let times = solve_batch(&random_puzzles(robots, count));
+            let puzzles: Vec<Puzzle> = random_puzzles(robots, count, |_| true)
+                .into_iter()
+                .map(|(puzzle, _)| puzzle)
+                .collect();
+            let times = solve_batch(&puzzles);
             print_batch(
                 &mut out,
                 &format!("random {robots}-robot (2+ moves)"),
@@ -153,15 +157,25 @@ fn bench_position(job: &Job, runs: usize) -> Result<PositionRow> {
     })
 }
 
-/// Random puzzles with 2 or more moves; their optimal lengths come out of this solve.
-fn random_puzzles(robots: usize, count: usize) -> Vec<Puzzle> {
+/// Random puzzles that `keep` accepts and that need 2 or more moves, with their optimal
+/// lengths (from this solve).
+pub fn random_puzzles(
+    robots: usize,
+    count: usize,
+    keep: impl Fn(&Puzzle) -> bool,
+) -> Vec<(Puzzle, usize)> {
     let mut stream = RandomPuzzles::new(robots as u64, robots);
     let mut solver = Solver::new();
     let mut puzzles = Vec::with_capacity(count);
     while puzzles.len() < count {
         let puzzle = stream.next_puzzle();
-        if solver.solve(&puzzle).is_ok_and(|s| s.moves.len() >= 2) {
-            puzzles.push(puzzle);
+        if !keep(&puzzle) {
+            continue;
+        }
+        if let Some(moves) = solver.solve(&puzzle).ok().map(|s| s.moves.len()) {
+            if moves >= 2 {
+                puzzles.push((puzzle, moves));
+            }
         }
     }
     puzzles

@@ -209,7 +209,7 @@ impl Player for Published {
 }
 
 /// The published evaluation of `position` for `player` (see the module's documentation).
-pub fn game_value(field: &Field, position: &Position, player: u8) -> f64 {
+fn game_value(field: &Field, position: &Position, player: u8) -> f64 {
     match field.outcome(position) {
         Some(Outcome::Win(winner)) if winner == player => return 1.0,
         Some(_) => return -1.0,
