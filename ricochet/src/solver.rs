@@ -179,7 +179,7 @@ impl Solver {
             if depth >= REGIONS_FROM_DEPTH && !WILD && !search.regions_ready {
                 search.prepare_deep_search(board);
             }
-            if search.dfs(robots, depth, NO_MOVE) {
+            if search.dfs(robots, depth, NO_MOVE, 0) {
                 let moves = search
                     .path
                     .iter()
@@ -562,6 +562,36 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         [north, east, south, west]
     }
 
+    /// Whether the previous move, `last_robot` from `last_from` in `last_dir`, and this
+    /// one, `robot` in `dir` to `to`, commute: made the other way round they reach the same
+    /// state at the same depth, searched from the sibling. Of two such orders only the one
+    /// moving the lower robot first is searched. They commute unless either robot's start
+    /// or end cell lies on the other's slide or stopped it.
+    #[inline(always)]
+    fn commutes(
+        &self,
+        robots: &[Cell; N],
+        last: u8,
+        last_from: Cell,
+        robot: usize,
+        dir: usize,
+        to: Cell,
+    ) -> bool {
+        let (last_robot, last_dir) = ((last / 4) as usize, (last % 4) as usize);
+        let (last_to, from) = (robots[last_robot], robots[robot]);
+        !passes(from, to, last_from, dir)
+            && !self.stopped_by(to, dir, last_to)
+            && !passes(last_from, last_to, to, last_dir)
+            && !self.stopped_by(last_to, last_dir, from)
+    }
+
+    /// Whether a slide in `dir` that ended on `end` was stopped by a robot on `cell`.
+    #[inline(always)]
+    fn stopped_by(&self, end: Cell, dir: usize, cell: Cell) -> bool {
+        const STEP: [u8; 4] = [(GRID as u8).wrapping_neg(), 1, GRID as u8, u8::MAX];
+        self.stops[dir][end as usize] != end && end.wrapping_add(STEP[dir]) == cell
+    }
+
     /// Canonical key: the finishing robot's cell, then the others sorted (all sorted for
     /// the wild target).
     #[inline(always)]
@@ -581,11 +611,11 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     }
 
     /// Depth-first search for a solution of exactly `remaining` moves or fewer; `last` is
-    /// the previous move as `robot * 4 + dir`.
+    /// the previous move as `robot * 4 + dir`, which started from `last_from`.
     ///
     /// Children are generated first and their table slots prefetched, so that the
     /// table's cache misses overlap instead of stalling one after the other.
-    fn dfs(&mut self, robots: [Cell; N], remaining: u8, last: u8) -> bool {
+    fn dfs(&mut self, robots: [Cell; N], remaining: u8, last: u8, last_from: Cell) -> bool {
         let bound = self.bound(&robots);
         if bound == remaining {
             // Tight: only a robot whose own bound is tight can finish, alone and downhill.
@@ -612,6 +642,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             (self.regions.path[target], self.regions.blockers[target])
         });
         let child = remaining - 1;
+        let last_robot = (last / 4) as usize;
         // Left uninitialised: zeroing 20 slots at every state cost 5 % of the search.
         let mut children = [std::mem::MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
@@ -638,6 +669,12 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     return true;
                 }
                 if last == (robot * 4 + (dir ^ 2)) as u8 {
+                    continue;
+                }
+                if last != NO_MOVE
+                    && robot < last_robot
+                    && self.commutes(&robots, last, last_from, robot, dir, to)
+                {
                     continue;
                 }
                 if robot != 0
@@ -684,7 +721,8 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             if hash != NO_HASH && !self.table.visit(hash, child) {
                 continue;
             }
-            let solved = self.dfs(moved(robots, robot as usize, to), child, robot * 4 + dir);
+            let next = moved(robots, robot as usize, to);
+            let solved = self.dfs(next, child, robot * 4 + dir, robots[robot as usize]);
             if solved {
                 self.path.push((robot, dir));
                 return true;
@@ -704,6 +742,16 @@ fn moved<const N: usize>(robots: [Cell; N], robot: usize, to: Cell) -> [Cell; N]
         .fold(0u64, |packed, (i, &cell)| packed | (cell as u64) << (8 * i));
     let packed = packed & !(0xff << (8 * robot)) | (to as u64) << (8 * robot);
     std::array::from_fn(|i| (packed >> (8 * i)) as Cell)
+}
+
+/// Whether a slide in `dir` from `from` to `to` passes `cell` (or ends on it).
+#[inline(always)]
+fn passes(from: Cell, to: Cell, cell: Cell, dir: usize) -> bool {
+    let vertical = dir % 2 == 0;
+    cell != from
+        && from.min(to) <= cell
+        && cell <= from.max(to)
+        && (!vertical || (cell ^ from) % GRID as u8 == 0)
 }
 
 /// The state of one `finishes_alone` search.
