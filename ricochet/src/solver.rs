@@ -18,6 +18,10 @@
 //!   are prefetched together.
 //! * A robot never immediately reverses its previous move: wherever the reverse slide
 //!   ends, the robot could have slid there directly one move earlier.
+//! * Two moves in a row that commute (neither robot's start or end cell on the other's
+//!   slide or stopping it) are searched in one order only, the lower robot first: the
+//!   other order reaches the same state at the same depth, which the table would only
+//!   find after paying for the child and its probe.
 
 use std::time::{Duration, Instant};
 
