@@ -7,8 +7,10 @@
 //! * Tight states (h equal to the moves left) can only be finished by the finishing robot
 //!   alone going downhill every move: `finishes_alone` settles them with a per-cell memo.
 //!   On the last level this is the classic "move only the target robot".
-//! * With one move of slack, a helper move must touch the finishing robot's downhill
-//!   routes (`Regions`), since earlier iterations ruled out shorter solutions.
+//! * With one to three moves of slack, a helper move must matter to a later move of a
+//!   solution (the `regions` module): earlier iterations ruled out shorter solutions, and
+//!   dropping a move nothing depends on would leave one. With one move of slack only the
+//!   finishing robot's downhill routes follow, so the move must touch them.
 //! * For pruning, h is raised by one when no helper stands where a shortest route would
 //!   need a blocker ("it cannot get there alone"), or by two: see `beyond_reach`.
 //! * States are keyed canonically: the target robot's cell, then the other robots' cells
@@ -28,6 +30,9 @@ use std::time::{Duration, Instant};
 use crate::board::{Board, Cell, Direction, CELLS, GRID};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::table::TransTable;
+
+mod regions;
+use regions::{contains, insert, intersects, walk_lines, CellSet, Regions};
 
 /// Default longest solution looked for; no known puzzle comes close.
 pub const DEFAULT_MAX_MOVES: u8 = 40;
@@ -172,6 +177,7 @@ impl Solver {
             walled_arrival: [UNREACHABLE; CELLS],
             blocker_cells: [0; 4],
             regions_ready: false,
+            wider_ready: false,
             path: Vec::new(),
             states: 0,
         };
@@ -182,6 +188,10 @@ impl Solver {
         for depth in start.max(1)..=self.max_moves {
             if depth >= REGIONS_FROM_DEPTH && !WILD && !search.regions_ready {
                 search.prepare_deep_search(board);
+            }
+            if depth >= WIDER_REGIONS_FROM_DEPTH && !WILD && !search.wider_ready {
+                search.regions.compute_wider(board, &search.lower_bound);
+                search.wider_ready = true;
             }
             if search.dfs(robots, depth, NO_MOVE, 0) {
                 let moves = search
@@ -290,110 +300,8 @@ fn empty_board_distances(stops: &StopTables, target: Cell) -> [u8; CELLS] {
 /// From this bound on, searches pay for [`Regions::compute`]; below it they are too short
 /// for the pruning to repay its set-up.
 const REGIONS_FROM_DEPTH: u8 = 7;
-
-/// A set of cells: bit `cell % 64` of word `cell / 64`.
-type CellSet = [u64; 4];
-
-fn contains(set: &CellSet, cell: Cell) -> bool {
-    set[cell as usize / 64] >> (cell % 64) & 1 != 0
-}
-
-fn insert(set: &mut CellSet, cell: Cell) {
-    set[cell as usize / 64] |= 1 << (cell % 64);
-}
-
-fn intersects(a: &CellSet, b: &CellSet) -> bool {
-    (0..4).any(|word| a[word] & b[word] != 0)
-}
-
-/// Per cell of the finishing robot, where other robots matter to its shortest
-/// stop-anywhere routes (all moves downhill) when it slides alone.
-struct Regions {
-    /// The cells each downhill slide passes: a robot leaving one can open a route.
-    path: [CellSet; CELLS],
-    /// The cells just beyond each downhill stop: only a robot here makes the stop possible.
-    blockers: [CellSet; CELLS],
-    /// Blocker cells of the routes one move longer (one move keeps the bound).
-    lateral_blockers: [CellSet; CELLS],
-    /// Cells on the four wall-bounded lines through the cell: wherever a robot there can
-    /// get in one move.
-    cross: [CellSet; CELLS],
-}
-
-impl Regions {
-    fn new() -> Box<Regions> {
-        Box::new(Regions {
-            path: [[0; 4]; CELLS],
-            blockers: [[0; 4]; CELLS],
-            lateral_blockers: [[0; 4]; CELLS],
-            cross: [[0; 4]; CELLS],
-        })
-    }
-
-    fn compute(&mut self, board: &Board, lower_bound: &[u8; CELLS]) {
-        let mut by_bound: Vec<Cell> = (0..CELLS)
-            .map(|c| c as Cell)
-            .filter(|&c| lower_bound[c as usize] != UNREACHABLE)
-            .collect();
-        // Lower cells first, so every route's tail is known.
-        by_bound.sort_by_key(|&c| lower_bound[c as usize]);
-        for &cell in &by_bound {
-            let downhill = lower_bound[cell as usize].wrapping_sub(1);
-            let (mut path, mut blockers) = ([0u64; 4], [0u64; 4]);
-            walk_lines(board, cell, |dir, at, line| {
-                if lower_bound[at as usize] == downhill {
-                    path = union(&union(&path, line), &self.path[at as usize]);
-                    blockers = union(&blockers, &self.blockers[at as usize]);
-                    if let Some(beyond) = board.step_open(at, dir) {
-                        insert(&mut blockers, beyond);
-                    }
-                }
-            });
-            self.path[cell as usize] = path;
-            self.blockers[cell as usize] = blockers;
-        }
-        // A longer route keeps the bound in one move and goes downhill in all others.
-        for &cell in &by_bound {
-            let here = lower_bound[cell as usize];
-            let mut lateral = [0u64; 4];
-            walk_lines(board, cell, |dir, at, _| {
-                let tail = match lower_bound[at as usize] {
-                    h if h == here => &self.blockers[at as usize],
-                    h if h.wrapping_add(1) == here => &self.lateral_blockers[at as usize],
-                    _ => return,
-                };
-                lateral = union(&lateral, tail);
-                if let Some(beyond) = board.step_open(at, dir) {
-                    insert(&mut lateral, beyond);
-                }
-            });
-            self.lateral_blockers[cell as usize] = lateral;
-        }
-        for cell in board.cells() {
-            let mut cross = [0u64; 4];
-            walk_lines(board, cell, |_, at, _| insert(&mut cross, at));
-            self.cross[cell as usize] = cross;
-        }
-    }
-}
-
-/// Walks the four wall-bounded lines from `cell`, calling `visit(direction, cell passed,
-/// cells passed so far on this line)` for every cell.
-fn walk_lines(board: &Board, cell: Cell, mut visit: impl FnMut(Direction, Cell, &CellSet)) {
-    for dir in Direction::ALL {
-        let mut line = [0u64; 4];
-        let mut at = cell;
-        while !board.has_wall(at, dir) {
-            at = dir.step(at).expect("edge walls");
-            insert(&mut line, at);
-            visit(dir, at, &line);
-        }
-    }
-}
-
-fn union(a: &CellSet, b: &CellSet) -> CellSet {
-    std::array::from_fn(|word| a[word] | b[word])
-}
+/// From this bound on, searches also pay for [`Regions::compute_wider`].
+const WIDER_REGIONS_FROM_DEPTH: u8 = 10;
 
 struct Search<'t, const N: usize, const WILD: bool> {
     stops: StopTables,
@@ -409,6 +317,8 @@ struct Search<'t, const N: usize, const WILD: bool> {
     blocker_cells: CellSet,
     /// Whether `regions` holds this puzzle's downhill regions.
     regions_ready: bool,
+    /// Whether `regions` also holds the regions of routes up to two moves longer.
+    wider_ready: bool,
     /// Moves of the solution found, last move first, as (internal robot, direction).
     path: Vec<(u8, u8)>,
     states: u64,
@@ -645,6 +555,12 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             let target = robots[0] as usize;
             (self.regions.path[target], self.regions.blockers[target])
         });
+        // Two or three moves of slack: a helper move must matter to a later move.
+        let relevance = match remaining - bound {
+            2 if !WILD && self.regions_ready => Some(self.regions.relevance(&robots, false)),
+            3 if !WILD && self.wider_ready => Some(self.regions.relevance(&robots, true)),
+            _ => None,
+        };
         let child = remaining - 1;
         let last_robot = (last / 4) as usize;
         // Left uninitialised: zeroing 20 slots at every state cost 5 % of the search.
@@ -685,6 +601,13 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     && regions.is_some_and(|(path, blockers)| {
                         !contains(&path, from) && !contains(&blockers, to)
                     })
+                {
+                    continue;
+                }
+                if robot != 0
+                    && relevance
+                        .as_ref()
+                        .is_some_and(|relevance| !relevance.allows(self.regions, robot, from, to))
                 {
                     continue;
                 }
