@@ -24,6 +24,9 @@
 //!   slide or stopping it) are searched in one order only, the lower robot first: the
 //!   other order reaches the same state at the same depth, which the table would only
 //!   find after paying for the child and its probe.
+//!
+//! The bound tables are computed in `bounds`, the route regions and the relevance test in
+//! `regions`; this file is the search.
 
 use std::time::{Duration, Instant};
 
@@ -31,8 +34,11 @@ use crate::board::{Board, Cell, Direction, CELLS, GRID};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::table::TransTable;
 
+mod bounds;
 mod regions;
-use regions::{contains, insert, intersects, walk_lines, CellSet, Regions};
+pub(crate) use bounds::lower_bounds;
+use bounds::{empty_board_distances, lower_bounds_walled_arrival, stop_tables, StopTables};
+use regions::{contains, insert, intersects, CellSet, Regions};
 
 /// Default longest solution looked for; no known puzzle comes close.
 pub const DEFAULT_MAX_MOVES: u8 = 40;
@@ -208,93 +214,6 @@ impl Solver {
         }
         Err(Unsolved::TooLong(self.max_moves))
     }
-}
-
-/// `stops[dir][cell]`: where a robot at `cell` stops sliding in `dir` on an empty board.
-type StopTables = [[Cell; CELLS]; 4];
-
-fn stop_tables(board: &Board) -> StopTables {
-    let mut stops = [[0; CELLS]; 4];
-    for dir in Direction::ALL {
-        // Visit cells so that the next cell in `dir` is always done first.
-        let towards_end = matches!(dir, Direction::East | Direction::South);
-        for i in 0..CELLS {
-            let cell = if towards_end { CELLS - 1 - i } else { i } as Cell;
-            stops[dir as usize][cell as usize] = match board.has_wall(cell, dir) {
-                true => cell,
-                false => stops[dir as usize][dir.step(cell).expect("edge walls") as usize],
-            };
-        }
-    }
-    stops
-}
-
-/// Moves the finishing robot needs from each cell if it could stop anywhere: a BFS from the
-/// target along wall-free straight lines. Admissible, since every real move is such a line.
-pub(crate) fn lower_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
-    stop_anywhere_distances(board, target, |_| true)
-}
-
-/// Like [`lower_bounds`], but the last move must stop on the target against a wall.
-fn lower_bounds_walled_arrival(board: &Board, target: Cell) -> [u8; CELLS] {
-    stop_anywhere_distances(board, target, |dir| board.has_wall(target, dir))
-}
-
-/// BFS from `target` along wall-free lines; `arrival(dir)` says which last moves count.
-fn stop_anywhere_distances(
-    board: &Board,
-    target: Cell,
-    arrival: impl Fn(Direction) -> bool,
-) -> [u8; CELLS] {
-    let mut bound = [UNREACHABLE; CELLS];
-    let mut queue = [0 as Cell; CELLS];
-    let (mut head, mut tail) = (0, 1);
-    bound[target as usize] = 0;
-    queue[0] = target;
-    while head < tail {
-        let cell = queue[head];
-        head += 1;
-        let next = bound[cell as usize] + 1;
-        // Cells from which a slide passes `cell`: those on its lines, moving towards it.
-        walk_lines(board, cell, |back, from, _| {
-            if (cell != target || arrival(back.opposite())) && bound[from as usize] == UNREACHABLE {
-                bound[from as usize] = next;
-                queue[tail] = from;
-                tail += 1;
-            }
-        });
-    }
-    bound
-}
-
-/// Moves the finishing robot needs from each cell on an empty board (every stop against a
-/// wall), by relaxing `1 + distance of where each slide ends` until nothing changes.
-fn empty_board_distances(stops: &StopTables, target: Cell) -> [u8; CELLS] {
-    let mut distance = [UNREACHABLE; CELLS];
-    distance[target as usize] = 0;
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for cell in 0..CELLS {
-            let best = (0..4)
-                .map(|dir| stops[dir][cell] as usize)
-                .filter(|&end| end != cell)
-                .map(|end| {
-                    if end == target as usize {
-                        1
-                    } else {
-                        distance[end].saturating_add(1)
-                    }
-                })
-                .min()
-                .unwrap_or(UNREACHABLE);
-            if best < distance[cell] {
-                distance[cell] = best;
-                changed = true;
-            }
-        }
-    }
-    distance
 }
 
 /// From this bound on, searches pay for [`Regions::compute`]; below it they are too short
