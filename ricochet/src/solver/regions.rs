@@ -77,43 +77,26 @@ impl Regions {
     /// The regions of the downhill routes and of the routes one move longer.
     pub(super) fn compute(&mut self, board: &Board, lower_bound: &[u8; CELLS]) {
         let by_bound = by_bound(lower_bound);
-        for &cell in &by_bound {
-            let downhill = lower_bound[cell as usize].wrapping_sub(1);
-            let (mut path, mut blockers) = ([0u64; 4], [0u64; 4]);
-            walk_lines(board, cell, |dir, at, line| {
-                if lower_bound[at as usize] == downhill {
-                    path = union(&union(&path, line), &self.path[at as usize]);
-                    blockers = union(&blockers, &self.blockers[at as usize]);
-                    if let Some(beyond) = board.step_open(at, dir) {
-                        insert(&mut blockers, beyond);
-                    }
-                }
-            });
-            self.path[cell as usize] = path;
-            self.blockers[cell as usize] = blockers;
-        }
+        let routes = Routes {
+            board,
+            lower_bound,
+            by_bound: &by_bound,
+        };
+        routes.fill(
+            &mut self.path,
+            &mut self.blockers,
+            |added, at, paths, blockers| (added == DOWNHILL).then(|| (paths[at], blockers[at])),
+        );
         // A longer route keeps the bound in one move and goes downhill in all others.
-        for &cell in &by_bound {
-            let here = lower_bound[cell as usize];
-            let (mut blockers, mut path) = ([0u64; 4], [0u64; 4]);
-            walk_lines(board, cell, |dir, at, line| {
-                let at = at as usize;
-                let (tail_blockers, tail_path) = match lower_bound[at] {
-                    h if h == here => (&self.blockers[at], &self.path[at]),
-                    h if h.wrapping_add(1) == here => {
-                        (&self.lateral_blockers[at], &self.lateral_path[at])
-                    }
-                    _ => return,
-                };
-                blockers = union(&blockers, tail_blockers);
-                path = union(&union(&path, tail_path), line);
-                if let Some(beyond) = board.step_open(at as Cell, dir) {
-                    insert(&mut blockers, beyond);
-                }
-            });
-            self.lateral_blockers[cell as usize] = blockers;
-            self.lateral_path[cell as usize] = path;
-        }
+        routes.fill(
+            &mut self.lateral_path,
+            &mut self.lateral_blockers,
+            |added, at, paths, blockers| match added {
+                DOWNHILL => Some((paths[at], blockers[at])),
+                SIDEWAYS => Some((self.path[at], self.blockers[at])),
+                _ => None,
+            },
+        );
         for cell in board.cells() {
             let mut cross = [0u64; 4];
             walk_lines(board, cell, |_, at, _| insert(&mut cross, at));
@@ -126,29 +109,24 @@ impl Regions {
     /// of slack: only the longest searches repay them. Needs [`Regions::compute`] first.
     pub(super) fn compute_wider(&mut self, board: &Board, lower_bound: &[u8; CELLS]) {
         let by_bound = by_bound(lower_bound);
-        for &cell in &by_bound {
-            let here = lower_bound[cell as usize];
-            let (mut path, mut blockers) = ([0u64; 4], [0u64; 4]);
-            walk_lines(board, cell, |dir, at, line| {
-                let c = at as usize;
-                let (tail_path, tail_blockers) = match lower_bound[c] {
-                    h if h.wrapping_add(1) == here => (self.wide_path[c], self.wide_blockers[c]),
-                    h if h == here => (
-                        union(&self.path[c], &self.lateral_path[c]),
-                        union(&self.blockers[c], &self.lateral_blockers[c]),
-                    ),
-                    h if h == here.wrapping_add(1) => (self.path[c], self.blockers[c]),
-                    _ => return,
-                };
-                path = union(&union(&path, &tail_path), line);
-                blockers = union(&blockers, &tail_blockers);
-                if let Some(beyond) = board.step_open(at, dir) {
-                    insert(&mut blockers, beyond);
-                }
-            });
-            self.wide_path[cell as usize] = path;
-            self.wide_blockers[cell as usize] = blockers;
-        }
+        let routes = Routes {
+            board,
+            lower_bound,
+            by_bound: &by_bound,
+        };
+        routes.fill(
+            &mut self.wide_path,
+            &mut self.wide_blockers,
+            |added, at, paths, blockers| match added {
+                DOWNHILL => Some((paths[at], blockers[at])),
+                SIDEWAYS => Some((
+                    union(&self.path[at], &self.lateral_path[at]),
+                    union(&self.blockers[at], &self.lateral_blockers[at]),
+                )),
+                UPHILL => Some((self.path[at], self.blockers[at])),
+                _ => None,
+            },
+        );
         for &cell in &by_bound {
             let c = cell as usize;
             // A helper matters with no move to spare from a downhill path or a line to a
@@ -221,6 +199,7 @@ impl Regions {
         Relevance {
             left: self.wide_path[finisher],
             reached: union(&self.wide_blockers[finisher], &self.wide_movers[finisher]),
+            // Robot 0 is no helper: excluding it keeps every helper's lines.
             reached_lines: others(&tight_lines, 0),
             others: std::array::from_fn(|robot| others(&spare_lines, robot)),
         }
@@ -251,6 +230,56 @@ impl Relevance {
             || intersects(&regions.cross[b as usize], &self.reached_lines)
             || contains(&self.others[robot], a)
             || contains(&self.others[robot], b)
+    }
+}
+
+/// Moves a slide adds to a route beyond the bound of its start: a downhill slide none, a
+/// sideways one (keeping the bound) one, an uphill one (raising it by one) two.
+const DOWNHILL: u8 = 0;
+const SIDEWAYS: u8 = 1;
+const UPHILL: u8 = 2;
+
+/// One cell set per cell of the finishing robot.
+type PerCell = [CellSet; CELLS];
+
+/// What filling one family of routes reads.
+struct Routes<'a> {
+    board: &'a Board,
+    lower_bound: &'a [u8; CELLS],
+    by_bound: &'a [Cell],
+}
+
+impl Routes<'_> {
+    /// Fills `path` and `blockers` for every cell, lower bounds first: over the cell's
+    /// slides that `tail` continues (given the moves the slide adds and its end), the cells
+    /// passed and the tail's path, the tail's blocker cells and the cell beyond the stop
+    /// when no wall is there. `tail` reads this family's sets of cells already filled from
+    /// its last two arguments.
+    fn fill(
+        &self,
+        path: &mut PerCell,
+        blockers: &mut PerCell,
+        tail: impl Fn(u8, usize, &PerCell, &PerCell) -> Option<(CellSet, CellSet)>,
+    ) {
+        for &cell in self.by_bound {
+            let here = self.lower_bound[cell as usize];
+            let (mut route_path, mut route_blockers) = ([0u64; 4], [0u64; 4]);
+            walk_lines(self.board, cell, |dir, at, line| {
+                // Every cell on a reachable cell's lines is reachable: no overflow.
+                let added = (self.lower_bound[at as usize] + 1).wrapping_sub(here);
+                let Some((tail_path, tail_blockers)) = tail(added, at as usize, path, blockers)
+                else {
+                    return;
+                };
+                route_path = union(&union(&route_path, &tail_path), line);
+                route_blockers = union(&route_blockers, &tail_blockers);
+                if let Some(beyond) = self.board.step_open(at, dir) {
+                    insert(&mut route_blockers, beyond);
+                }
+            });
+            path[cell as usize] = route_path;
+            blockers[cell as usize] = route_blockers;
+        }
     }
 }
 
