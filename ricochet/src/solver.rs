@@ -496,6 +496,14 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             {
                 continue;
             }
+            // Every move of a lower robot that stays off the previous slide's lines commutes
+            // with it: skipped before its slides are even computed.
+            if robot < last_robot
+                && last != NO_MOVE
+                && !meets_slide(last_from, robots[last_robot], from)
+            {
+                continue;
+            }
             let ends = self.slides(&robots, robot);
             for (dir, &to) in ends.iter().enumerate() {
                 if to == from {
@@ -588,6 +596,24 @@ fn moved<const N: usize>(robots: [Cell; N], robot: usize, to: Cell) -> [Cell; N]
         .fold(0u64, |packed, (i, &cell)| packed | (cell as u64) << (8 * i));
     let packed = packed & !(0xff << (8 * robot)) | (to as u64) << (8 * robot);
     std::array::from_fn(|i| (packed >> (8 * i)) as Cell)
+}
+
+/// Whether a robot on `cell` can have a move that does not commute with the slide from
+/// `from` to `to` (see `Search::commutes`): every such move starts or ends on the slide's
+/// line, passes one of its cells, or is stopped by its end, so the robot's row or column
+/// meets the slide.
+#[inline(always)]
+fn meets_slide(from: Cell, to: Cell, cell: Cell) -> bool {
+    let grid = GRID as u8;
+    let (row, column) = (cell / grid, cell % grid);
+    let (from_row, from_column, to_row, to_column) =
+        (from / grid, from % grid, to / grid, to % grid);
+    if from_column == to_column {
+        column == from_column || (from_row.min(to_row)..=from_row.max(to_row)).contains(&row)
+    } else {
+        row == from_row
+            || (from_column.min(to_column)..=from_column.max(to_column)).contains(&column)
+    }
 }
 
 /// Whether a slide in `dir` from `from` to `to` passes `cell` (or ends on it).
