@@ -26,7 +26,7 @@
 //!   find after paying for the child and its probe.
 //!
 //! The bound tables are computed in `bounds`, the route regions and the relevance test in
-//! `regions`; this file is the search.
+//! `regions`, which move orders commute in `order`; this file is the search.
 
 use std::time::{Duration, Instant};
 
@@ -35,9 +35,11 @@ use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::table::TransTable;
 
 mod bounds;
+mod order;
 mod regions;
 pub(crate) use bounds::lower_bounds;
 use bounds::{empty_board_distances, lower_bounds_walled_arrival, stop_tables, StopTables};
+use order::{commutes, meets_slide, Slide};
 use regions::{contains, insert, intersects, CellSet, Regions};
 
 /// Default longest solution looked for; no known puzzle comes close.
@@ -395,36 +397,6 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         [north, east, south, west]
     }
 
-    /// Whether the previous move, `last_robot` from `last_from` in `last_dir`, and this
-    /// one, `robot` in `dir` to `to`, commute: made the other way round they reach the same
-    /// state at the same depth, searched from the sibling. Of two such orders only the one
-    /// moving the lower robot first is searched. They commute unless either robot's start
-    /// or end cell lies on the other's slide or stopped it.
-    #[inline(always)]
-    fn commutes(
-        &self,
-        robots: &[Cell; N],
-        last: u8,
-        last_from: Cell,
-        robot: usize,
-        dir: usize,
-        to: Cell,
-    ) -> bool {
-        let (last_robot, last_dir) = ((last / 4) as usize, (last % 4) as usize);
-        let (last_to, from) = (robots[last_robot], robots[robot]);
-        !passes(from, to, last_from, dir)
-            && !self.stopped_by(to, dir, last_to)
-            && !passes(last_from, last_to, to, last_dir)
-            && !self.stopped_by(last_to, last_dir, from)
-    }
-
-    /// Whether a slide in `dir` that ended on `end` was stopped by a robot on `cell`.
-    #[inline(always)]
-    fn stopped_by(&self, end: Cell, dir: usize, cell: Cell) -> bool {
-        const STEP: [u8; 4] = [(GRID as u8).wrapping_neg(), 1, GRID as u8, u8::MAX];
-        self.stops[dir][end as usize] != end && end.wrapping_add(STEP[dir]) == cell
-    }
-
     /// Canonical key: the finishing robot's cell, then the others sorted (all sorted for
     /// the wild target).
     #[inline(always)]
@@ -482,6 +454,11 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         };
         let child = remaining - 1;
         let last_robot = (last / 4) as usize;
+        let last_slide = (last != NO_MOVE).then(|| Slide {
+            from: last_from,
+            to: robots[last_robot],
+            dir: (last % 4) as usize,
+        });
         // Left uninitialised: zeroing 20 slots at every state cost 5 % of the search.
         let mut children = [std::mem::MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
@@ -498,10 +475,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             }
             // Every move of a lower robot that stays off the previous slide's lines commutes
             // with it: skipped before its slides are even computed.
-            if robot < last_robot
-                && last != NO_MOVE
-                && !meets_slide(last_from, robots[last_robot], from)
-            {
+            if robot < last_robot && last_slide.is_some_and(|slide| !meets_slide(slide, from)) {
                 continue;
             }
             let ends = self.slides(&robots, robot);
@@ -518,9 +492,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 if last == (robot * 4 + (dir ^ 2)) as u8 {
                     continue;
                 }
-                if last != NO_MOVE
-                    && robot < last_robot
-                    && self.commutes(&robots, last, last_from, robot, dir, to)
+                if robot < last_robot
+                    && last_slide
+                        .is_some_and(|slide| commutes(&self.stops, slide, Slide { from, to, dir }))
                 {
                     continue;
                 }
@@ -596,34 +570,6 @@ fn moved<const N: usize>(robots: [Cell; N], robot: usize, to: Cell) -> [Cell; N]
         .fold(0u64, |packed, (i, &cell)| packed | (cell as u64) << (8 * i));
     let packed = packed & !(0xff << (8 * robot)) | (to as u64) << (8 * robot);
     std::array::from_fn(|i| (packed >> (8 * i)) as Cell)
-}
-
-/// Whether a robot on `cell` can have a move that does not commute with the slide from
-/// `from` to `to` (see `Search::commutes`): every such move starts or ends on the slide's
-/// line, passes one of its cells, or is stopped by its end, so the robot's row or column
-/// meets the slide.
-#[inline(always)]
-fn meets_slide(from: Cell, to: Cell, cell: Cell) -> bool {
-    let grid = GRID as u8;
-    let (row, column) = (cell / grid, cell % grid);
-    let (from_row, from_column, to_row, to_column) =
-        (from / grid, from % grid, to / grid, to % grid);
-    if from_column == to_column {
-        column == from_column || (from_row.min(to_row)..=from_row.max(to_row)).contains(&row)
-    } else {
-        row == from_row
-            || (from_column.min(to_column)..=from_column.max(to_column)).contains(&column)
-    }
-}
-
-/// Whether a slide in `dir` from `from` to `to` passes `cell` (or ends on it).
-#[inline(always)]
-fn passes(from: Cell, to: Cell, cell: Cell, dir: usize) -> bool {
-    let vertical = dir % 2 == 0;
-    cell != from
-        && from.min(to) <= cell
-        && cell <= from.max(to)
-        && (!vertical || (cell ^ from) % GRID as u8 == 0)
 }
 
 /// The state of one `finishes_alone` search.
