@@ -66,22 +66,9 @@ fn stopped_by(stops: &StopTables, slide: Slide, cell: Cell) -> bool {
 mod tests {
     use super::super::bounds::stop_tables;
     use super::*;
-    use crate::board::{Board, Direction};
+    use crate::board::Direction;
+    use crate::puzzle::Move;
     use crate::Game;
-
-    /// Where robot `robot` stops sliding in `dir`, stepping cell by cell: a referee
-    /// independent of the solver's stop tables.
-    fn slide(board: &Board, robots: &[Cell], robot: usize, dir: Direction) -> Cell {
-        let mut at = robots[robot];
-        while !board.has_wall(at, dir) {
-            let next = dir.step(at).expect("edge walls");
-            if robots.contains(&next) {
-                break;
-            }
-            at = next;
-        }
-        at
-    }
 
     /// On Fogleman boards with random robots: every move of a robot whose row and column
     /// miss the previous slide reaches the same state when played before that slide, and
@@ -97,7 +84,18 @@ mod tests {
         };
         let (mut off_the_slide, mut accepted) = (0, 0);
         for seed in 1..=20 {
+            // `Puzzle::slide`, the replay checker's cell-by-cell slide, is the referee: it
+            // does not use the solver's stop tables.
             let puzzle = Game::generate(seed).expect("seed").puzzle();
+            let slide = |robots: &[Cell], robot: usize, dir: Direction| {
+                puzzle.slide(
+                    robots,
+                    Move {
+                        robot: robot as u8,
+                        dir,
+                    },
+                )
+            };
             let board = puzzle.board();
             let stops = stop_tables(board);
             let cells: Vec<Cell> = board.cells().filter(|&c| !board.is_blocked(c)).collect();
@@ -111,7 +109,7 @@ mod tests {
                 }
                 let (mover, mover_dir) = (random(4), Direction::ALL[random(4)]);
                 let mut after = before.clone();
-                after[mover] = slide(board, &before, mover, mover_dir);
+                after[mover] = slide(&before, mover, mover_dir);
                 if after[mover] == before[mover] {
                     continue;
                 }
@@ -123,13 +121,13 @@ mod tests {
                 for robot in (0..4).filter(|&robot| robot != mover) {
                     for dir in Direction::ALL {
                         let mut then = after.clone();
-                        then[robot] = slide(board, &after, robot, dir);
+                        then[robot] = slide(&after, robot, dir);
                         if then[robot] == after[robot] {
                             continue;
                         }
                         let mut swapped = before.clone();
-                        swapped[robot] = slide(board, &before, robot, dir);
-                        swapped[mover] = slide(board, &swapped, mover, mover_dir);
+                        swapped[robot] = slide(&before, robot, dir);
+                        swapped[mover] = slide(&swapped, mover, mover_dir);
                         let second = Slide {
                             from: after[robot],
                             to: then[robot],
