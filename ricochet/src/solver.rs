@@ -1,5 +1,9 @@
-//! The optimal solver: IDA* over canonical states with a transposition table.
+//! The optimal solver: fringe search over canonical states, with IDA* where memory ends.
 //!
+//! * The search raises a bound on the solution's length one move at a time, each bound
+//!   searched depth first (`fringe`): a state enters at the first bound at which it could
+//!   lie on a solution, and is expanded once, at the smallest depth it is met. Where its
+//!   memory limit would be passed, the IDA* (`ida`) goes on from the bound reached.
 //! * Slides use per-puzzle stop tables (where a robot stops with no other robot about)
 //!   shortened by the robots in the way.
 //! * The lower bound h is the number of moves the finishing robot needs if it could stop
@@ -8,25 +12,23 @@
 //!   alone going downhill every move: `finishes_alone` settles them with a per-cell memo.
 //!   On the last level this is the classic "move only the target robot".
 //! * With one to three moves of slack, a helper move must matter to a later move of a
-//!   solution (the `regions` module): earlier iterations ruled out shorter solutions, and
+//!   solution (the `regions` module): smaller bounds ruled out shorter solutions, and
 //!   dropping a move nothing depends on would leave one. With one move of slack only the
 //!   finishing robot's downhill routes follow, so the move must touch them.
 //! * For pruning, h is raised by one when no helper stands where a shortest route would
 //!   need a blocker ("it cannot get there alone"), or by two: see `beyond_reach`.
 //! * States are keyed canonically: the target robot's cell, then the other robots' cells
 //!   sorted, since robots that cannot finish are interchangeable (all robots are, for the
-//!   wild target). The key indexes a transposition table of remaining depths, kept across
-//!   iterations, so no state is searched twice at the same depth. Children's table slots
-//!   are prefetched together.
+//!   wild target).
 //! * A robot never immediately reverses its previous move: wherever the reverse slide
 //!   ends, the robot could have slid there directly one move earlier.
 //! * Two moves in a row that commute (neither robot's start or end cell on the other's
 //!   slide or stopping it) are searched in one order only, the lower robot first: the
-//!   other order reaches the same state at the same depth, which the table would only
-//!   find after paying for the child and its probe.
+//!   other order reaches the same state at the same depth.
 //!
 //! The bound tables are computed in `bounds`, the route regions and the relevance test in
-//! `regions`, which move orders commute in `order`; this file is the search.
+//! `regions`, which move orders commute in `order`; this file holds what both searches
+//! share.
 
 use std::time::{Duration, Instant};
 
@@ -35,10 +37,13 @@ use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::table::TransTable;
 
 mod bounds;
+mod fringe;
+mod ida;
 mod order;
 mod regions;
 pub(crate) use bounds::lower_bounds;
 use bounds::{empty_board_distances, lower_bounds_walled_arrival, stop_tables, StopTables};
+use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::{commutes, meets_slide, Slide};
 use regions::{contains, insert, intersects, CellSet, Regions};
 
@@ -47,14 +52,12 @@ pub const DEFAULT_MAX_MOVES: u8 = 40;
 /// Default size limit of the transposition table.
 pub const DEFAULT_TABLE_BYTES: usize = 16 << 20;
 
+/// Default memory limit of the fringe search, beyond which the IDA* takes over.
+pub const DEFAULT_FRINGE_BYTES: usize = 1 << 30;
+
 /// Lower bound of a cell from which the target cannot be reached at all.
 pub(crate) const UNREACHABLE: u8 = u8::MAX;
-/// Children with fewer remaining moves are searched without a table probe: their
-/// subtrees are cheaper than a cache miss.
-const MIN_TABLE_DEPTH: u8 = 2;
 const NO_MOVE: u8 = u8::MAX;
-/// Key hash of a child searched without a table probe (real ones have at most 40 bits).
-const NO_HASH: u64 = u64::MAX;
 
 /// An optimal solution and what finding it cost.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +110,7 @@ fn capped(max_moves: u8) -> u8 {
 pub struct Solver {
     table: TransTable,
     regions: Box<Regions>,
+    fringe: Fringe,
     max_moves: u8,
 }
 
@@ -127,8 +131,17 @@ impl Solver {
         Solver {
             table: TransTable::new(table_bytes),
             regions: Regions::new(),
+            fringe: Fringe::new(DEFAULT_FRINGE_BYTES),
             max_moves: capped(max_moves),
         }
+    }
+
+    /// This solver with the fringe search limited to about `bytes` of memory (table and
+    /// buckets); a search that would need more goes on as an IDA* within the table limit,
+    /// and below 1 MiB the IDA* does all the searching.
+    pub fn with_fringe_bytes(mut self, bytes: usize) -> Solver {
+        self.fringe = Fringe::new(bytes);
+        self
     }
 
     /// Finds a proven optimal solution of `puzzle` (on a board with mirrors, through the
@@ -193,26 +206,25 @@ impl Solver {
         if start == UNREACHABLE {
             return Err(Unsolved::Unreachable);
         }
-        for depth in start.max(1)..=self.max_moves {
-            if depth >= REGIONS_FROM_DEPTH && !WILD && !search.regions_ready {
-                search.prepare_deep_search(board);
+        let mut depth = start.max(1);
+        if self.fringe.usable() && depth <= FRINGE_MAX_BOUND {
+            let last = self.max_moves.min(FRINGE_MAX_BOUND);
+            match search.fringe_search(&mut self.fringe, board, robots, depth, last) {
+                FringeEnd::Solved => return Ok((search.moves(&order), search.states)),
+                FringeEnd::Exhausted => depth = last + 1,
+                // Every bound below `bound` was searched: the IDA* goes on from there.
+                FringeEnd::GaveUp(bound) => {
+                    depth = bound;
+                    search.path.clear();
+                }
             }
-            if depth >= WIDER_REGIONS_FROM_DEPTH && !WILD && !search.wider_ready {
-                search.regions.compute_wider(board, &search.lower_bound);
-                search.wider_ready = true;
-            }
+        }
+        while depth <= self.max_moves {
+            search.prepare_for(board, depth);
             if search.dfs(robots, depth, NO_MOVE, 0) {
-                let moves = search
-                    .path
-                    .iter()
-                    .rev()
-                    .map(|&(robot, dir)| Move {
-                        robot: order[robot as usize] as u8,
-                        dir: Direction::ALL[dir as usize],
-                    })
-                    .collect();
-                return Ok((moves, search.states));
+                return Ok((search.moves(&order), search.states));
             }
+            depth += 1;
         }
         Err(Unsolved::TooLong(self.max_moves))
     }
@@ -246,6 +258,18 @@ struct Search<'t, const N: usize, const WILD: bool> {
 }
 
 impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
+    /// The solution in `path`, in the puzzle's robot numbering.
+    fn moves(&self, order: &[usize; N]) -> Vec<Move> {
+        self.path
+            .iter()
+            .rev()
+            .map(|&(robot, dir)| Move {
+                robot: order[robot as usize] as u8,
+                dir: Direction::ALL[dir as usize],
+            })
+            .collect()
+    }
+
     /// Lower bound on the moves left from this state.
     #[inline(always)]
     fn bound(&self, robots: &[Cell; N]) -> u8 {
@@ -257,6 +281,17 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 .unwrap_or(UNREACHABLE)
         } else {
             self.lower_bound[robots[0] as usize]
+        }
+    }
+
+    /// Computes what the search to `bound` repays and is not ready yet.
+    fn prepare_for(&mut self, board: &Board, bound: u8) {
+        if bound >= REGIONS_FROM_DEPTH && !WILD && !self.regions_ready {
+            self.prepare_deep_search(board);
+        }
+        if bound >= WIDER_REGIONS_FROM_DEPTH && !WILD && !self.wider_ready {
+            self.regions.compute_wider(board, &self.lower_bound);
+            self.wider_ready = true;
         }
     }
 
@@ -321,6 +356,22 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 .iter()
                 .any(|&r| contains(&regions.lateral_blockers[target], r))
                 || !self.finishes_alone(*robots, 0, true, &mut SoloRun::default()))
+    }
+
+    /// Settles a tight state (bound equal to the moves left): only a robot whose own bound
+    /// is tight can finish, alone and downhill. On success `path` holds the moves.
+    #[inline(always)]
+    fn finish_tight(&mut self, robots: [Cell; N], remaining: u8) -> bool {
+        let finishers = if WILD { N } else { 1 };
+        let mut run = SoloRun::default();
+        let solved = (0..finishers).any(|robot| {
+            run.failed = Default::default();
+            self.lower_bound[robots[robot] as usize] == remaining
+                && self.finishes_alone(robots, robot, false, &mut run)
+        });
+        self.states += run.visited;
+        self.path.append(&mut run.moves);
+        solved
     }
 
     /// Whether robot `finisher` alone, the others standing still, can finish going
@@ -415,62 +466,29 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             .fold(0u64, |key, &cell| key << 8 | cell as u64)
     }
 
-    /// Depth-first search for a solution of exactly `remaining` moves or fewer; `last` is
-    /// the previous move as `robot * 4 + dir`, which started from `last_from`.
-    ///
-    /// Children are generated first and their table slots prefetched, so that the
-    /// table's cache misses overlap instead of stalling one after the other.
-    fn dfs(&mut self, robots: [Cell; N], remaining: u8, last: u8, last_from: Cell) -> bool {
-        let bound = self.bound(&robots);
-        if bound == remaining {
-            // Tight: only a robot whose own bound is tight can finish, alone and downhill.
-            let finishers = if WILD { N } else { 1 };
-            let mut run = SoloRun::default();
-            let solved = (0..finishers).any(|robot| {
-                run.failed = Default::default();
-                self.lower_bound[robots[robot] as usize] == remaining
-                    && self.finishes_alone(robots, robot, false, &mut run)
-            });
-            self.states += run.visited;
-            self.path.append(&mut run.moves);
-            return solved;
-        }
-        self.states += 1;
-        // With one move left only the finishing robot can still make it.
-        let movers = if !WILD && remaining == 1 { 1 } else { N };
-        // One move of slack: earlier iterations proved this state has no solution of
-        // `remaining - 1` moves, so after a helper move the finishing robot must go
-        // downhill alone; the move only helps if it leaves a route's path or enters one of
-        // its blocker cells.
-        let regions = (!WILD && self.regions_ready && bound + 1 == remaining).then(|| {
-            let target = robots[0] as usize;
-            (self.regions.path[target], self.regions.blockers[target])
-        });
-        // Two or three moves of slack: a helper move must matter to a later move.
-        let relevance = match remaining - bound {
-            2 if !WILD && self.regions_ready => Some(self.regions.relevance(&robots, false)),
-            3 if !WILD && self.wider_ready => Some(self.regions.relevance(&robots, true)),
-            _ => None,
-        };
-        let child = remaining - 1;
+    /// Calls `visit(search, robot, dir, from, to)` for each move of robots `0..movers` but
+    /// those that another order of the same moves replaces (reversals, commuting pairs) and
+    /// those of robots `skip_robot` rules out, until `visit` returns false. A move onto the
+    /// target by a robot that may finish ends it first, the move put in `path`.
+    #[inline(always)]
+    fn each_move(
+        &mut self,
+        robots: &[Cell; N],
+        movers: usize,
+        last: u8,
+        last_from: Cell,
+        skip_robot: impl Fn(&Self, usize, Cell) -> bool,
+        mut visit: impl FnMut(&mut Self, usize, usize, Cell, Cell) -> bool,
+    ) -> Moves {
         let last_robot = (last / 4) as usize;
         let last_slide = (last != NO_MOVE).then(|| Slide {
             from: last_from,
             to: robots[last_robot],
             dir: (last % 4) as usize,
         });
-        // Left uninitialised: zeroing 20 slots at every state cost 5 % of the search.
-        let mut children = [std::mem::MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
-        let mut count = 0;
         for robot in 0..movers {
             let from = robots[robot];
-            // A helper off the paths whose lines reach no blocker cell has no move to keep.
-            if robot != 0
-                && regions.is_some_and(|(path, blockers)| {
-                    !contains(&path, from)
-                        && !intersects(&self.regions.cross[from as usize], &blockers)
-                })
-            {
+            if skip_robot(self, robot, from) {
                 continue;
             }
             // Every move of a lower robot that stays off the previous slide's lines commutes
@@ -478,7 +496,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             if robot < last_robot && last_slide.is_some_and(|slide| !meets_slide(slide, from)) {
                 continue;
             }
-            let ends = self.slides(&robots, robot);
+            let ends = self.slides(robots, robot);
             for (dir, &to) in ends.iter().enumerate() {
                 if to == from {
                     continue;
@@ -487,7 +505,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 // target finishes by coming back to it.
                 if (WILD || robot == 0) && to == self.target {
                     self.path.push((robot as u8, dir as u8));
-                    return true;
+                    return Moves::Goal;
                 }
                 if last == (robot * 4 + (dir ^ 2)) as u8 {
                     continue;
@@ -498,65 +516,12 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 {
                     continue;
                 }
-                if robot != 0
-                    && regions.is_some_and(|(path, blockers)| {
-                        !contains(&path, from) && !contains(&blockers, to)
-                    })
-                {
-                    continue;
-                }
-                if robot != 0
-                    && relevance
-                        .as_ref()
-                        .is_some_and(|relevance| !relevance.allows(self.regions, robot, from, to))
-                {
-                    continue;
-                }
-                if remaining == 1 {
-                    continue;
-                }
-                let next = moved(robots, robot, to);
-                let bound = self.bound(&next);
-                if !self.beyond_reach(&next, child) {
-                    // Tight children are settled by `finishes_alone`, cheaper than a table probe.
-                    let probe = child >= MIN_TABLE_DEPTH && bound < child;
-                    let hash = if probe {
-                        self.table.hash(Self::key(&next))
-                    } else {
-                        NO_HASH
-                    };
-                    if hash != NO_HASH {
-                        self.table.prefetch(hash);
-                    }
-                    children[count] = std::mem::MaybeUninit::new(Child {
-                        robot: robot as u8,
-                        dir: dir as u8,
-                        to,
-                        hash,
-                    });
-                    count += 1;
+                if !visit(self, robot, dir, from, to) {
+                    return Moves::Stopped;
                 }
             }
         }
-        for child_slot in &children[..count] {
-            // SAFETY: the first `count` slots were written above.
-            let Child {
-                robot,
-                dir,
-                to,
-                hash,
-            } = unsafe { child_slot.assume_init() };
-            if hash != NO_HASH && !self.table.visit(hash, child) {
-                continue;
-            }
-            let next = moved(robots, robot as usize, to);
-            let solved = self.dfs(next, child, robot * 4 + dir, robots[robot as usize]);
-            if solved {
-                self.path.push((robot, dir));
-                return true;
-            }
-        }
-        false
+        Moves::Done
     }
 }
 
@@ -583,12 +548,12 @@ struct SoloRun {
     visited: u64,
 }
 
-/// A move generated by `dfs`, waiting for its table slot to arrive in cache.
-#[derive(Clone, Copy)]
-struct Child {
-    robot: u8,
-    dir: u8,
-    to: Cell,
-    /// The table hash of the child's key, or [`NO_HASH`].
-    hash: u64,
+/// How [`Search::each_move`] ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Moves {
+    /// A move reached the target; it is in `path`.
+    Goal,
+    /// `visit` asked to stop.
+    Stopped,
+    Done,
 }

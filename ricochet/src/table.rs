@@ -181,17 +181,18 @@ impl TransTable {
     }
 }
 
-/// Room for `buckets` buckets. Large tables ask for transparent huge pages: the search
-/// probes them at random, and 4 KiB pages would make nearly every probe a TLB miss too.
-fn with_huge_pages(buckets: usize) -> Vec<Bucket> {
-    let table = Vec::<Bucket>::with_capacity(buckets);
+/// An empty vector with room for `len` items. Large ones ask for transparent huge pages:
+/// the searches probe their tables at random, and 4 KiB pages would make nearly every
+/// probe a TLB miss too.
+pub(crate) fn with_huge_pages<T>(len: usize) -> Vec<T> {
+    let table = Vec::<T>::with_capacity(len);
     #[cfg(target_os = "linux")]
-    if buckets * size_of::<Bucket>() >= 4 << 20 {
+    if len * size_of::<T>() >= 4 << 20 {
         // madvise wants a page-aligned start; the allocator's header shifts ours a little.
         const PAGE: usize = 4096;
         let start = table.as_ptr() as usize;
         let aligned = start.next_multiple_of(PAGE);
-        let len = (start + buckets * size_of::<Bucket>() - aligned) / PAGE * PAGE;
+        let len = (start + len * size_of::<T>() - aligned) / PAGE * PAGE;
         // SAFETY: the range lies inside this vector's own allocation; advice changes no contents.
         unsafe { libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
     }

@@ -28,19 +28,33 @@ fn records(text: &str) -> Vec<PuzzleRecord> {
         .collect()
 }
 
+/// The three ways a search can go: all fringe search, all IDA* (no fringe memory), and
+/// fringe search running out of its 1 MiB on the longer seeds and handing over to the IDA*.
 #[test]
 fn fogleman_seeds_1_to_200_solve_to_published_counts() {
-    let mut solver = Solver::new();
-    for seed in seed_records() {
-        let game = Game::generate(seed.seed).unwrap();
-        let record = game.puzzle().to_record(Some(format!("seed {}", seed.seed)));
-        assert_eq!(
-            solve_checked(&mut solver, &record),
-            Some(seed.moves),
-            "seed {}",
-            seed.seed
-        );
+    let mut states = Vec::new();
+    for fringe_bytes in [ricochet::solver::DEFAULT_FRINGE_BYTES, 0, 1 << 20] {
+        let mut solver = Solver::new().with_fringe_bytes(fringe_bytes);
+        let mut total = 0;
+        for seed in seed_records() {
+            let game = Game::generate(seed.seed).unwrap();
+            let puzzle = game.puzzle();
+            let record = puzzle.to_record(Some(format!("seed {}", seed.seed)));
+            assert_eq!(
+                solve_checked(&mut solver, &record),
+                Some(seed.moves),
+                "seed {} with {fringe_bytes} bytes of fringe",
+                seed.seed
+            );
+            total += solver.solve(&puzzle).expect("solved above").stats.states;
+        }
+        states.push(total);
     }
+    // Each way searched differently: the hand-over happened.
+    assert!(
+        states[2] != states[0] && states[2] != states[1],
+        "states searched {states:?}"
+    );
 }
 
 #[test]
@@ -223,8 +237,9 @@ proptest! {
             return Ok(());
         };
         prop_assert!(!record.robots.iter().chain([&record.target_cell]).any(|&c| unusable(c)));
-        let mut solver = Solver::new();
         let expected = bfs_moves(&record);
+        // The fringe search, and the IDA* alone.
+        for mut solver in [Solver::new(), Solver::new().with_fringe_bytes(0)] {
         match (solver.solve(&puzzle), expected) {
             (Ok(solution), Some(moves)) => {
                 let notation: Vec<String> = solution.moves.iter().map(|m| m.notation()).collect();
@@ -235,6 +250,7 @@ proptest! {
             (Err(Unsolved::TooLong(limit)), Some(moves)) => prop_assert!(moves > usize::from(limit)),
             (Err(_), None) => {}
             (found, expected) => prop_assert!(false, "solver {found:?}, reference BFS {expected:?}"),
+        }
         }
     }
 }
