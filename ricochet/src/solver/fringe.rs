@@ -1,19 +1,19 @@
-//! Fringe search: the deep iterations of the IDA*, each state expanded once.
+//! Fringe search: the bounds of an IDA*, each state expanded once.
 //!
 //! An IDA* iteration searches again every state its predecessor searched; with iterations
 //! growing about 1.6 times, most of a failing iteration repeats the one before. Fringe
-//! search keeps instead what an iteration cut off, in buckets by the bound at which the IDA*
-//! would first search it, and starts the next iteration from there. A state is expanded
-//! once, at the smallest depth it is met (the exact table `Fringe` remembers), and the move
-//! that led there is kept with it, from which the solution's moves are read back.
+//! search keeps instead what a bound cut off, in buckets by the bound at which it enters
+//! the search, and starts the next bound from there. A state is expanded once, at the
+//! smallest depth it is met (the exact table `Fringe` remembers), and the move that led
+//! there is kept with it, from which the solution's moves are read back.
 //!
-//! Nothing an iteration prunes is lost: a child enters at the first bound at which the IDA*
-//! would search it, the largest of its own `g + h` and its parent's `g + h` plus the least
-//! slack at which a helper move passes the relevance tests of the `regions` module. The
-//! raised bound (`beyond_reach`) is a property of the state alone, tested when it is taken
-//! from its bucket. Only the moves that another order of the same moves replaces (reversals,
-//! commuting pairs) are dropped, as in the IDA*. The relevance tests stay sound: they rest
-//! on every shorter bound having been searched, which fringe search also guarantees.
+//! Nothing a bound prunes is lost: a child enters at its own `g + h`, or at the next bound
+//! when the relevance test of its parent's slack (the `regions` module) refuses the helper
+//! move that made it. The raised bound (`beyond_reach`) is a property of the state alone,
+//! tested when it is taken from its bucket. Only the moves that another order of the same
+//! moves replaces (reversals, commuting pairs) are dropped, as in the IDA*. The relevance
+//! tests stay sound: they rest on every shorter bound having been searched, which holds
+//! here too.
 
 use super::regions::Relevance;
 use super::*;
@@ -335,8 +335,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         let slack = remaining - h;
         let deep = !WILD && self.regions_ready;
         let target = robots[0] as usize;
-        let mut narrow: Option<Relevance> = None;
-        let mut wide: Option<Relevance> = None;
+        let mut relevance: Option<Relevance> = None;
         let anyone = |_: &Self, _: usize, _: Cell| false;
         let moves = self.each_move(
             &robots,
@@ -351,26 +350,26 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     return true;
                 }
                 let mut f = g + 1 + next_bound.max(1);
-                if robot != 0 && deep {
-                    // The least slack of this state at which the IDA* searches the helper move.
-                    let regions = &*search.regions;
-                    let mut least = slack;
-                    while !match least {
+                // A helper move that this state's slack does not allow waits for one more
+                // move of slack (where the IDA* could still refuse it: testing further costs
+                // more than searching it).
+                if robot != 0
+                    && deep
+                    && !match slack {
                         1 => {
-                            contains(&regions.path[target], from)
-                                || contains(&regions.blockers[target], to)
+                            contains(&search.regions.path[target], from)
+                                || contains(&search.regions.blockers[target], to)
                         }
-                        2 => narrow
-                            .get_or_insert_with(|| regions.relevance(&robots, false))
-                            .allows(regions, robot, from, to),
-                        3 if search.wider_ready => wide
-                            .get_or_insert_with(|| regions.relevance(&robots, true))
-                            .allows(regions, robot, from, to),
+                        2 => relevance
+                            .get_or_insert_with(|| search.regions.relevance(&robots, false))
+                            .allows(search.regions, robot, from, to),
+                        3 if search.wider_ready => relevance
+                            .get_or_insert_with(|| search.regions.relevance(&robots, true))
+                            .allows(search.regions, robot, from, to),
                         _ => true,
-                    } {
-                        least += 1;
                     }
-                    f = f.max(g + h + least);
+                {
+                    f = f.max(bound + 1);
                 }
                 if f > fringe.last_bound {
                     return true;

@@ -18,7 +18,13 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     ///
     /// Children are generated first and their table slots prefetched, so that the
     /// table's cache misses overlap instead of stalling one after the other.
-    pub(super) fn dfs(&mut self, robots: [Cell; N], remaining: u8, last: u8, last_from: Cell) -> bool {
+    pub(super) fn dfs(
+        &mut self,
+        robots: [Cell; N],
+        remaining: u8,
+        last: u8,
+        last_from: Cell,
+    ) -> bool {
         let bound = self.bound(&robots);
         if bound == remaining {
             return self.finish_tight(robots, remaining);
