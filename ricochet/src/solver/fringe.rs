@@ -23,6 +23,8 @@ pub(super) const FRINGE_MAX_BOUND: u8 = 62;
 /// A bucket's room kept from one search to the next.
 const BUCKET_KEPT: usize = 1 << 16;
 const FIRST_TABLE_SLOTS: usize = 1 << 12;
+/// Tables smaller than this grow four times, larger ones twice.
+const QUADRUPLE_BELOW: usize = 1 << 20;
 /// How many bucket states ahead their table slots are prefetched.
 const PREFETCH_AHEAD: usize = 12;
 
@@ -158,7 +160,10 @@ impl Fringe {
     }
 
     fn grow(&mut self) -> bool {
-        let slots = self.table.len() * 2;
+        // Small tables quadruple: most searches stay small, and each growth is a new
+        // allocation, filled again.
+        let factor = if self.table.len() < QUADRUPLE_BELOW { 4 } else { 2 };
+        let slots = self.table.len() * factor;
         if slots + self.queued > self.budget {
             return false;
         }
@@ -485,12 +490,12 @@ mod tests {
 
     #[test]
     fn the_budget_stops_the_table_and_the_buckets() {
-        let mut fringe = Fringe::new(FIRST_TABLE_SLOTS * 8 * 3);
+        let mut fringe = Fringe::new(FIRST_TABLE_SLOTS * 8 * 5);
         fringe.reset(30);
-        // Room for one doubling: the table fills to half of twice its first size.
+        // Room for one growth: the table fills to half of four times its first size.
         let refused = (0..).find(|&key| fringe.enter(key, 3, 0, 0).is_none());
-        assert_eq!(refused, Some(FIRST_TABLE_SLOTS as u64));
-        assert_eq!(fringe.table.len(), 2 * FIRST_TABLE_SLOTS);
+        assert_eq!(refused, Some(2 * FIRST_TABLE_SLOTS as u64));
+        assert_eq!(fringe.table.len(), 4 * FIRST_TABLE_SLOTS);
         let mut stack = Vec::new();
         let queued = (0..)
             .take_while(|&n| fringe.queue(&mut stack, 3, 5, n))
