@@ -52,8 +52,10 @@ pub const DEFAULT_MAX_MOVES: u8 = 40;
 /// Default size limit of the transposition table.
 pub const DEFAULT_TABLE_BYTES: usize = 16 << 20;
 
-/// Default memory limit of the fringe search, beyond which the IDA* takes over.
-pub const DEFAULT_FRINGE_BYTES: usize = 1 << 30;
+/// Default memory limit of the fringe search (its table and the states waiting in its
+/// buckets), beyond which the IDA* takes over: the hardest published positions stay below
+/// half of it, and it bounds what a hostile puzzle costs a coordinator's check.
+pub const DEFAULT_FRINGE_BYTES: usize = 256 << 20;
 
 /// Lower bound of a cell from which the target cannot be reached at all.
 pub(crate) const UNREACHABLE: u8 = u8::MAX;

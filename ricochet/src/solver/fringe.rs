@@ -162,7 +162,11 @@ impl Fringe {
     fn grow(&mut self) -> bool {
         // Small tables quadruple: most searches stay small, and each growth is a new
         // allocation, filled again.
-        let factor = if self.table.len() < QUADRUPLE_BELOW { 4 } else { 2 };
+        let factor = if self.table.len() < QUADRUPLE_BELOW {
+            4
+        } else {
+            2
+        };
         let slots = self.table.len() * factor;
         if slots + self.queued > self.budget {
             return false;
@@ -285,7 +289,10 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     }
                 }
             }
-            fringe.buckets[bound as usize] = stack;
+            // A searched bound's room goes back, unless small enough to keep.
+            if stack.capacity() <= BUCKET_KEPT {
+                fringe.buckets[bound as usize] = stack;
+            }
         }
         FringeEnd::Exhausted
     }
