@@ -45,7 +45,7 @@ pub(crate) use bounds::lower_bounds;
 use bounds::{empty_board_distances, lower_bounds_walled_arrival, stop_tables, StopTables};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::{commutes, meets_slide, Slide};
-use regions::{contains, insert, intersects, CellSet, Regions};
+use regions::{contains, insert, intersects, CellSet, HelperTest, Regions};
 
 /// Default longest solution looked for; no known puzzle comes close.
 pub const DEFAULT_MAX_MOVES: u8 = 40;
@@ -358,6 +358,25 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 .iter()
                 .any(|&r| contains(&regions.lateral_blockers[target], r))
                 || !self.finishes_alone(*robots, 0, true, &mut SoloRun::default()))
+    }
+
+    /// The test helper moves from `robots` must pass with `slack` moves of slack (the
+    /// `regions` module), once its regions are computed; `None` where none applies.
+    fn helper_test(&self, robots: &[Cell; N], slack: u8) -> Option<HelperTest> {
+        let regions = &*self.regions;
+        let finisher = robots[0] as usize;
+        match slack {
+            _ if WILD => None,
+            1 if self.regions_ready => Some(HelperTest::Routes {
+                path: regions.path[finisher],
+                blockers: regions.blockers[finisher],
+            }),
+            2 if self.regions_ready => {
+                Some(HelperTest::Relevance(regions.relevance(robots, false)))
+            }
+            3 if self.wider_ready => Some(HelperTest::Relevance(regions.relevance(robots, true))),
+            _ => None,
+        }
     }
 
     /// Settles a tight state (bound equal to the moves left): only a robot whose own bound

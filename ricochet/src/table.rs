@@ -81,7 +81,7 @@ impl TransTable {
     /// numbers whose top bits depend on all.
     #[inline(always)]
     pub(crate) fn hash(&self, key: u64) -> u64 {
-        key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & ((1 << self.key_bits) - 1)
+        key.wrapping_mul(KEY_SPREAD) & ((1 << self.key_bits) - 1)
     }
 
     /// The bucket of a hash and what its slot keeps of it.
@@ -94,16 +94,7 @@ impl TransTable {
     /// Starts loading the bucket of the key with hash `hash` into cache ahead of `visit`.
     #[inline(always)]
     pub(crate) fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let bucket = self.buckets.as_ptr().wrapping_add(self.split(hash).0);
-            // SAFETY: a prefetch is a hint; it never faults, even on a bad address.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(bucket.cast())
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
+        prefetch_line(self.buckets.as_ptr().wrapping_add(self.split(hash).0));
     }
 
     /// Records that the key with hash `hash` is about to be searched with `remaining`
@@ -179,6 +170,22 @@ impl TransTable {
             }
         }
     }
+}
+
+/// An odd multiplier whose product's top bits depend on every bit of a state key.
+pub(crate) const KEY_SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Starts loading the cache line at `at` ahead of its use, so that table probes' misses
+/// overlap.
+#[inline(always)]
+pub(crate) fn prefetch_line<T>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults, even on a bad address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }
 
 /// An empty vector with room for `len` items. Large ones ask for transparent huge pages:

@@ -15,7 +15,6 @@
 //! tests stay sound: they rest on every shorter bound having been searched, which holds
 //! here too.
 
-use super::regions::Relevance;
 use super::*;
 
 /// Deepest bound a bucket entry can hold (six bits of depth).
@@ -105,17 +104,12 @@ impl Fringe {
     #[inline(always)]
     fn home(&self, key: u64) -> usize {
         let shift = 64 - self.table.len().trailing_zeros();
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+        (key.wrapping_mul(crate::table::KEY_SPREAD) >> shift) as usize
     }
 
     #[inline(always)]
     fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: prefetching has no effect on memory; the index is within the table.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.table.as_ptr().add(self.home(key)) as *const i8);
-        }
+        crate::table::prefetch_line(self.table.as_ptr().wrapping_add(self.home(key)));
     }
 
     /// Records state `key` reached at depth `g` by a move from `from` of the robot now in
@@ -344,10 +338,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             Some(true) => {}
         }
         self.states += 1;
-        let slack = remaining - h;
-        let deep = !WILD && self.regions_ready;
-        let target = robots[0] as usize;
-        let mut relevance: Option<Relevance> = None;
+        let helper_test = self.helper_test(&robots, remaining - h);
         let anyone = |_: &Self, _: usize, _: Cell| false;
         let moves = self.each_move(
             &robots,
@@ -366,20 +357,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 // move of slack (where the IDA* could still refuse it: testing further costs
                 // more than searching it).
                 if robot != 0
-                    && deep
-                    && !match slack {
-                        1 => {
-                            contains(&search.regions.path[target], from)
-                                || contains(&search.regions.blockers[target], to)
-                        }
-                        2 => relevance
-                            .get_or_insert_with(|| search.regions.relevance(&robots, false))
-                            .allows(search.regions, robot, from, to),
-                        3 if search.wider_ready => relevance
-                            .get_or_insert_with(|| search.regions.relevance(&robots, true))
-                            .allows(search.regions, robot, from, to),
-                        _ => true,
-                    }
+                    && helper_test
+                        .as_ref()
+                        .is_some_and(|test| !test.allows(search.regions, robot, from, to))
                 {
                     f = f.max(bound + 1);
                 }

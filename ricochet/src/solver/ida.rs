@@ -32,31 +32,18 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         self.states += 1;
         // With one move left only the finishing robot can still make it.
         let movers = if !WILD && remaining == 1 { 1 } else { N };
-        // One move of slack: earlier iterations proved this state has no solution of
-        // `remaining - 1` moves, so after a helper move the finishing robot must go
-        // downhill alone; the move only helps if it leaves a route's path or enters one of
-        // its blocker cells.
-        let regions = (!WILD && self.regions_ready && bound + 1 == remaining).then(|| {
-            let target = robots[0] as usize;
-            (self.regions.path[target], self.regions.blockers[target])
-        });
-        // Two or three moves of slack: a helper move must matter to a later move.
-        let relevance = match remaining - bound {
-            2 if !WILD && self.regions_ready => Some(self.regions.relevance(&robots, false)),
-            3 if !WILD && self.wider_ready => Some(self.regions.relevance(&robots, true)),
-            _ => None,
-        };
+        // Earlier iterations proved this state has no solution of `remaining - 1` moves, so
+        // with one to three moves of slack a helper move must matter to a later move.
+        let helper_test = self.helper_test(&robots, remaining - bound);
         let child = remaining - 1;
         // Left uninitialised: zeroing 20 slots at every state cost 5 % of the search.
         let mut children = [std::mem::MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
-        // A helper off the paths whose lines reach no blocker cell has no move to keep.
         let idle_helper = |search: &Self, robot: usize, from: Cell| {
             robot != 0
-                && regions.is_some_and(|(path, blockers)| {
-                    !contains(&path, from)
-                        && !intersects(&search.regions.cross[from as usize], &blockers)
-                })
+                && helper_test
+                    .as_ref()
+                    .is_some_and(|test| test.rules_out(search.regions, from))
         };
         let moves = self.each_move(
             &robots,
@@ -66,16 +53,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             idle_helper,
             |search, robot, dir, from, to| {
                 if robot != 0
-                    && regions.is_some_and(|(path, blockers)| {
-                        !contains(&path, from) && !contains(&blockers, to)
-                    })
-                {
-                    return true;
-                }
-                if robot != 0
-                    && relevance
+                    && helper_test
                         .as_ref()
-                        .is_some_and(|relevance| !relevance.allows(search.regions, robot, from, to))
+                        .is_some_and(|test| !test.allows(search.regions, robot, from, to))
                 {
                     return true;
                 }

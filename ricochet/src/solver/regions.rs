@@ -206,6 +206,39 @@ impl Regions {
     }
 }
 
+/// What a helper move must touch to be searched from a state with one, two or three
+/// moves of slack: both searches ask the same, so that what one prunes the other would.
+pub(super) enum HelperTest {
+    /// One move of slack: only the finishing robot's downhill routes follow, so the move
+    /// must leave a cell of their `path` or reach one of their `blockers` cells.
+    Routes { path: CellSet, blockers: CellSet },
+    /// Two or three moves of slack.
+    Relevance(Relevance),
+}
+
+impl HelperTest {
+    /// Whether helper `robot`'s move from `a` to `b` can matter.
+    #[inline(always)]
+    pub(super) fn allows(&self, regions: &Regions, robot: usize, a: Cell, b: Cell) -> bool {
+        match self {
+            HelperTest::Routes { path, blockers } => contains(path, a) || contains(blockers, b),
+            HelperTest::Relevance(relevance) => relevance.allows(regions, robot, a, b),
+        }
+    }
+
+    /// Whether no move of a helper on `cell` can pass: off the routes' paths, and no
+    /// line of it reaches a blocker cell.
+    #[inline(always)]
+    pub(super) fn rules_out(&self, regions: &Regions, cell: Cell) -> bool {
+        match self {
+            HelperTest::Routes { path, blockers } => {
+                !contains(path, cell) && !intersects(&regions.cross[cell as usize], blockers)
+            }
+            HelperTest::Relevance(_) => false,
+        }
+    }
+}
+
 /// What a helper's move from `a` to `b` must touch to be searched (see the module doc):
 /// a later move of the finishing robot (`a` on a route's path, `b` one of its blocker
 /// cells), the helper's own next move (from `b`, to where it matters), or another helper's
