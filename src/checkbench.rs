@@ -184,5 +184,6 @@ pub(crate) fn seed_submission(
         solutions: solved.solutions.clone(),
         exhaustive: None,
         cpu_ms: 0,
+        own_process: false,
     }
 }

@@ -8,7 +8,8 @@ use crate::services::{
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressFinish, ProgressState, ProgressStyle};
-use rrm_coordinator::{Config, Coordinator, CoordinatorError};
+use rrm_coordinator::auth::Keyring;
+use rrm_coordinator::{Config, Coordinator, CoordinatorError, Security};
 use rrm_model::CampaignStatus;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +19,9 @@ use std::time::Duration;
 
 /// The range `rrm mine` mines when given none: about a minute on two cores.
 const DEFAULT_SEEDS: &str = "1..100001";
+
+/// The embedded worker's name and identity.
+const EMBEDDED: &str = "embedded";
 
 #[derive(Args)]
 pub struct MineArgs {
@@ -42,7 +46,8 @@ pub struct MineArgs {
 
 pub fn run(args: MineArgs) -> Result<ExitCode> {
     // One worker cannot check itself, so no unit waits for a second opinion; it runs in
-    // this process, so its results need no earning of trust either.
+    // this process, so its results need no earning of trust either (and its seeds are
+    // not solved twice: see `Keyring::own_worker`).
     let config = Config {
         verify_share: 0.0,
         trust_after: 0,
@@ -123,14 +128,25 @@ async fn mine(
         .await
         .context("cannot open a loopback port")?;
     let address = listener.local_addr()?;
+    // Only this process holds the worker token: no other process on the machine can
+    // lease or submit here, and what is submitted was solved by this process.
+    let (keyring, token) =
+        Keyring::own_worker(EMBEDDED).context("cannot make the embedded worker's token")?;
+    let security = Security { keyring, tls: None };
     let (stop_coordinator, coordinator_stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(rrm_coordinator::run(listener, coordinator.clone(), async {
-        let _ = coordinator_stopped.await;
-    }));
+    let server = tokio::spawn(rrm_coordinator::run_with(
+        listener,
+        coordinator.clone(),
+        security,
+        None,
+        async {
+            let _ = coordinator_stopped.await;
+        },
+    ));
     let (stop_worker, worker_stopped) = tokio::sync::oneshot::channel::<()>();
     let solved = Arc::new(AtomicU64::new(0));
-    let mut worker_config =
-        rrm_worker::Config::new(format!("http://{address}"), threads, "embedded");
+    let mut worker_config = rrm_worker::Config::new(format!("http://{address}"), threads, EMBEDDED);
+    worker_config.access.token = Some(token);
     worker_config.seeds_solved = solved.clone();
     let worker = tokio::spawn(rrm_worker::run(worker_config, async {
         let _ = worker_stopped.await;

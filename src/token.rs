@@ -4,7 +4,7 @@
 use crate::outfile::OutFile;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use rrm_coordinator::auth::Role;
+use rrm_coordinator::auth::{fresh_token, Role};
 use rrm_proto::access::token_hash;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -37,14 +37,9 @@ struct Entry {
     secret_out: Option<PathBuf>,
 }
 
-/// A fresh token: `rrm_` and 32 random bytes in hex.
+/// A fresh token (see [`fresh_token`]).
 fn new_token() -> Result<String> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).context("the system gave no random bytes")?;
-    Ok(format!(
-        "rrm_{}",
-        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-    ))
+    fresh_token().context("the system gave no random bytes")
 }
 
 fn line(entry: &Entry, token: &str) -> Result<String> {

@@ -17,6 +17,14 @@ use std::time::{Duration, SystemTime};
 use tonic::service::Interceptor;
 use tonic::{Request, Status};
 
+/// A fresh token: `rrm_` and 32 bytes of the system's random generator in hex.
+pub fn fresh_token() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("rrm_{hex}"))
+}
+
 /// What a token allows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -57,6 +65,9 @@ pub struct Caller {
     /// The token's name: the caller's identity in leases and logs.
     pub name: String,
     pub role: Role,
+    /// Holds the token [`Keyring::own_worker`] made for a worker of this very process
+    /// (`rrm mine`'s): its results come from this process's own solver.
+    pub own_process: bool,
 }
 
 /// Why a tokens file was refused.
@@ -111,6 +122,7 @@ fn parse(path: &Path, text: &str) -> Result<Entries, TokensError> {
         let caller = Caller {
             name: name.to_string(),
             role,
+            own_process: false,
         };
         if entries
             .insert(format!("sha256:{}", hex.to_ascii_lowercase()), caller)
@@ -122,9 +134,10 @@ fn parse(path: &Path, text: &str) -> Result<Entries, TokensError> {
     Ok(entries)
 }
 
-/// A tokens file and what was last read from it.
+/// A tokens file and what was last read from it, or tokens made in memory.
 struct Source {
     path: PathBuf,
+    /// `None` for tokens made in memory: there is no file to reload.
     stamp: Option<Stamp>,
     entries: Entries,
     /// A `--read-token-file`: only read tokens may be listed.
@@ -227,6 +240,30 @@ impl Keyring {
         })
     }
 
+    /// A keyring holding one worker token, made here from the system's random generator
+    /// and never written anywhere, for a worker in this process; returns the token. With
+    /// it enforced, no other process can call `Mining` (nor `Campaigns`: no admin token
+    /// exists), and the results of the one that can come from this process's own solver.
+    pub fn own_worker(name: &str) -> Result<(Keyring, String), getrandom::Error> {
+        let token = fresh_token()?;
+        let caller = Caller {
+            name: name.to_string(),
+            role: Role::Worker,
+            own_process: true,
+        };
+        let source = Source {
+            path: PathBuf::new(),
+            stamp: None,
+            entries: Entries::from([(token_hash(&token), caller)]),
+            read_only: false,
+        };
+        let keyring = Keyring {
+            sources: Arc::new(RwLock::new(vec![source])),
+            reads_locked: Arc::default(),
+        };
+        Ok((keyring, token))
+    }
+
     /// Whether any tokens file is configured (an emptied file locks everyone out rather
     /// than opening the door).
     pub fn is_enforced(&self) -> bool {
@@ -256,7 +293,7 @@ impl Keyring {
             .map(|source| (source.path.clone(), source.stamp, source.read_only))
             .collect();
         for (index, (path, old_stamp, read_only)) in files.into_iter().enumerate() {
-            if stamp(&path).ok() == old_stamp {
+            if old_stamp.is_none() || stamp(&path).ok() == old_stamp {
                 continue;
             }
             let loaded = Source::load(&path, read_only).and_then(|source| {
@@ -501,6 +538,34 @@ mod tests {
             keys.check(None, Roles::Reader),
             Err(Refusal::Missing)
         ));
+    }
+
+    #[test]
+    fn an_own_worker_keyring_holds_one_fresh_worker_token_that_stays() {
+        let (own, token) = Keyring::own_worker("embedded").unwrap();
+        let (_, other) = Keyring::own_worker("embedded").unwrap();
+        assert_ne!(token, other, "fresh per keyring");
+        assert!(token.starts_with("rrm_") && token.len() == 4 + 64);
+        assert!(own.is_enforced() && !own.reads_need_token());
+        own.reload_changed();
+        let caller = own.check(Some(&token), Roles::Worker).unwrap().unwrap();
+        assert_eq!(
+            (caller.name.as_str(), caller.own_process),
+            ("embedded", true)
+        );
+        for refused in [None, Some(other.as_str()), Some("rrm_")] {
+            assert!(own.check(refused, Roles::Worker).is_err());
+        }
+        assert!(matches!(
+            own.check(Some(&token), Roles::Admin),
+            Err(Refusal::Role(_))
+        ));
+        let (_dir, _path, from_file) = keyring(&line("pool", "worker", "tok"));
+        let caller = from_file
+            .check(Some("tok"), Roles::Worker)
+            .unwrap()
+            .unwrap();
+        assert!(!caller.own_process, "a file's token is another process's");
     }
 
     #[test]

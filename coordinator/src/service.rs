@@ -355,14 +355,17 @@ impl pb::mining_server::Mining for Service {
     ) -> Result<Response<pb::SubmitReply>, Status> {
         let started = Instant::now();
         let span = rpc_span("Submit");
+        let caller = request.extensions().get::<Caller>();
+        let own_process = caller.is_some_and(|caller| caller.own_process);
         let worker = self.worker(
-            request.extensions().get(),
+            caller,
             request.get_ref().worker_id,
             &request.get_ref().session,
         )?;
         span.record("worker", worker.identity.as_str());
         let mut submission = Submission::try_from(request.into_inner())?;
         submission.identity = worker.identity;
+        submission.own_process = own_process;
         span.record("campaign", submission.lease.campaign.as_str());
         span.record("unit", submission.lease.unit);
         // Every submission has seeds solved again (spot checks, record candidates):

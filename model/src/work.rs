@@ -93,6 +93,9 @@ pub struct Submission {
     pub exhaustive: Option<ExhaustiveResult>,
     /// The CPU time the worker reports for an exhaustive unit (informative, unchecked).
     pub cpu_ms: u64,
+    /// Sent by the worker of the coordinator's own process, as its gate proved (never
+    /// read from the wire): its seeds were solved by this process's own solver.
+    pub own_process: bool,
 }
 
 /// What became of a submission the coordinator took.

@@ -273,6 +273,8 @@ impl TryFrom<pb::SubmitRequest> for Submission {
             solutions: crate::solutions::unpack(&request.solutions)?,
             cpu_ms: request.exhaustive.as_ref().map_or(0, |e| e.cpu_ms),
             exhaustive: request.exhaustive.map(exhaustive_result).transpose()?,
+            // Only the coordinator's gate can tell.
+            own_process: false,
         })
     }
 }

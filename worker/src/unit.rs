@@ -220,6 +220,7 @@ fn submission(credentials: &Credentials, lease: LeaseRef) -> Submission {
         solutions: Vec::new(),
         exhaustive: None,
         cpu_ms: 0,
+        own_process: false,
     }
 }
 

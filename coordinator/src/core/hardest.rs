@@ -2,13 +2,15 @@
 //! dashboard): its [`HARDEST_SHOWN`] hardest kept puzzles, in memory, so that a fresh
 //! result knows which of its kept solutions would enter it. Those are solved again by
 //! the coordinator before they are stored: a valid but longer-than-optimal solution
-//! never ranks, whatever the record threshold.
+//! never ranks, whatever the record threshold. (The coordinator's own worker, in
+//! `rrm mine`, solved them with this process's solver already.)
 
 use rrm_model::HardEntry;
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-/// The most puzzles a hardest query returns; every one of them was re-solved.
+/// The most puzzles a hardest query returns; every one of them was solved by the
+/// coordinator's process.
 pub const HARDEST_SHOWN: usize = 10_000;
 
 /// The rank of a kept puzzle: most moves first, then the lower seed.
@@ -37,7 +39,6 @@ impl Bar {
     }
 
     /// A bar no kept puzzle passes (a full list of the hardest puzzles there are).
-    #[cfg(test)]
     pub(super) fn closed() -> Bar {
         Bar(Some((Reverse(u8::MAX), 0)))
     }

@@ -127,7 +127,7 @@ impl Coordinator {
                 &found.spec,
                 found.spec.unit_seeds(submission.lease.unit),
                 submission,
-                self.content_checks(found.shown_bar, found.solve_in_full),
+                self.content_checks(found.shown_bar, found.solve_in_full, submission.own_process),
             )
             .map(|checked| Checked::Seeds {
                 checked,
@@ -147,13 +147,26 @@ impl Coordinator {
         })
     }
 
-    fn content_checks(&self, shown_bar: Bar, solve_in_full: bool) -> ContentChecks {
-        let (spot_checks, spot_share) = match solve_in_full {
-            true => (u32::MAX, 1.0),
-            false => (self.config.spot_checks, super::checks::SPOT_SHARE),
+    /// The checks of a seed unit's contents: all its seeds solved again for a sender on
+    /// probation; none drawn and the shown list taken as solved for this process's own
+    /// worker, whose seeds this process's solver has just solved (record candidates are
+    /// solved again whoever sends them).
+    fn content_checks(
+        &self,
+        shown_bar: Bar,
+        solve_in_full: bool,
+        own_process: bool,
+    ) -> ContentChecks {
+        let (spot_checks, spot_share) = match (solve_in_full, own_process) {
+            (true, _) => (u32::MAX, 1.0),
+            (false, true) => (0, 0.0),
+            (false, false) => (self.config.spot_checks, super::checks::SPOT_SHARE),
         };
         ContentChecks {
-            shown_bar,
+            shown_bar: match own_process && !solve_in_full {
+                true => Bar::closed(),
+                false => shown_bar,
+            },
             top_count: self.config.top_count,
             max_moves: DEFAULT_MAX_MOVES,
             spot_checks,

@@ -369,6 +369,7 @@ fn units_and_submissions_survive_the_worker_s_round_trip() {
         solutions: vec![(9, vec!["BS".into()])],
         exhaustive: Some(exhaustive()),
         cpu_ms: 1234,
+        own_process: false,
     };
     let request = submit_request(submission.clone(), vec![5; 16]).unwrap();
     assert_eq!(request.session, vec![5; 16]);

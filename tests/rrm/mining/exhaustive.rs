@@ -169,6 +169,7 @@ fn submission(worker: &Worker, lease: LeaseRef, result: &ExhaustiveResult) -> Su
         solutions: Vec::new(),
         exhaustive: Some(result.clone()),
         cpu_ms: 0,
+        own_process: false,
     }
 }
 

@@ -198,6 +198,7 @@ fn forged_forced_win_claims_are_refused() {
         solutions,
         exhaustive: None,
         cpu_ms: 0,
+        own_process: false,
     };
     let mut refused = 0;
     // Each forger is a new identity: a refused one is distrusted.

@@ -251,6 +251,7 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
         solutions: solved.solutions.clone(),
         exhaustive: None,
         cpu_ms: 0,
+        own_process: false,
     };
     let mut short = honest.clone();
     short.move_counts.pop();

@@ -72,6 +72,7 @@ fn submission(
             solutions,
             exhaustive: None,
             cpu_ms: 0,
+            own_process: false,
         },
     )
 }
