@@ -108,6 +108,18 @@ pub struct Board {
 }
 
 impl Board {
+    /// A cheap hash of the walls and blocked cells: equal boards have equal fingerprints,
+    /// different ones rarely (boards differing only in diagonal walls always) do.
+    pub fn fingerprint(&self) -> u64 {
+        let blocked = self.blocked.map(u8::from);
+        (self.walls.chunks_exact(8))
+            .chain(blocked.chunks_exact(8))
+            .fold(0u64, |hash, chunk| {
+                let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                (hash.rotate_left(23) ^ word).wrapping_mul(crate::table::KEY_SPREAD)
+            })
+    }
+
     /// Builds a board from wall masks in the caller's layout (`y * width + x`) and a list of
     /// blocked cells (same layout). Walls must agree between neighbours; the outer edge is a
     /// wall whether or not the masks say so.

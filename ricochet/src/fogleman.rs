@@ -6,6 +6,8 @@
 use crate::board::{Board, Cell, Direction, GRID, WALL_E, WALL_N, WALL_S, WALL_W};
 use crate::mt::PyRandom;
 use crate::puzzle::{Colour, Puzzle, Shape, Target};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// The eight quadrant tiles, drawn as the top-left quadrant, rows of 8 cells.
 const TILES: [(&str, &str); 8] = [
@@ -61,7 +63,7 @@ impl Game {
         }
         rng.shuffle(&mut quads);
 
-        let layout = Layout::from_tile_indices(quads);
+        let layout = arrangement(quads).0.clone();
 
         let mut robots = [0 as Cell; 4];
         for robot in 0..4 {
@@ -108,6 +110,42 @@ fn board_of(walls: &[u8; GRID * GRID]) -> Board {
     let walls: Vec<u32> = walls.iter().map(|&w| w as u32).collect();
     let centre: Vec<i64> = CENTRE.iter().map(|&c| c as i64).collect();
     Board::new(GRID, GRID, &walls, &centre).expect("the tile data is consistent")
+}
+
+/// The arrangement of tiles `indices` (into [`TILES`], in slot order) and its board, built
+/// once for all 384: mining deals the same ones over and over.
+fn arrangement(indices: [usize; 4]) -> &'static (Layout, Board) {
+    &arrangements()[&indices]
+}
+
+/// All 384 arrangements and their boards, by tile indices.
+fn arrangements() -> &'static HashMap<[usize; 4], (Layout, Board)> {
+    static ALL: OnceLock<HashMap<[usize; 4], (Layout, Board)>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = HashMap::new();
+        for sides in 0..16usize {
+            for order in permutations() {
+                let indices = order.map(|number| 2 * number + (sides >> number & 1));
+                let layout = Layout::from_tile_indices(indices);
+                let board = board_of(&layout.walls);
+                all.insert(indices, (layout, board));
+            }
+        }
+        all
+    })
+}
+
+/// The 24 orders of tile numbers 0..4.
+fn permutations() -> Vec<[usize; 4]> {
+    let mut orders = Vec::with_capacity(24);
+    for a in 0..4 {
+        for b in (0..4).filter(|&b| b != a) {
+            for c in (0..4).filter(|&c| c != a && c != b) {
+                orders.push([a, b, c, 6 - a - b - c]);
+            }
+        }
+    }
+    orders
 }
 
 /// A board arrangement: one tile of each number (1–4, side A or B) in each slot.
@@ -175,25 +213,11 @@ impl Layout {
     /// The 96 arrangements distinct up to rotation: those with tile 1 top-left, in the
     /// order of their names.
     pub fn canonical() -> Vec<Layout> {
-        let mut layouts = Vec::with_capacity(96);
-        for sides in 0..16usize {
-            let tile = |number: usize| 2 * number + (sides >> number & 1);
-            for rest in [
-                [1, 2, 3],
-                [1, 3, 2],
-                [2, 1, 3],
-                [2, 3, 1],
-                [3, 1, 2],
-                [3, 2, 1],
-            ] {
-                layouts.push(Layout::from_tile_indices([
-                    tile(0),
-                    tile(rest[0]),
-                    tile(rest[1]),
-                    tile(rest[2]),
-                ]));
-            }
-        }
+        let mut layouts: Vec<Layout> = (arrangements().values())
+            .map(|(layout, _)| layout)
+            .filter(|layout| layout.tiles[0].starts_with('1'))
+            .cloned()
+            .collect();
         layouts.sort_by(|a, b| a.tiles.cmp(&b.tiles));
         layouts
     }
@@ -210,7 +234,13 @@ impl Layout {
 
     /// The board, centre block included.
     pub fn board(&self) -> Board {
-        board_of(&self.walls)
+        let indices = self.tiles.map(|name| {
+            TILES
+                .iter()
+                .position(|&(tile, _)| tile == name)
+                .expect("a tile")
+        });
+        arrangement(indices).1.clone()
     }
 
     /// The cell of a target token such as `RT`.

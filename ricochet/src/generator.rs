@@ -9,6 +9,7 @@
 //! its line) and replays a claimed line, so that the checks are written once for every
 //! game.
 
+use crate::board::Cell;
 use crate::driftingdroids::DdGame;
 use crate::fogleman::{Game, SeedError};
 use crate::puzzle::{robots_moved, Move, Puzzle, Target};
@@ -152,6 +153,15 @@ pub enum ZeroMoves {
 }
 
 impl Dealt {
+    /// A puzzle's [`Puzzle::tables_key`]: seeds solved in its order share their set-up.
+    /// Positions have none.
+    pub fn tables_key(&self) -> Option<(u64, Cell)> {
+        match self {
+            Dealt::Puzzle(generated) => Some(generated.puzzle.tables_key()),
+            Dealt::Ricocheckers(_) => None,
+        }
+    }
+
     /// The group a seed counts in: the target token, or the side to move (`P1`, `P2`).
     pub fn token(&self) -> String {
         match self {

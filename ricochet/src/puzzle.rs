@@ -208,6 +208,13 @@ impl Puzzle {
         &self.board
     }
 
+    /// Puzzles with equal keys (but for a hash collision) share their board and target
+    /// cell, the set-up a [`crate::Solver`] carries over from one puzzle to the next: a
+    /// batch solved in key order pays it once per board and target.
+    pub fn tables_key(&self) -> (u64, Cell) {
+        (self.board.fingerprint(), self.target.cell)
+    }
+
     /// Robot cells in colour order.
     pub fn robots(&self) -> &[Cell] {
         &self.robots

@@ -32,7 +32,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::board::{Board, Cell, Direction, CELLS, GRID};
+use crate::board::{Cell, Direction, GRID};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::table::TransTable;
 
@@ -41,11 +41,12 @@ mod fringe;
 mod ida;
 mod order;
 mod regions;
+mod tables;
 pub(crate) use bounds::lower_bounds;
-use bounds::{empty_board_distances, lower_bounds_walled_arrival, stop_tables, StopTables};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::{commutes, meets_slide, Slide};
 use regions::{contains, insert, intersects, CellSet, HelperTest, Regions};
+use tables::Tables;
 
 /// Default longest solution looked for; no known puzzle comes close.
 pub const DEFAULT_MAX_MOVES: u8 = 40;
@@ -108,10 +109,12 @@ fn capped(max_moves: u8) -> u8 {
     max_moves.min(254)
 }
 
-/// A reusable solver; keeps its transposition table between puzzles.
+/// A reusable solver; keeps its transposition table between puzzles, and the last
+/// puzzle's tables for the next one on the same board and target (the `tables` module).
 pub struct Solver {
     table: TransTable,
     regions: Box<Regions>,
+    tables: Option<Tables>,
     fringe: Fringe,
     max_moves: u8,
 }
@@ -133,6 +136,7 @@ impl Solver {
         Solver {
             table: TransTable::new(table_bytes),
             regions: Regions::new(),
+            tables: None,
             fringe: Fringe::new(DEFAULT_FRINGE_BYTES),
             max_moves: capped(max_moves),
         }
@@ -189,77 +193,71 @@ impl Solver {
             order.swap(0, colour.robot());
         }
         let robots: [Cell; N] = std::array::from_fn(|i| puzzle.robots()[order[i]]);
-        let lower_bound = lower_bounds(board, target.cell);
         let mut search = Search::<N, WILD> {
-            stops: stop_tables(board),
-            lower_bound,
-            target: target.cell,
+            tables: Tables::for_puzzle(self.tables.take(), board, target.cell),
             table: &mut self.table,
             regions: &mut self.regions,
-            empty_board: [UNREACHABLE; CELLS],
-            walled_arrival: [UNREACHABLE; CELLS],
-            blocker_cells: [0; 4],
-            regions_ready: false,
-            wider_ready: false,
             path: Vec::new(),
             states: 0,
         };
-        let start = search.bound(&robots);
-        if start == UNREACHABLE {
-            return Err(Unsolved::Unreachable);
-        }
-        let mut depth = start.max(1);
-        if self.fringe.usable() && depth <= FRINGE_MAX_BOUND {
-            let last = self.max_moves.min(FRINGE_MAX_BOUND);
-            match search.fringe_search(&mut self.fringe, board, robots, depth, last) {
-                FringeEnd::Solved => return Ok((search.moves(&order), search.states)),
-                FringeEnd::Exhausted => depth = last + 1,
-                // Every bound below `bound` was searched: the IDA* goes on from there.
-                FringeEnd::GaveUp(bound) => {
-                    depth = bound;
-                    search.path.clear();
-                }
-            }
-        }
-        while depth <= self.max_moves {
-            search.prepare_for(board, depth);
-            if search.dfs(robots, depth, NO_MOVE, 0) {
-                return Ok((search.moves(&order), search.states));
-            }
-            depth += 1;
-        }
-        Err(Unsolved::TooLong(self.max_moves))
+        let solved = search.deepen(robots, &mut self.fringe, self.max_moves);
+        let answer = solved.map(|()| (search.moves(&order), search.states));
+        self.tables = Some(search.tables);
+        answer
     }
 }
 
-/// From this bound on, searches pay for [`Regions::compute`]; below it they are too short
-/// for the pruning to repay its set-up.
-const REGIONS_FROM_DEPTH: u8 = 7;
-/// From this bound on, searches also pay for [`Regions::compute_wider`].
-const WIDER_REGIONS_FROM_DEPTH: u8 = 10;
-
 struct Search<'t, const N: usize, const WILD: bool> {
-    stops: StopTables,
-    lower_bound: [u8; CELLS],
-    target: Cell,
+    /// The tables of the puzzle's board and target.
+    tables: Tables,
     table: &'t mut TransTable,
     regions: &'t mut Regions,
-    /// Per cell: moves needed alone on an empty board (once regions are ready).
-    empty_board: [u8; CELLS],
-    /// Per cell: `min(bound with a last move stopped by a wall, lower bound + 1)`.
-    walled_arrival: [u8; CELLS],
-    /// Cells beyond the target on its sides without a wall.
-    blocker_cells: CellSet,
-    /// Whether `regions` holds this puzzle's downhill regions.
-    regions_ready: bool,
-    /// Whether `regions` also holds the regions of routes up to two moves longer.
-    wider_ready: bool,
     /// Moves of the solution found, last move first, as (internal robot, direction).
     path: Vec<(u8, u8)>,
     states: u64,
 }
 
 impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
+    /// Raises the bound from `robots`' lower bound until a solution is in `path`: by the
+    /// fringe search while its memory lasts, then by the IDA*.
+    fn deepen(
+        &mut self,
+        robots: [Cell; N],
+        fringe: &mut Fringe,
+        max_moves: u8,
+    ) -> Result<(), Unsolved> {
+        let start = self.bound(&robots);
+        if start == UNREACHABLE {
+            return Err(Unsolved::Unreachable);
+        }
+        let mut depth = start.max(1);
+        if fringe.usable() && depth <= FRINGE_MAX_BOUND {
+            let last = max_moves.min(FRINGE_MAX_BOUND);
+            match self.fringe_search(fringe, robots, depth, last) {
+                FringeEnd::Solved => return Ok(()),
+                FringeEnd::Exhausted => depth = last + 1,
+                // Every bound below `bound` was searched: the IDA* goes on from there.
+                FringeEnd::GaveUp(bound) => {
+                    depth = bound;
+                    self.path.clear();
+                }
+            }
+        }
+        while depth <= max_moves {
+            self.prepare_for(depth);
+            if self.dfs(robots, depth, NO_MOVE, 0) {
+                return Ok(());
+            }
+            depth += 1;
+        }
+        Err(Unsolved::TooLong(max_moves))
+    }
+
+    /// Computes what the search to `bound` repays and is not ready yet.
+    fn prepare_for(&mut self, bound: u8) {
+        self.tables.prepare_for(self.regions, bound, WILD);
+    }
+
     /// The solution in `path`, in the puzzle's robot numbering.
     fn moves(&self, order: &[usize; N]) -> Vec<Move> {
         self.path
@@ -278,39 +276,12 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         if WILD {
             robots
                 .iter()
-                .map(|&r| self.lower_bound[r as usize])
+                .map(|&r| self.tables.lower_bound[r as usize])
                 .min()
                 .unwrap_or(UNREACHABLE)
         } else {
-            self.lower_bound[robots[0] as usize]
+            self.tables.lower_bound[robots[0] as usize]
         }
-    }
-
-    /// Computes what the search to `bound` repays and is not ready yet.
-    fn prepare_for(&mut self, board: &Board, bound: u8) {
-        if bound >= REGIONS_FROM_DEPTH && !WILD && !self.regions_ready {
-            self.prepare_deep_search(board);
-        }
-        if bound >= WIDER_REGIONS_FROM_DEPTH && !WILD && !self.wider_ready {
-            self.regions.compute_wider(board, &self.lower_bound);
-            self.wider_ready = true;
-        }
-    }
-
-    /// Computes what only long searches repay: the route regions and the raised bounds.
-    fn prepare_deep_search(&mut self, board: &Board) {
-        self.regions.compute(board, &self.lower_bound);
-        let plus_one = |distance: [u8; CELLS]| {
-            std::array::from_fn(|c| distance[c].min(self.lower_bound[c].saturating_add(1)))
-        };
-        self.empty_board = empty_board_distances(&self.stops, self.target);
-        self.walled_arrival = plus_one(lower_bounds_walled_arrival(board, self.target));
-        for dir in Direction::ALL {
-            if let Some(beyond) = board.step_open(self.target, dir) {
-                insert(&mut self.blocker_cells, beyond);
-            }
-        }
-        self.regions_ready = true;
     }
 
     /// Whether this state provably has no solution within `moves` moves: `bound` (h) says
@@ -332,23 +303,27 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         if h > moves {
             return true;
         }
-        if WILD || !self.regions_ready || h + 2 <= moves {
+        if WILD || !self.tables.regions_ready || h + 2 <= moves {
             return false;
         }
         let target = robots[0] as usize;
         let helpers = &robots[1..];
         let regions = &*self.regions;
         let blockers = &regions.blockers[target];
-        let empty = self.empty_board[target];
+        let empty = self.tables.empty_board[target];
         if helpers.iter().any(|&r| contains(blockers, r)) {
             return h == moves
-                && self.walled_arrival[target] > moves
-                && !helpers.iter().any(|&r| contains(&self.blocker_cells, r));
+                && self.tables.walled_arrival[target] > moves
+                && !helpers
+                    .iter()
+                    .any(|&r| contains(&self.tables.blocker_cells, r));
         }
         if h == moves {
             return empty > moves
-                || (self.walled_arrival[target] > moves
-                    && !helpers.iter().any(|&r| contains(&self.blocker_cells, r)));
+                || (self.tables.walled_arrival[target] > moves
+                    && !helpers
+                        .iter()
+                        .any(|&r| contains(&self.tables.blocker_cells, r)));
         }
         empty > moves
             && !helpers
@@ -367,14 +342,16 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         let finisher = robots[0] as usize;
         match slack {
             _ if WILD => None,
-            1 if self.regions_ready => Some(HelperTest::Routes {
+            1 if self.tables.regions_ready => Some(HelperTest::Routes {
                 path: regions.path[finisher],
                 blockers: regions.blockers[finisher],
             }),
-            2 if self.regions_ready => {
+            2 if self.tables.regions_ready => {
                 Some(HelperTest::Relevance(regions.relevance(robots, false)))
             }
-            3 if self.wider_ready => Some(HelperTest::Relevance(regions.relevance(robots, true))),
+            3 if self.tables.wider_ready => {
+                Some(HelperTest::Relevance(regions.relevance(robots, true)))
+            }
             _ => None,
         }
     }
@@ -387,7 +364,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         let mut run = SoloRun::default();
         let solved = (0..finishers).any(|robot| {
             run.failed = Default::default();
-            self.lower_bound[robots[robot] as usize] == remaining
+            self.tables.lower_bound[robots[robot] as usize] == remaining
                 && self.finishes_alone(robots, robot, false, &mut run)
         });
         self.states += run.visited;
@@ -409,13 +386,13 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     ) -> bool {
         run.visited += 1;
         let from = robots[finisher];
-        let here = self.lower_bound[from as usize];
+        let here = self.tables.lower_bound[from as usize];
         for (dir, &to) in self.slides(&robots, finisher).iter().enumerate() {
-            if to == self.target {
+            if to == self.tables.target {
                 run.moves.push((finisher as u8, dir as u8));
                 return true;
             }
-            let step = self.lower_bound[to as usize];
+            let step = self.tables.lower_bound[to as usize];
             let sideways_left = match step {
                 _ if step.wrapping_add(1) == here => sideways,
                 _ if step == here && sideways => false,
@@ -443,10 +420,10 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         let from = robots[robot];
         let at = from as usize;
         let [mut north, mut east, mut south, mut west] = [
-            self.stops[0][at],
-            self.stops[1][at],
-            self.stops[2][at],
-            self.stops[3][at],
+            self.tables.stops[0][at],
+            self.tables.stops[1][at],
+            self.tables.stops[2][at],
+            self.tables.stops[3][at],
         ];
         for &other in robots {
             if (other ^ from) % GRID as u8 == 0 {
@@ -524,7 +501,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 }
                 // The goal check comes before the reversal rule: a robot that starts on the
                 // target finishes by coming back to it.
-                if (WILD || robot == 0) && to == self.target {
+                if (WILD || robot == 0) && to == self.tables.target {
                     self.path.push((robot as u8, dir as u8));
                     return Moves::Goal;
                 }
@@ -532,8 +509,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                     continue;
                 }
                 if robot < last_robot
-                    && last_slide
-                        .is_some_and(|slide| commutes(&self.stops, slide, Slide { from, to, dir }))
+                    && last_slide.is_some_and(|slide| {
+                        commutes(&self.tables.stops, slide, Slide { from, to, dir })
+                    })
                 {
                     continue;
                 }

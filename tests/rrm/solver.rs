@@ -57,6 +57,44 @@ fn fogleman_seeds_1_to_200_solve_to_published_counts() {
     );
 }
 
+/// A solver carries the set-up of one board and target over to the next puzzle on them
+/// (as mining solves a unit's seeds, grouped by `tables_key`): the answer found, the robots
+/// it moves and the states searched must still be those of a fresh solver, or a worker and
+/// a coordinator checking it would disagree. Seeds 1..3000 in key order give runs of one
+/// board (other targets) and of one board and target.
+#[test]
+fn carried_set_up_changes_no_answer() {
+    let mut games: Vec<_> = (1..3000)
+        .map(|seed| Game::generate(seed).unwrap())
+        .collect();
+    games.sort_by_key(|game| game.puzzle().tables_key());
+    let shared = games
+        .windows(2)
+        .filter(|pair| pair[0].puzzle().tables_key() == pair[1].puzzle().tables_key())
+        .count();
+    assert!(
+        shared > 100,
+        "{shared} seeds follow one of their board and target"
+    );
+    let mut carrying = Solver::new();
+    for game in &games {
+        let puzzle = game.puzzle();
+        let carried = carrying.solve(&puzzle).unwrap();
+        let fresh = Solver::new().solve(&puzzle).unwrap();
+        assert_eq!(carried.moves, fresh.moves, "seed {}", game.seed);
+        assert_eq!(
+            carried.stats.states, fresh.stats.states,
+            "seed {}",
+            game.seed
+        );
+        let record = puzzle.to_record(None);
+        assert_eq!(
+            solve_checked(&mut carrying, &record),
+            Some(fresh.moves.len())
+        );
+    }
+}
+
 #[test]
 fn fogleman_seeds_agree_with_reference_bfs_where_it_is_cheap() {
     let mut solver = Solver::new();

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 use ricochet::solver::DEFAULT_MAX_MOVES;
-use ricochet::{Dealer, SeedAnswer};
+use ricochet::{Dealer, Dealt, SeedAnswer};
 use rrm_proto::UNSOLVED;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,21 +30,33 @@ pub fn solve_unit(
     cancel: &AtomicBool,
     on_seed: &(impl Fn() + Sync),
 ) -> Option<UnitResult> {
-    let solved: Vec<Option<SeedAnswer>> = seeds
+    let dealt: Vec<Option<Dealt>> = seeds
         .clone()
         .into_par_iter()
-        .map(|seed| {
+        .map(|seed| dealer.deal(seed).ok())
+        .collect();
+    // Seeds of one board and target are solved one after another, mostly on one thread,
+    // whose solver then sets them up once.
+    let mut order: Vec<usize> = (0..dealt.len()).collect();
+    order.sort_by_cached_key(|&i| dealt[i].as_ref().map(Dealt::tables_key));
+    let answers: Vec<(usize, Option<SeedAnswer>)> = order
+        .into_par_iter()
+        .map(|i| {
             if cancel.load(Ordering::Relaxed) {
-                return None;
+                return (i, None);
             }
-            let dealt = dealer.deal(seed).ok()?;
-            let answer = dealer.answer(&dealt, DEFAULT_MAX_MOVES).ok();
+            let answer =
+                (dealt[i].as_ref()).and_then(|dealt| dealer.answer(dealt, DEFAULT_MAX_MOVES).ok());
             on_seed();
-            answer
+            (i, answer)
         })
         .collect();
     if cancel.load(Ordering::Relaxed) {
         return None;
+    }
+    let mut solved: Vec<Option<SeedAnswer>> = vec![None; dealt.len()];
+    for (i, answer) in answers {
+        solved[i] = answer;
     }
     let count = |i: usize| solved[i].as_ref().map_or(UNSOLVED, |a| a.moves);
     let mut ranked: Vec<usize> = (0..solved.len()).filter(|&i| solved[i].is_some()).collect();
@@ -93,6 +105,17 @@ mod tests {
                 moves.len(),
                 usize::from(result.move_counts[(*seed - 1) as usize])
             );
+        }
+        // Solved in another order than the seeds', yet each seed's answer is a fresh
+        // solver's, robots moved included.
+        for (i, seed) in (1..41).enumerate() {
+            let Dealt::Puzzle(dealt) = FOGLEMAN.deal(seed).unwrap() else {
+                unreachable!("Fogleman deals puzzles")
+            };
+            let fresh = ricochet::Solver::new().solve(&dealt.puzzle).unwrap().moves;
+            assert_eq!(usize::from(result.move_counts[i]), fresh.len());
+            let robots = ricochet::puzzle::robots_moved(&fresh);
+            assert_eq!(usize::from(result.robots_moved[i]), robots);
         }
         cancel.store(true, Ordering::Relaxed);
         assert_eq!(solve_unit(FOGLEMAN, 1..41, 9, 2, &cancel, &count), None);

@@ -244,7 +244,6 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     pub(super) fn fringe_search(
         &mut self,
         fringe: &mut Fringe,
-        board: &Board,
         root: [Cell; N],
         first: u8,
         last: u8,
@@ -259,7 +258,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         fringe.buckets[first as usize].push(root_node.pack());
         fringe.queued += 1;
         for bound in first..=last {
-            self.prepare_for(board, bound);
+            self.prepare_for(bound);
             let mut stack = std::mem::take(&mut fringe.buckets[bound as usize]);
             // The states this bound starts from lie at the bottom of the stack; their table
             // slots are fetched a few states ahead.

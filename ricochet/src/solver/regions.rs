@@ -74,7 +74,8 @@ impl Regions {
         })
     }
 
-    /// The regions of the downhill routes and of the routes one move longer.
+    /// The regions of the downhill routes and of the routes one move longer (the lines
+    /// come from [`Regions::compute_lines`]).
     pub(super) fn compute(&mut self, board: &Board, lower_bound: &[u8; CELLS]) {
         let by_bound = by_bound(lower_bound);
         let routes = Routes {
@@ -97,6 +98,11 @@ impl Regions {
                 _ => None,
             },
         );
+    }
+
+    /// The board's wall-bounded lines through each cell ([`Regions::cross`]): they depend on
+    /// the board alone.
+    pub(super) fn compute_lines(&mut self, board: &Board) {
         for cell in board.cells() {
             let mut cross = [0u64; 4];
             walk_lines(board, cell, |_, at, _| insert(&mut cross, at));
@@ -362,6 +368,7 @@ mod tests {
         let lower_bound = super::super::lower_bounds(&board, cell(5, 5));
         assert_eq!(lower_bound[cell(0, 0) as usize], 2);
         let mut regions = Regions::new();
+        regions.compute_lines(&board);
         regions.compute(&board, &lower_bound);
         let helper = cell(10, 10);
         let relevance = regions.relevance(&[cell(0, 0), helper], false);
