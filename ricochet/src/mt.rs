@@ -7,6 +7,21 @@
 const N: usize = 624;
 const M: usize = 397;
 
+/// `init_genrand(19650218)`, the state every `init_by_array` starts from.
+const GENRAND_19650218: [u32; N] = {
+    let mut state = [0u32; N];
+    state[0] = 19_650_218;
+    let mut i = 1;
+    while i < N {
+        let prev = state[i - 1];
+        state[i] = 1_812_433_253u32
+            .wrapping_mul(prev ^ (prev >> 30))
+            .wrapping_add(i as u32);
+        i += 1;
+    }
+    state
+};
+
 /// A Mersenne Twister seeded the way CPython 2.7 seeds it from an integer.
 pub struct PyRandom {
     state: [u32; N],
@@ -16,30 +31,17 @@ pub struct PyRandom {
 impl PyRandom {
     /// Seeds like `random.seed(seed)` in Python 2.7 for a non-negative integer.
     pub fn new(seed: u64) -> Self {
-        let mut key = vec![seed as u32];
-        if seed >> 32 != 0 {
-            key.push((seed >> 32) as u32);
-        }
+        let words = [seed as u32, (seed >> 32) as u32];
+        let key = &words[..1 + usize::from(seed >> 32 != 0)];
         let mut rng = PyRandom {
-            state: [0; N],
+            state: GENRAND_19650218,
             index: N,
         };
-        rng.init_by_array(&key);
+        rng.init_by_array(key);
         rng
     }
 
-    fn init_genrand(&mut self, seed: u32) {
-        self.state[0] = seed;
-        for i in 1..N {
-            let prev = self.state[i - 1];
-            self.state[i] = 1_812_433_253u32
-                .wrapping_mul(prev ^ (prev >> 30))
-                .wrapping_add(i as u32);
-        }
-    }
-
     fn init_by_array(&mut self, key: &[u32]) {
-        self.init_genrand(19_650_218);
         let mt = &mut self.state;
         let (mut i, mut j) = (1usize, 0usize);
         for _ in 0..N.max(key.len()) {
@@ -71,23 +73,20 @@ impl PyRandom {
         self.index = N;
     }
 
-    fn regenerate(&mut self) {
-        let mt = &mut self.state;
-        for k in 0..N {
-            let y = (mt[k] & 0x8000_0000) | (mt[(k + 1) % N] & 0x7fff_ffff);
-            let mag = if y & 1 == 1 { 0x9908_b0df } else { 0 };
-            mt[k] = mt[(k + M) % N] ^ (y >> 1) ^ mag;
-        }
-        self.index = 0;
-    }
-
-    /// The next tempered 32-bit output word.
+    /// The next tempered 32-bit output word. The state is regenerated one word at a time,
+    /// just before the word is read: the same in-place pass as regenerating all 624 at
+    /// once, but a game reads only a few dozen.
     pub fn next_u32(&mut self) -> u32 {
         if self.index >= N {
-            self.regenerate();
+            self.index = 0;
         }
-        let mut y = self.state[self.index];
+        let k = self.index;
+        let mt = &mut self.state;
+        let y = (mt[k] & 0x8000_0000) | (mt[(k + 1) % N] & 0x7fff_ffff);
+        let mag = if y & 1 == 1 { 0x9908_b0df } else { 0 };
+        mt[k] = mt[(k + M) % N] ^ (y >> 1) ^ mag;
         self.index += 1;
+        let mut y = mt[k];
         y ^= y >> 11;
         y ^= (y << 7) & 0x9d2c_5680;
         y ^= (y << 15) & 0xefc6_0000;
@@ -141,6 +140,33 @@ mod tests {
         assert_eq!(rng.random(), 0.134_364_244_112_401_22);
         assert_eq!(rng.random(), 0.847_433_736_937_232_7);
         assert_eq!(rng.random(), 0.763_774_618_976_614);
+    }
+
+    /// Words read past the state's first and second regeneration (CPython 3's
+    /// `getrandbits(32)`, which seeds integers the same way): regenerating one word at a
+    /// time gives the full pass's words.
+    #[test]
+    fn words_across_regenerations_match_cpython() {
+        let mut rng = PyRandom::new(1_605_212_351);
+        let words: Vec<u32> = (0..1250).map(|_| rng.next_u32()).collect();
+        assert_eq!(
+            words[622..627],
+            [
+                4_214_698_783,
+                4_274_329_360,
+                912_526_105,
+                3_187_785_543,
+                149_697_135
+            ]
+        );
+        assert_eq!(
+            words[1246..1250],
+            [2_074_070_643, 2_054_935_574, 873_594_217, 2_357_251_971]
+        );
+        let mut rng = PyRandom::new((1 << 40) + 7);
+        let words: Vec<u32> = (0..626).map(|_| rng.next_u32()).collect();
+        assert_eq!(words[..2], [2_635_837_658, 3_209_733_218]);
+        assert_eq!(words[623..], [1_232_433_674, 2_745_986_973, 966_541_582]);
     }
 
     #[test]
