@@ -13,8 +13,10 @@ use rrm_model::{CampaignStatus, ExhaustiveRequest};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Seeds per work unit unless told otherwise: a few seconds of solving on two cores.
-pub const DEFAULT_UNIT_SIZE: u64 = 10_000;
+/// Seeds per work unit unless told otherwise: under half a minute of solving on two cores,
+/// and large enough that most of a unit's Fogleman seeds share their board and target
+/// with others (about 8 a pair), whose set-up the worker then computes once.
+pub const DEFAULT_UNIT_SIZE: u64 = 50_000;
 /// Move counts from which full solutions are kept and re-solved: six of the first million seeds.
 pub const DEFAULT_RECORD_THRESHOLD: u8 = 20;
 
@@ -92,9 +94,10 @@ struct CreateArgs {
 /// Unit size, record threshold and generator of a new campaign.
 #[derive(Args)]
 pub struct SpecArgs {
-    /// Seeds per work unit.
-    #[arg(long, default_value_t = DEFAULT_UNIT_SIZE)]
-    unit_size: u64,
+    /// Seeds per work unit [default: 50000; `rrm mine` goes on with an existing
+    /// campaign's own].
+    #[arg(long)]
+    unit_size: Option<u64>,
     /// Seeds needing at least this many moves keep their solution and are re-solved.
     #[arg(long, default_value_t = DEFAULT_RECORD_THRESHOLD)]
     record_threshold: u8,
@@ -108,6 +111,11 @@ pub struct SpecArgs {
 }
 
 impl SpecArgs {
+    /// Whether `--unit-size` was given.
+    pub fn unit_size_given(&self) -> bool {
+        self.unit_size.is_some()
+    }
+
     /// The spec of `seeds`, named `name` or, without one, after its generator and range
     /// (`fogleman-1-1001`).
     pub fn spec(&self, name: Option<CampaignName>, seeds: &str) -> Result<CampaignSpec> {
@@ -127,7 +135,7 @@ impl SpecArgs {
             generator: self.generator.clone(),
             seed_start: range.start,
             seed_end: range.end,
-            unit_size: self.unit_size,
+            unit_size: self.unit_size.unwrap_or(DEFAULT_UNIT_SIZE),
             record_threshold: self.record_threshold,
             rules: self.rules,
         })

@@ -57,9 +57,16 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
     // Leases left by an interrupted run belonged to its worker, gone with its process.
     coordinator.release_leases()?;
     let name = args.campaign.as_deref().map(str::parse).transpose()?;
-    let spec = args.spec.spec(name, &args.seeds)?;
+    let mut spec = args.spec.spec(name, &args.seeds)?;
     let name = spec.name.clone();
-    match existing(coordinator.status(&name))? {
+    let existing = existing(coordinator.status(&name))?;
+    if let Some(status) = &existing {
+        // A campaign begun under another default unit size goes on with its own.
+        if !args.spec.unit_size_given() {
+            spec.unit_size = status.campaign.spec.unit_size;
+        }
+    }
+    match existing {
         Some(status) if status.campaign.spec != spec => anyhow::bail!(
             "campaign {name} exists in {} with other settings ({}..{}, units of {}, records from {}); \
              use the same flags or another --campaign",

@@ -36,6 +36,17 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
+/// The span of seeds [`Config::top_count`] is given for.
+pub const KEPT_PER: u64 = 10_000;
+
+/// How many hardest seeds of a unit of `unit_size` seeds keep their solutions: `top_count`
+/// per [`KEPT_PER`] seeds begun, so that the kept puzzles' density does not depend on
+/// the unit size.
+pub fn kept_per_unit(top_count: u32, unit_size: u64) -> u32 {
+    let spans = unit_size.div_ceil(KEPT_PER).max(1);
+    u32::try_from(u64::from(top_count) * spans).unwrap_or(u32::MAX)
+}
+
 /// How the coordinator runs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -52,7 +63,8 @@ pub struct Config {
     /// Seeds of every submitted unit the coordinator solves again, drawn in secret (at
     /// most [`SPOT_SHARE`] of a unit's seeds on average).
     pub spot_checks: u32,
-    /// Solutions of each unit's this many hardest seeds are kept.
+    /// Solutions of this many hardest seeds are kept per [`KEPT_PER`] seeds of a unit
+    /// (see [`kept_per_unit`]).
     pub top_count: u32,
     /// How long shutdown waits for in-flight calls.
     pub drain_timeout: Duration,
@@ -285,5 +297,14 @@ mod tests {
         assert_eq!(config.query_limit(1), 1);
         assert_eq!(config.query_limit(49), 49);
         assert_eq!(config.query_limit(u32::MAX), 50);
+    }
+
+    #[test]
+    fn kept_solutions_scale_with_the_unit_size() {
+        assert_eq!(crate::kept_per_unit(5, 1), 5);
+        assert_eq!(crate::kept_per_unit(5, 10_000), 5);
+        assert_eq!(crate::kept_per_unit(5, 10_001), 10);
+        assert_eq!(crate::kept_per_unit(5, 50_000), 25);
+        assert_eq!(crate::kept_per_unit(u32::MAX, u64::MAX), u32::MAX);
     }
 }

@@ -197,9 +197,9 @@ fn campaign_create_starts_a_store_and_says_its_units() {
     };
     let small = create("small", "1..5001");
     assert!(small.contains(" in 1 unit of 5000 seeds,"), "{small}");
-    let big = create("big", "1..25001");
+    let big = create("big", "1..125001");
     assert!(
-        big.contains(" in 3 units of 10000 seeds (the last of 5000),"),
+        big.contains(" in 3 units of 50000 seeds (the last of 25000),"),
         "{big}"
     );
     let one = create("one", "7..=7");
@@ -222,6 +222,49 @@ fn campaign_create_starts_a_store_and_says_its_units() {
         assert!(json[field].is_null(), "{field}: {json}");
     }
     assert!(json["percentiles"]["p99"].is_null(), "{json}");
+}
+
+/// A campaign begun with another unit size (an older default) goes on under
+/// `rrm mine` without `--unit-size`; a `--unit-size` that differs is still refused.
+#[test]
+fn mine_goes_on_with_an_existing_campaigns_unit_size() {
+    let scratch = tempfile::tempdir().unwrap();
+    let data = scratch.path().join("data");
+    let data = data.to_str().unwrap();
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "fogleman-1-301",
+        "--seeds",
+        "1..301",
+        "--unit-size",
+        "100",
+        "--data",
+        data,
+    ]);
+    let summary = rrm_ok(&["mine", "--seeds", "1..301", "--data", data]);
+    assert!(
+        summary.contains("300 of 300 seeds mined (3 of 3 units)"),
+        "{summary}"
+    );
+    let refused = Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args([
+            "mine",
+            "--seeds",
+            "1..301",
+            "--unit-size",
+            "50",
+            "--data",
+            data,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        error.contains("exists in") && error.contains("units of 100"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -92,7 +92,7 @@ pub(super) fn next(
             rules: dealer.rules,
             seeds: spec.unit_seeds(unit),
             record_threshold: spec.record_threshold,
-            top_count: policy.top_count,
+            top_count: crate::kept_per_unit(policy.top_count, spec.unit_size),
         },
         Kind::Exhaustive(exhaustive) => Work::Exhaustive(unit_work(exhaustive, unit).ok_or(
             CoordinatorError::UnknownUnit {

@@ -127,7 +127,7 @@ impl Coordinator {
                 &found.spec,
                 found.spec.unit_seeds(submission.lease.unit),
                 submission,
-                self.content_checks(found.shown_bar, found.solve_in_full, submission.own_process),
+                self.content_checks(found, submission.own_process),
             )
             .map(|checked| Checked::Seeds {
                 checked,
@@ -151,12 +151,8 @@ impl Coordinator {
     /// probation; none drawn and the shown list taken as solved for this process's own
     /// worker, whose seeds this process's solver has just solved (record candidates are
     /// solved again whoever sends them).
-    fn content_checks(
-        &self,
-        shown_bar: Bar,
-        solve_in_full: bool,
-        own_process: bool,
-    ) -> ContentChecks {
+    fn content_checks(&self, found: &Found, own_process: bool) -> ContentChecks {
+        let (shown_bar, solve_in_full) = (found.shown_bar, found.solve_in_full);
         let (spot_checks, spot_share) = match (solve_in_full, own_process) {
             (true, _) => (u32::MAX, 1.0),
             (false, true) => (0, 0.0),
@@ -167,7 +163,7 @@ impl Coordinator {
                 true => Bar::closed(),
                 false => shown_bar,
             },
-            top_count: self.config.top_count,
+            top_count: crate::kept_per_unit(self.config.top_count, found.spec.unit_size),
             max_moves: DEFAULT_MAX_MOVES,
             spot_checks,
             spot_share,

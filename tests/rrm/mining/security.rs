@@ -731,7 +731,7 @@ fn the_own_worker_token_admits_no_other_process() {
     assert_eq!(status.units_done, status.units_total);
     assert_eq!(stats(&url, "own").histogram, direct_histogram(seeds));
     let shown = server.coordinator.hardest("own", 100, 0).unwrap();
-    assert_eq!(shown.len(), 4 * 5, "five kept puzzles a unit");
+    assert_eq!(shown.len(), 4 * 5, "five kept puzzles a unit of 100 seeds");
     for mined in &shown {
         assert!(!mined.re_solved, "seed {} was solved twice", mined.seed);
         let puzzle = Generator::Fogleman.generate(mined.seed).unwrap().puzzle;
