@@ -147,7 +147,7 @@ pub(crate) fn solved_honestly(units: u64, unit_size: u64) -> Result<Vec<rrm_work
                 },
                 start..start + unit_size,
                 20,
-                Config::default().top_count as usize,
+                rrm_coordinator::kept_per_unit(Config::default().top_count, unit_size) as usize,
                 &AtomicBool::new(false),
                 &|| {},
             );

@@ -368,8 +368,8 @@ impl pb::mining_server::Mining for Service {
         submission.own_process = own_process;
         span.record("campaign", submission.lease.campaign.as_str());
         span.record("unit", submission.lease.unit);
-        // Every submission has seeds solved again (spot checks, record candidates):
-        // off the async threads.
+        // Submissions have seeds solved again (record candidates; spot checks unless from
+        // this process's own worker): off the async threads.
         let stages = self.coordinator.metrics().stages();
         let asked = Instant::now();
         let permit = self

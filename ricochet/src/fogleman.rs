@@ -158,6 +158,8 @@ pub struct Layout {
     walls: [u8; GRID * GRID],
     /// Every token on the board with its cell, in token order (`RC`, `RT`, … `YH`).
     pub targets: Vec<(&'static str, Cell)>,
+    /// The tiles as indices into [`TILES`], for the board built once.
+    indices: [usize; 4],
 }
 
 /// Why a board arrangement was refused.
@@ -185,6 +187,7 @@ impl Layout {
             tiles: indices.map(|i| TILES[i].0),
             walls,
             targets,
+            indices,
         }
     }
 
@@ -234,13 +237,7 @@ impl Layout {
 
     /// The board, centre block included.
     pub fn board(&self) -> Board {
-        let indices = self.tiles.map(|name| {
-            TILES
-                .iter()
-                .position(|&(tile, _)| tile == name)
-                .expect("a tile")
-        });
-        arrangement(indices).1.clone()
+        arrangement(self.indices).1.clone()
     }
 
     /// The cell of a target token such as `RT`.

@@ -181,6 +181,9 @@ pub(super) fn check_contents(
             re_solved: re_solve,
         });
     }
+    // Seeds of one board and target one after another: this thread's solver sets them up
+    // once (a sender on probation has every seed solved again).
+    spotted.sort_by_cached_key(|(dealt, ..)| dealt.tables_key());
     for (dealt, seed, count, robots) in &spotted {
         spot_check(dealer, dealt, *seed, *count, *robots, max_moves)?;
     }

@@ -152,17 +152,17 @@ impl Coordinator {
     /// worker, whose seeds this process's solver has just solved (record candidates are
     /// solved again whoever sends them).
     fn content_checks(&self, found: &Found, own_process: bool) -> ContentChecks {
-        let (shown_bar, solve_in_full) = (found.shown_bar, found.solve_in_full);
-        let (spot_checks, spot_share) = match (solve_in_full, own_process) {
-            (true, _) => (u32::MAX, 1.0),
-            (false, true) => (0, 0.0),
-            (false, false) => (self.config.spot_checks, super::checks::SPOT_SHARE),
+        let (spot_checks, spot_share, shown_bar) = match (found.solve_in_full, own_process) {
+            (true, _) => (u32::MAX, 1.0, found.shown_bar),
+            (false, true) => (0, 0.0, Bar::closed()),
+            (false, false) => (
+                self.config.spot_checks,
+                super::checks::SPOT_SHARE,
+                found.shown_bar,
+            ),
         };
         ContentChecks {
-            shown_bar: match own_process && !solve_in_full {
-                true => Bar::closed(),
-                false => shown_bar,
-            },
+            shown_bar,
             top_count: crate::kept_per_unit(self.config.top_count, found.spec.unit_size),
             max_moves: DEFAULT_MAX_MOVES,
             spot_checks,

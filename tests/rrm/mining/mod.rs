@@ -15,6 +15,7 @@ pub(crate) mod exhaustive_queries;
 mod hoarding;
 mod memory;
 mod metrics;
+mod own_worker;
 mod partition;
 mod recovery;
 mod replication;
