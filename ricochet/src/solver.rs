@@ -45,7 +45,7 @@ mod tables;
 pub(crate) use bounds::lower_bounds;
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::{commutes, meets_slide, Slide};
-use regions::{contains, insert, intersects, CellSet, HelperTest, Regions};
+use regions::{contains, insert, intersects, CellSet, HelperTest};
 use tables::Tables;
 
 /// Default longest solution looked for; no known puzzle comes close.
@@ -113,7 +113,6 @@ fn capped(max_moves: u8) -> u8 {
 /// puzzle's tables for the next one on the same board and target (the `tables` module).
 pub struct Solver {
     table: TransTable,
-    regions: Box<Regions>,
     tables: Option<Tables>,
     fringe: Fringe,
     max_moves: u8,
@@ -135,7 +134,6 @@ impl Solver {
     pub fn with_limits(max_moves: u8, table_bytes: usize) -> Solver {
         Solver {
             table: TransTable::new(table_bytes),
-            regions: Regions::new(),
             tables: None,
             fringe: Fringe::new(DEFAULT_FRINGE_BYTES),
             max_moves: capped(max_moves),
@@ -196,7 +194,6 @@ impl Solver {
         let mut search = Search::<N, WILD> {
             tables: Tables::for_puzzle(self.tables.take(), board, target.cell),
             table: &mut self.table,
-            regions: &mut self.regions,
             path: Vec::new(),
             states: 0,
         };
@@ -211,7 +208,6 @@ struct Search<'t, const N: usize, const WILD: bool> {
     /// The tables of the puzzle's board and target.
     tables: Tables,
     table: &'t mut TransTable,
-    regions: &'t mut Regions,
     /// Moves of the solution found, last move first, as (internal robot, direction).
     path: Vec<(u8, u8)>,
     states: u64,
@@ -255,7 +251,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
 
     /// Computes what the search to `bound` repays and is not ready yet.
     fn prepare_for(&mut self, bound: u8) {
-        self.tables.prepare_for(self.regions, bound, WILD);
+        self.tables.prepare_for(bound, WILD);
     }
 
     /// The solution in `path`, in the puzzle's robot numbering.
@@ -308,7 +304,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
         }
         let target = robots[0] as usize;
         let helpers = &robots[1..];
-        let regions = &*self.regions;
+        let regions = &*self.tables.regions;
         let blockers = &regions.blockers[target];
         let empty = self.tables.empty_board[target];
         if helpers.iter().any(|&r| contains(blockers, r)) {
@@ -338,7 +334,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     /// The test helper moves from `robots` must pass with `slack` moves of slack (the
     /// `regions` module), once its regions are computed; `None` where none applies.
     fn helper_test(&self, robots: &[Cell; N], slack: u8) -> Option<HelperTest> {
-        let regions = &*self.regions;
+        let regions = &*self.tables.regions;
         let finisher = robots[0] as usize;
         match slack {
             _ if WILD => None,

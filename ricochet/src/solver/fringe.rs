@@ -358,7 +358,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 if robot != 0
                     && helper_test
                         .as_ref()
-                        .is_some_and(|test| !test.allows(search.regions, robot, from, to))
+                        .is_some_and(|test| !test.allows(&search.tables.regions, robot, from, to))
                 {
                     f = f.max(bound + 1);
                 }

@@ -43,7 +43,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             robot != 0
                 && helper_test
                     .as_ref()
-                    .is_some_and(|test| test.rules_out(search.regions, from))
+                    .is_some_and(|test| test.rules_out(&search.tables.regions, from))
         };
         let moves = self.each_move(
             &robots,
@@ -55,7 +55,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
                 if robot != 0
                     && helper_test
                         .as_ref()
-                        .is_some_and(|test| !test.allows(search.regions, robot, from, to))
+                        .is_some_and(|test| !test.allows(&search.tables.regions, robot, from, to))
                 {
                     return true;
                 }

@@ -17,9 +17,7 @@ const REGIONS_FROM_DEPTH: u8 = 7;
 /// From this bound on, searches also pay for [`Regions::compute_wider`].
 const WIDER_REGIONS_FROM_DEPTH: u8 = 10;
 
-/// The tables of one board and target cell. The route regions themselves live in the
-/// solver's [`Regions`], which these flags describe.
-#[derive(Clone)]
+/// The tables of one board and target cell.
 pub(super) struct Tables {
     board: Board,
     pub(super) target: Cell,
@@ -33,6 +31,9 @@ pub(super) struct Tables {
     pub(super) walled_arrival: [u8; CELLS],
     /// Cells beyond the target on its sides without a wall.
     pub(super) blocker_cells: CellSet,
+    /// The route regions, filled as the flags below say (its allocation is reused from
+    /// puzzle to puzzle).
+    pub(super) regions: Box<Regions>,
     /// Whether the regions hold this board's wall-bounded lines.
     lines_ready: bool,
     /// Whether the regions hold this board and target's downhill regions (and the tables
@@ -58,55 +59,61 @@ impl Tables {
                 wider_ready: false,
                 ..kept
             },
-            Some(kept) if kept.board == *board => kept.retargeted(target),
-            _ => Tables {
-                board: board.clone(),
+            Some(kept) if kept.board == *board => Tables::new(
+                kept.board,
+                kept.stops,
+                kept.lines_ready,
+                kept.regions,
                 target,
-                stops: stop_tables(board),
-                lower_bound: lower_bounds(board, target),
-                empty_board: [UNREACHABLE; CELLS],
-                walled_arrival: [UNREACHABLE; CELLS],
-                blocker_cells: [0; 4],
-                lines_ready: false,
-                regions_computed: false,
-                wider_computed: false,
-                regions_ready: false,
-                wider_ready: false,
-            },
+            ),
+            kept => {
+                let regions = kept.map_or_else(Regions::new, |kept| kept.regions);
+                Tables::new(board.clone(), stop_tables(board), false, regions, target)
+            }
         }
     }
 
-    /// These tables for another target on the same board.
-    fn retargeted(self, target: Cell) -> Tables {
+    /// The tables of `target` on a board whose stop tables (and lines, if ready) are given;
+    /// `regions` only lends its room.
+    fn new(
+        board: Board,
+        stops: StopTables,
+        lines_ready: bool,
+        regions: Box<Regions>,
+        target: Cell,
+    ) -> Tables {
         Tables {
+            lower_bound: lower_bounds(&board, target),
+            board,
             target,
-            lower_bound: lower_bounds(&self.board, target),
+            stops,
             empty_board: [UNREACHABLE; CELLS],
             walled_arrival: [UNREACHABLE; CELLS],
             blocker_cells: [0; 4],
+            regions,
+            lines_ready,
             regions_computed: false,
             wider_computed: false,
             regions_ready: false,
             wider_ready: false,
-            ..self
         }
     }
 
-    /// Computes into `regions` (and here) what the search to `bound` repays and is not
-    /// ready yet; the wild target uses none of it.
-    pub(super) fn prepare_for(&mut self, regions: &mut Regions, bound: u8, wild: bool) {
+    /// Computes what the search to `bound` repays and is not ready yet; the wild target
+    /// uses none of it.
+    pub(super) fn prepare_for(&mut self, bound: u8, wild: bool) {
         if wild {
             return;
         }
         if bound >= REGIONS_FROM_DEPTH && !self.regions_ready {
             if !self.regions_computed {
-                self.prepare_deep_search(regions);
+                self.prepare_deep_search();
             }
             self.regions_ready = true;
         }
         if bound >= WIDER_REGIONS_FROM_DEPTH && !self.wider_ready {
             if !self.wider_computed {
-                regions.compute_wider(&self.board, &self.lower_bound);
+                self.regions.compute_wider(&self.board, &self.lower_bound);
                 self.wider_computed = true;
             }
             self.wider_ready = true;
@@ -114,13 +121,13 @@ impl Tables {
     }
 
     /// Computes what only long searches repay: the route regions and the raised bounds.
-    fn prepare_deep_search(&mut self, regions: &mut Regions) {
+    fn prepare_deep_search(&mut self) {
         let board = &self.board;
         if !self.lines_ready {
-            regions.compute_lines(board);
+            self.regions.compute_lines(board);
             self.lines_ready = true;
         }
-        regions.compute(board, &self.lower_bound);
+        self.regions.compute(board, &self.lower_bound);
         let lower_bound = &self.lower_bound;
         let plus_one = |distance: [u8; CELLS]| {
             std::array::from_fn(|c| distance[c].min(lower_bound[c].saturating_add(1)))
