@@ -140,16 +140,7 @@ async fn mine(
     let (keyring, token) =
         Keyring::own_worker(EMBEDDED).context("cannot make the embedded worker's token")?;
     let security = Security { keyring, tls: None };
-    let (stop_coordinator, coordinator_stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(rrm_coordinator::run_with(
-        listener,
-        coordinator.clone(),
-        security,
-        None,
-        async {
-            let _ = coordinator_stopped.await;
-        },
-    ));
+    let served = crate::services::serve_in_task(listener, coordinator.clone(), security);
     let (stop_worker, worker_stopped) = tokio::sync::oneshot::channel::<()>();
     let solved = Arc::new(AtomicU64::new(0));
     let mut worker_config = rrm_worker::Config::new(format!("http://{address}"), threads, EMBEDDED);
@@ -204,8 +195,7 @@ async fn mine(
     }
     let _ = stop_worker.send(());
     worker.await.context("worker task")??;
-    let _ = stop_coordinator.send(());
-    server.await.context("coordinator task")??;
+    served.stop().await?;
     let _ = stop_dashboard.send(true);
     if let Some(dashboard) = dashboard {
         crate::services::stop_dashboard(dashboard).await;

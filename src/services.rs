@@ -457,6 +457,40 @@ pub async fn start_dashboard(
     }))
 }
 
+/// A coordinator served in a task of its own, within this process.
+pub struct Served {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), tonic::transport::Error>>,
+}
+
+/// Serves `coordinator` on `listener` with `security` until [`Served::stop`].
+pub fn serve_in_task(
+    listener: tokio::net::TcpListener,
+    coordinator: Arc<Coordinator>,
+    security: Security,
+) -> Served {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(rrm_coordinator::run_with(
+        listener,
+        coordinator,
+        security,
+        None,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    Served { stop, task }
+}
+
+impl Served {
+    /// Stops serving (draining calls in progress) and says how serving ended.
+    pub async fn stop(self) -> Result<()> {
+        let _ = self.stop.send(());
+        self.task.await.context("coordinator task")??;
+        Ok(())
+    }
+}
+
 /// Waits a little for open browser connections to finish, then drops them.
 pub async fn stop_dashboard(dashboard: tokio::task::JoinHandle<std::io::Result<()>>) {
     let abort = dashboard.abort_handle();

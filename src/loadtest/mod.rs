@@ -237,16 +237,7 @@ fn load_test(
             Some(_) => format!("https://localhost:{port}"),
             None => format!("http://127.0.0.1:{port}"),
         };
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(rrm_coordinator::run_with(
-            listener,
-            coordinator.clone(),
-            security,
-            None,
-            async {
-                let _ = stopped.await;
-            },
-        ));
+        let served = crate::services::serve_in_task(listener, coordinator.clone(), security);
         let clients = match placement {
             Placement::InProcess => {
                 let until = Instant::now() + Duration::from_secs(args.seconds);
@@ -266,8 +257,7 @@ fn load_test(
         };
         let cpu = cpu.elapsed().as_secs_f64();
         let scrapes = scrapes::time_scrapes(coordinator.clone(), scrapes).await?;
-        let _ = stop.send(());
-        server.await??;
+        served.stop().await?;
         anyhow::Ok((clients, cpu, scrapes))
     })?;
     let stages = coordinator.stage_times().since(&stages_before);
