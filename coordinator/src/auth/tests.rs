@@ -1,3 +1,6 @@
+//! Tokens files, roles and the own worker's in-memory token: parsing, reloading, who
+//! passes which gate.
+
 use super::*;
 
 fn keyring(text: &str) -> (tempfile::TempDir, PathBuf, Keyring) {
