@@ -8,6 +8,7 @@ use crate::input::parse_campaign_range;
 use crate::report::count;
 use anyhow::Result;
 use clap::{Args, Subcommand};
+use ricochet::edition::EditionBoard;
 use rrm_model::{CampaignName, CampaignSpec, Resolution, Rules};
 use rrm_model::{CampaignStatus, ExhaustiveRequest};
 use std::io::Write;
@@ -82,8 +83,10 @@ struct CreateArgs {
     #[command(flatten)]
     spec: SpecArgs,
     /// An exhaustive campaign instead: every placement of four robots for each (board,
-    /// target) unit of this family (only `fogleman`).
-    #[arg(long, value_parser = ["fogleman"])]
+    /// target) unit of this family: `fogleman` (the first edition's 96 boards under
+    /// Fogleman's tile names) or `driftingdroids` (the boards DriftingDroids deals, of the
+    /// sides --sides names).
+    #[arg(long, value_parser = ["fogleman", "driftingdroids"])]
     exhaustive: Option<String>,
     #[command(flatten)]
     units: ExhaustiveArgs,
@@ -145,10 +148,15 @@ impl SpecArgs {
 /// What an exhaustive campaign analyses and keeps.
 #[derive(Args)]
 struct ExhaustiveArgs {
-    /// Boards, comma-separated, e.g. "1A 3B 4A 2B,1B 2A 3A 4B"; any rotation, stored as the
-    /// canonical one (tile 1 top-left). Default: all 96.
+    /// Boards, comma-separated, e.g. "1A 3B 4A 2B,1B 2A 3A 4B" or "DD 1C 2D 3C 4D"; any
+    /// rotation, stored as the canonical one (tile 1 top-left). Default: every board of
+    /// the family (96 for `fogleman`; for `driftingdroids`, those of --sides).
     #[arg(long, requires = "exhaustive")]
     boards: Option<String>,
+    /// DriftingDroids' side letters its boards are made of: `CD` is the second edition
+    /// (96 boards), `ABCD` every board it deals (1,536).
+    #[arg(long, default_value = "ABCD", value_parser = parse_sides)]
+    sides: String,
     /// Target tokens, comma-separated, e.g. RT,GQ. Default: all 16.
     #[arg(long, requires = "exhaustive")]
     targets: Option<String>,
@@ -166,8 +174,19 @@ struct ExhaustiveArgs {
     max_hardest: u32,
 }
 
+/// Side letters: some of A, B, C and D.
+fn parse_sides(text: &str) -> Result<String, String> {
+    let letters = text.to_ascii_uppercase();
+    if letters.is_empty() || !letters.chars().all(|c| "ABCD".contains(c)) {
+        return Err(format!(
+            "{text:?}: sides are letters A, B, C and D, e.g. CD"
+        ));
+    }
+    Ok(letters)
+}
+
 impl ExhaustiveArgs {
-    fn request(&self, name: CampaignName) -> ExhaustiveRequest {
+    fn request(&self, name: CampaignName, family: &str) -> ExhaustiveRequest {
         let list = |text: &Option<String>| -> Vec<String> {
             text.iter()
                 .flat_map(|t| t.split(','))
@@ -175,9 +194,15 @@ impl ExhaustiveArgs {
                 .filter(|item| !item.is_empty())
                 .collect()
         };
+        let mut boards = list(&self.boards);
+        if boards.is_empty() && family == "driftingdroids" {
+            boards = (EditionBoard::driftingdroids_canonical(&self.sides).iter())
+                .map(EditionBoard::name)
+                .collect();
+        }
         ExhaustiveRequest {
             name,
-            boards: list(&self.boards),
+            boards,
             targets: list(&self.targets),
             sample_size: self.sample_size,
             top_from: self.top_from,
@@ -208,7 +233,9 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
                 _ if args.spec.rules != Rules::STANDARD => {
                     return Err(rrm_model::SpecError::ExhaustiveRules(args.spec.rules).into());
                 }
-                _ => Err(args.units.request(name)),
+                _ => Err(args
+                    .units
+                    .request(name, args.exhaustive.as_deref().unwrap_or("fogleman"))),
             };
             let status = Backend::create_campaign_at(&args.backend, spec)?;
             let spec = &status.campaign.spec;

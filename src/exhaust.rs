@@ -7,12 +7,12 @@ use crate::unit_result::{Lists, PlacementJson, RunJson, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args};
 use cpu_time::ProcessTime;
-use ricochet::edition::{unit_geometry, UnitGeometry};
+use ricochet::edition::{unit_geometry, EditionBoard, UnitGeometry};
 use ricochet::exhaustive::{
-    analyse, analyse_restricted, Analysis, Finisher, Layer, Options, Placement, UnitError,
+    analyse, analyse_restricted, Analysis, Finisher, Layer, Legality, Options, Placement, UnitError,
 };
 use ricochet::rules::Rules;
-use ricochet::{Board, Cell, Layout, Puzzle, PuzzleRecord, Target};
+use ricochet::{Board, Cell, Puzzle, PuzzleRecord, Target};
 use rrm_model::{
     add_bins, DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH, LIST_BOUND,
 };
@@ -34,7 +34,8 @@ pub struct ExhaustArgs {
     /// target); the file's own position is ranked.
     #[arg(long)]
     puzzle: Option<PathBuf>,
-    /// A Fogleman board, tiles in slot order, e.g. "1A 3B 4A 2B" (needs --target).
+    /// A board, tiles in slot order: Fogleman's names, e.g. "1A 3B 4A 2B", or
+    /// DriftingDroids' sides, e.g. "DD 1C 2D 3C 4D" (needs --target).
     #[arg(long, requires = "target")]
     board: Option<String>,
     /// Target tokens on --board: `RT`, a list `RT,GQ`, `VX` (the vortex, any robot, on
@@ -83,8 +84,8 @@ struct Unit {
     /// The target robot's slot in colour order.
     slot: usize,
     helpers: usize,
-    /// Cells no robot stands on in a legal placement.
-    forbidden: Vec<Cell>,
+    /// Which placements are legal.
+    legality: Legality,
     /// A position to rank, and what to call it.
     position: Option<(String, Placement)>,
 }
@@ -111,12 +112,12 @@ struct UnitJson {
 }
 
 impl Unit {
-    /// The first-edition unit of a board (Fogleman's tile names) and a token.
+    /// The unit of a named board (either naming) and a token.
     fn edition(board: &str, token: &str) -> Result<Unit> {
         let UnitGeometry {
             board: geometry,
             target,
-            forbidden,
+            legality,
         } = unit_geometry(board, token)?;
         Ok(Unit {
             label: format!("board {board}, target {token}"),
@@ -125,7 +126,7 @@ impl Unit {
             target,
             slot: target.colour.map_or(0, |colour| colour.robot()),
             helpers: 3,
-            forbidden,
+            legality,
             position: None,
         })
     }
@@ -149,7 +150,7 @@ impl Unit {
             target,
             slot,
             helpers: helpers.len(),
-            forbidden: Vec::new(),
+            legality: Legality::default(),
             position: Some((label, {
                 let placement = Placement {
                     target_robot: robots[slot],
@@ -188,9 +189,9 @@ fn units(args: &ExhaustArgs) -> Result<Vec<Unit>> {
     let (Some(board), Some(targets)) = (&args.board, &args.target) else {
         bail!("name a unit with --seed, --puzzle, or --board and --target");
     };
-    let layout = Layout::parse(board)?;
+    let named = EditionBoard::parse(board)?;
     let tokens: Vec<String> = if targets.eq_ignore_ascii_case("all") {
-        layout.targets.iter().map(|&(t, _)| t.to_string()).collect()
+        named.tokens().iter().map(|&(t, _)| t.to_string()).collect()
     } else {
         targets
             .split(',')
@@ -199,7 +200,7 @@ fn units(args: &ExhaustArgs) -> Result<Vec<Unit>> {
     };
     tokens
         .iter()
-        .map(|t| Unit::edition(&layout.name(), t))
+        .map(|t| Unit::edition(&named.name(), t))
         .collect()
 }
 
@@ -218,7 +219,7 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
     crate::interrupt::catch_ctrl_c();
     for (done, unit) in units.iter().enumerate() {
         let options = Options {
-            forbidden: unit.forbidden.clone(),
+            legality: unit.legality.clone(),
             sample_size: args.sample as usize,
             watch: unit.position.iter().map(|(_, p)| p.clone()).collect(),
             top_from: args.top_from,
@@ -376,7 +377,7 @@ fn text(
     );
     // A puzzle file names no other targets: then every placement is legal, and the
     // legal columns would only repeat the others.
-    let with_legal = !unit.forbidden.is_empty();
+    let with_legal = unit.legality != Legality::default();
     let legal_total: u64 = analysis.legal_histogram.iter().sum();
     out += "moves   placements    share";
     out += if with_legal {

@@ -11,7 +11,7 @@ use crate::backend::{Backend, BackendArgs};
 use crate::unit_result::{PlacementJson, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ricochet::Layout;
+use ricochet::edition::EditionBoard;
 use rrm_coordinator::{Provenance, UnitBoard};
 use rrm_model::{ExhaustiveResult, PlacementCells};
 use rrm_model::{ExhaustiveUnit, Outcome};
@@ -57,7 +57,7 @@ impl UnitResultJson {
             );
         }
         // Cells of a rotated board are rotated too: only the campaign's own rotation fits.
-        if Layout::parse(board_name)?.name() != work.board {
+        if EditionBoard::parse(board_name)?.name() != work.board {
             bail!(
                 "board {board_name:?} is not in its canonical rotation; analyse {:?} instead",
                 work.board

@@ -2,7 +2,8 @@
 
 use anyhow::{bail, Context, Result};
 use ricochet::driftingdroids::{read_dump, DdGame};
-use ricochet::{Game, Layout, Puzzle, PuzzleRecord};
+use ricochet::edition::EditionBoard;
+use ricochet::{Game, Puzzle, PuzzleRecord};
 use rrm_coordinator::UnitBoard;
 use std::ops::{Range, RangeInclusive};
 use std::path::Path;
@@ -244,27 +245,27 @@ fn clashes(cells: [u8; 4]) -> String {
     wrong.join("; ")
 }
 
-/// The puzzle of a placement on a Fogleman board (any rotation; cells on the board as
-/// named), and the board's other tokens to draw faintly.
+/// The puzzle of a placement on a named board (either naming, any rotation; cells on the
+/// board as named), and the board's other tokens to draw faintly.
 pub fn placement_job(
     board: &str,
     token: &str,
     cells: [u8; 4],
 ) -> Result<(Job, Vec<(String, ricochet::Cell)>)> {
     let token = token.to_ascii_uppercase();
-    let layout = Layout::parse(board)?;
+    let named = EditionBoard::parse(board)?;
     let puzzle = UnitBoard::new(board, &token)?
         .puzzle(&cells)
         .with_context(|| format!("placement {cells:?} on {board}: {}", clashes(cells)))?;
-    let others = layout
-        .targets
+    let others = named
+        .tokens()
         .iter()
         .filter(|(t, _)| *t != token)
         .map(|&(t, cell)| (t.to_string(), cell))
         .collect();
     let name = format!(
         "{} {token}, placement {}",
-        layout.tiles.join(" "),
+        named.name(),
         cells.map(|c| c.to_string()).join(",")
     );
     let job = Job {

@@ -159,7 +159,7 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
                 Entry::Occupied(known) => known.into_mut(),
                 Entry::Vacant(new) => new.insert(UnitBoard::new(&mined.board, &mined.token)?),
             };
-            if args.all_placements || unit.is_legal(&mined.placement) {
+            if args.all_placements || unit.is_legal(&mined.placement, mined.moves) {
                 candidates.push(Candidate {
                     moves: mined.moves,
                     origin: Origin::Placement(mined),

@@ -23,10 +23,9 @@ pub mod stages;
 pub mod tls;
 
 pub use crate::core::{
-    canonical_board, verify_store, Coordinator, CoordinatorError, Counts, DiskReserve, DoneUnit,
-    PlacementList, Provenance, Rejection, Remaining, Session, SpaceProbe, UnitBoard, UnitMap,
-    UnitMaxima, VerifyReport, Worker, CONFIRMED_BY_COORDINATOR, IMPORTED, SETTLE_BUDGET,
-    SPOT_SHARE,
+    verify_store, Coordinator, CoordinatorError, Counts, DiskReserve, DoneUnit, PlacementList,
+    Provenance, Rejection, Remaining, Session, SpaceProbe, UnitBoard, UnitMap, UnitMaxima,
+    VerifyReport, Worker, CONFIRMED_BY_COORDINATOR, IMPORTED, SETTLE_BUDGET, SPOT_SHARE,
 };
 
 pub use connections::ConnectionLimits;

@@ -22,7 +22,7 @@ const TILES: [(&str, &str); 8] = [
 ];
 
 /// The 16 tokens, colour-major, as `choice` sees them.
-const TOKENS: [&str; 16] = [
+pub(crate) const TOKENS: [&str; 16] = [
     "RC", "RT", "RQ", "RH", "GC", "GT", "GQ", "GH", "BC", "BT", "BQ", "BH", "YC", "YT", "YQ", "YH",
 ];
 
@@ -165,10 +165,15 @@ pub struct Layout {
 /// Why a board arrangement was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {
-    #[error("a board is four tiles such as \"1A 3B 4A 2B\", not {0:?}")]
+    #[error(
+        "a board is four tiles such as \"1A 3B 4A 2B\" (Fogleman's names) or \
+         \"DD 1C 2D 3C 4D\" (DriftingDroids' sides), not {0:?}"
+    )]
     Shape(String),
     #[error("unknown tile {0:?} (tiles are 1A, 1B, 2A, … 4B)")]
     Tile(String),
+    #[error("unknown DriftingDroids side {0:?} (a side is a tile 1–4 and a letter A–D)")]
+    Side(String),
     #[error("board {0:?} does not use each tile number 1–4 exactly once")]
     Numbers(String),
     #[error("unknown target token {0:?} (tokens are a colour R, G, B, Y and a shape C, T, Q, H; VX is the vortex)")]

@@ -6,7 +6,8 @@
 //! (depths pooled from the top until every expected count is at least 5).
 
 use anyhow::{bail, Result};
-use rrm_coordinator::{canonical_board, Config};
+use ricochet::edition::canonical_board;
+use rrm_coordinator::Config;
 use rrm_model::numbers::thousands;
 use serde::Serialize;
 use std::collections::BTreeMap;

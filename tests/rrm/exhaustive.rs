@@ -4,7 +4,7 @@
 use crate::referee::{all_depths, placement_depths, RefPlacement};
 use crate::solver::{puzzle_on, small_puzzle};
 use proptest::prelude::*;
-use ricochet::exhaustive::{analyse, sample_placements, Finisher, Options, Placement};
+use ricochet::exhaustive::{analyse, sample_placements, Finisher, Legality, Options, Placement};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Game, Puzzle, PuzzleRecord};
 
@@ -54,10 +54,12 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
     watched.sort();
     assert!(!watched.is_empty(), "some placements are watched");
     let options = Options {
-        forbidden: forbidden_cells
-            .iter()
-            .map(|&i| board.cell_of(i as usize))
-            .collect(),
+        legality: Legality {
+            off_cells: (forbidden_cells.iter())
+                .map(|&i| board.cell_of(i as usize))
+                .collect(),
+            past_one_move: false,
+        },
         sample_size: 50,
         watch: watched.iter().map(|p| from_ref(&puzzle, p)).collect(),
         top_from: 2,

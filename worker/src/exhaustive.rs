@@ -46,10 +46,10 @@ pub fn analyse_unit(
     let UnitGeometry {
         board,
         target,
-        forbidden,
+        legality,
     } = unit_geometry(&unit.board, &unit.token)?;
     let options = Options {
-        forbidden,
+        legality,
         sample_size: unit.sample_size as usize,
         watch: Vec::new(),
         top_from: unit.top_from,

@@ -40,8 +40,7 @@ pub use disk::{DiskReserve, SpaceProbe};
 pub use disputes::SETTLE_BUDGET;
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
-    canonical_board, DoneUnit, Provenance, UnitBoard, UnitMap, UnitMaxima,
-    CONFIRMED_BY_COORDINATOR, IMPORTED,
+    DoneUnit, Provenance, UnitBoard, UnitMap, UnitMaxima, CONFIRMED_BY_COORDINATOR, IMPORTED,
 };
 pub use hardest::HARDEST_SHOWN;
 pub use progress::Remaining;

@@ -95,11 +95,55 @@ impl Placement {
     }
 }
 
+/// Which placements of a unit are *legal*: those its generator could deal for its target.
+/// The default calls every placement legal.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Legality {
+    /// Cells no robot stands on (Fogleman's generator keeps robots off every target).
+    pub off_cells: Vec<Cell>,
+    /// DriftingDroids' goal deck puts a goal back while the game would finish it in 0 or 1
+    /// move: no robot that may finish stands on the target, and at least 2 moves are needed.
+    pub past_one_move: bool,
+}
+
+impl Legality {
+    /// The fewest moves a legal placement needs.
+    pub fn min_moves(&self) -> u8 {
+        if self.past_one_move {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Cells the target robot (any robot when any robot finishes) may not stand on.
+    fn off_finisher(&self, target: Cell) -> Vec<Cell> {
+        let mut cells = self.off_cells.clone();
+        if self.past_one_move {
+            cells.push(target);
+        }
+        cells
+    }
+
+    /// Whether `placement` of a unit on `target` is legal; `moves` is its optimum (`None`:
+    /// unsolvable, which no deck puts back).
+    pub fn allows(&self, placement: &Placement, target: Target, moves: Option<u8>) -> bool {
+        let off_finisher = self.off_finisher(target.cell);
+        let helpers_off = match Finisher::of(&target) {
+            Finisher::TargetRobot => &self.off_cells,
+            Finisher::AnyRobot => &off_finisher,
+        };
+        !off_finisher.contains(&placement.target_robot)
+            && !placement.helpers.iter().any(|c| helpers_off.contains(c))
+            && moves.is_none_or(|moves| moves >= self.min_moves())
+    }
+}
+
 /// What to collect besides the histograms.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// Cells no robot may stand on in a legal placement (e.g. the board's targets).
-    pub forbidden: Vec<Cell>,
+    /// Which placements are legal.
+    pub legality: Legality,
     /// How many placements to sample, spread evenly over the helper sets
     /// ([`sample_placements`]); their move counts come back in [`Analysis::sample`].
     pub sample_size: usize,
@@ -123,7 +167,7 @@ pub struct Analysis {
     /// `histogram[d]`: placements needing `d` moves (`histogram[0]` is always 0: the
     /// target robot must make the last move).
     pub histogram: Vec<u64>,
-    /// The same over legal placements: no robot on a forbidden cell.
+    /// The same over legal placements ([`Legality`]).
     pub legal_histogram: Vec<u64>,
     /// Placements from which the target cannot be reached at all.
     pub unsolvable: u64,
@@ -275,11 +319,19 @@ pub fn analyse(
     let cells = analysed_cells(board, target, helpers)?;
     let finisher = Finisher::of(&target);
     let sampled = sample_placements(board, helpers, finisher, options.sample_size)?;
-    let mut forbidden = EMPTY;
-    for &cell in &options.forbidden {
-        set(&mut forbidden, cell);
-    }
-    let mut sweep = Sweep::new(board, cells, helpers, finisher, forbidden);
+    let legality = &options.legality;
+    let off_target_robot = mask_of(&legality.off_finisher(target.cell));
+    let off_helpers = match finisher {
+        Finisher::TargetRobot => mask_of(&legality.off_cells),
+        Finisher::AnyRobot => off_target_robot,
+    };
+    let mut sweep = Sweep::new(
+        board,
+        cells,
+        helpers,
+        finisher,
+        [off_target_robot, off_helpers],
+    );
     let probes: Vec<(usize, Cell)> = sampled
         .iter()
         .chain(&options.watch)
@@ -295,6 +347,9 @@ pub fn analyse(
     let (mut found, mut legal) = sweep.first_layer(target.cell);
     while found > 0 {
         let depth = histogram.len() as u8;
+        if depth < legality.min_moves() {
+            legal = 0;
+        }
         histogram.push(found);
         legal_histogram.push(legal);
         for (known, &(rank, cell)) in probe_depths.iter_mut().zip(&probes) {
@@ -378,8 +433,8 @@ struct Sweep {
     visited: Vec<Block>,
     /// The buffer the next layer is written into (the layer before the frontier).
     spare: Vec<Block>,
-    /// Cells no robot stands on in a legal placement.
-    forbidden: Block,
+    /// Cells the target robot, then cells a helper, does not stand on in a legal placement.
+    off_legal: [Block; 2],
     /// One bit per helper set: its frontier block is not empty.
     nonempty: Vec<u64>,
     /// Placements of the frontier (all, legal) in each run of 64 blocks, so that picking
@@ -418,7 +473,7 @@ impl Sweep {
         cells: Cells,
         helpers: usize,
         finisher: Finisher,
-        forbidden: Block,
+        off_legal: [Block; 2],
     ) -> Sweep {
         let sets = cells.sets(helpers);
         Sweep {
@@ -429,7 +484,7 @@ impl Sweep {
             frontier: Vec::new(),
             visited: Vec::new(),
             spare: Vec::new(),
-            forbidden,
+            off_legal,
             nonempty: Vec::new(),
             chunk_counts: Vec::new(),
             beyond: atomic_blocks(cells.sets_of(helpers - 1)),
@@ -597,12 +652,13 @@ impl Sweep {
         }
     }
 
-    /// The legal placements of a frontier block: none when a helper stands on a forbidden
-    /// cell, else those whose target robot does not.
+    /// The placements of a frontier block that no robot makes illegal by where it stands:
+    /// none when a helper does, else those whose target robot does not.
     fn legal_part(&self, rank: usize, block: &Block) -> Block {
         let helpers = &self.sets[rank][..self.helpers];
-        if helpers.iter().all(|&cell| !has(&self.forbidden, cell)) {
-            minus(block, &self.forbidden)
+        let [off_target_robot, off_helpers] = &self.off_legal;
+        if helpers.iter().all(|&cell| !has(off_helpers, cell)) {
+            minus(block, off_target_robot)
         } else {
             EMPTY
         }

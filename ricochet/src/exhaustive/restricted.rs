@@ -11,7 +11,7 @@ use super::{
     analysed_cells, even_picks, sample_placements, Analysis, Finisher, Layer, Options, Placement,
     UnitError,
 };
-use crate::board::{Board, Cell, Direction};
+use crate::board::{Board, Direction};
 use crate::puzzle::{Move, Puzzle, Target};
 use crate::rules::{KeyHasher, Mover, Play, Rules, State};
 use std::collections::HashMap;
@@ -27,7 +27,6 @@ pub const STATE_LIMIT: usize = 20_000_000;
 struct Start {
     placement: Placement,
     state: u32,
-    legal: bool,
 }
 
 /// Every state reachable from the starts and, for each, the states with a move into it.
@@ -57,7 +56,6 @@ pub fn analyse_restricted(
         return Err(UnitError::TooManyStates(STATE_LIMIT));
     }
     let slot = target.colour.map_or(0, |colour| colour.robot());
-    let is_forbidden = |cell| options.forbidden.contains(&cell);
     // Placements in (helper set rank, cell) order, each set once when any robot finishes.
     let mut placements = Vec::new();
     for set in cells.sets(helpers) {
@@ -75,9 +73,9 @@ pub fn analyse_restricted(
             }
         }
     }
-    let (graph, starts) = explore(board, target, slot, rules, &placements, &is_forbidden)?;
+    let (graph, starts) = explore(board, target, slot, rules, &placements)?;
     let depth = backwards(&graph, &starts, placements.len() as u64, &mut on_layer)?;
-    collect(board, helpers, finisher, options, &starts, &depth)
+    collect(board, target, helpers, options, &starts, &depth)
 }
 
 /// Enumerates the states reachable from every placement, breadth first, with their moves.
@@ -87,7 +85,6 @@ fn explore(
     slot: usize,
     rules: Rules,
     placements: &[Placement],
-    is_forbidden: &dyn Fn(Cell) -> bool,
 ) -> Result<(Graph, Vec<Start>), UnitError> {
     let mut index: HashMap<u64, u32, BuildHasherDefault<KeyHasher>> = HashMap::default();
     // Each state with the mover of the start it was reached from (the ricochet duties
@@ -127,7 +124,6 @@ fn explore(
         starts.push(Start {
             placement: placement.clone(),
             state: id,
-            legal: robots.iter().all(|&cell| !is_forbidden(cell)),
         });
     }
     let movers: Vec<Mover> = puzzles.iter().map(|p| Mover::new(p, rules)).collect();
@@ -235,8 +231,8 @@ fn backwards(
 /// The analysis from each start's optimum, its lists spread as the sweep spreads them.
 fn collect(
     board: &Board,
+    target: Target,
     helpers: usize,
-    finisher: Finisher,
     options: &Options,
     starts: &[Start],
     depth: &[u8],
@@ -258,7 +254,9 @@ fn collect(
     let mut legal_samples = Vec::new();
     let mut legal_hardest = Vec::new();
     for (moves, at) in by_depth.iter().enumerate().skip(1) {
-        let legal: Vec<&Start> = at.iter().copied().filter(|s| s.legal).collect();
+        let legal: Vec<&Start> = (at.iter().copied())
+            .filter(|s| (options.legality).allows(&s.placement, target, Some(moves as u8)))
+            .collect();
         histogram.push(at.len() as u64);
         legal_histogram.push(legal.len() as u64);
         if moves >= usize::from(options.top_from) && options.top_per_depth > 0 {
@@ -285,7 +283,7 @@ fn collect(
             .ok_or_else(|| UnitError::Placement(placement.clone()))?;
         Ok((*moves > 0).then_some(*moves))
     };
-    let sample = sample_placements(board, helpers, finisher, options.sample_size)?
+    let sample = sample_placements(board, helpers, Finisher::of(&target), options.sample_size)?
         .into_iter()
         .map(|p| moves(&p).map(|m| (p, m)))
         .collect::<Result<_, _>>()?;

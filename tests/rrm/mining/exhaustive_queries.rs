@@ -257,7 +257,7 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
         .1
         .clone();
     listed.extend(&honest.legal_samples[usize::from(depth) - 1]);
-    listed.retain(|cells| unit.is_legal(cells));
+    listed.retain(|cells| unit.is_legal(cells, depth));
     let puzzles = pack["puzzles"].as_array().unwrap();
     assert_eq!(puzzles.len(), 3);
     for puzzle in puzzles {

@@ -7,7 +7,7 @@
 use super::super::identity::secret_draw;
 use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
 use ricochet::edition::{unit_geometry, UnitGeometry};
-use ricochet::exhaustive::{sample_placements, Finisher, Placement, LEGAL_PER_DEPTH};
+use ricochet::exhaustive::{sample_placements, Finisher, Legality, Placement, LEGAL_PER_DEPTH};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Board, LayoutError, Puzzle, Target};
 use rrm_model::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
@@ -26,8 +26,8 @@ pub struct UnitBoard {
     slot: usize,
     /// The token's cell, `y * 16 + x`.
     pub target_cell: u8,
-    /// The board's target cells, `y * 16 + x`: no robot stands on one in a legal placement.
-    forbidden: Vec<u8>,
+    /// Which placements are legal.
+    legality: Legality,
 }
 
 impl UnitBoard {
@@ -35,12 +35,10 @@ impl UnitBoard {
         let UnitGeometry {
             board,
             target,
-            forbidden,
+            legality,
         } = unit_geometry(board, token)?;
         Ok(UnitBoard {
-            forbidden: (forbidden.into_iter())
-                .map(|cell| board.index_of(cell) as u8)
-                .collect(),
+            legality,
             target_cell: board.index_of(target.cell) as u8,
             finisher: Finisher::of(&target),
             slot: target.colour.map_or(0, |colour| colour.robot()),
@@ -78,9 +76,11 @@ impl UnitBoard {
         })
     }
 
-    /// Whether no robot of a placement stands on one of the board's target cells.
-    pub fn is_legal(&self, cells: &PlacementCells) -> bool {
-        !cells.iter().any(|c| self.forbidden.contains(c))
+    /// Whether a placement of the unit needing `moves` moves is legal (`false` for cells
+    /// that are no placement of the unit).
+    pub fn is_legal(&self, cells: &PlacementCells, moves: u8) -> bool {
+        self.placement(cells)
+            .is_some_and(|placement| (self.legality).allows(&placement, self.target, Some(moves)))
     }
 
     /// The puzzle of a placement: robots in colour order, the target robot in its slot.
@@ -210,7 +210,7 @@ fn check_legal_lists(
         let list = PlacementList::LegalSample { depth: depth as u8 };
         let found = result.legal_histogram[depth];
         check_list(unit, list, placements, LEGAL_PER_DEPTH, found)?;
-        check_legal(unit, list, placements)?;
+        check_legal(unit, list, placements, depth as u8)?;
     }
     let list = PlacementList::LegalHardest;
     let found = result.legal_histogram[usize::from(result.legal_max_moves())];
@@ -221,16 +221,20 @@ fn check_legal_lists(
         work.max_hardest as usize,
         found,
     )?;
-    check_legal(unit, list, &result.legal_hardest)
+    check_legal(unit, list, &result.legal_hardest, result.legal_max_moves())
 }
 
-/// Every placement of a legal list leaves the board's target cells free.
+/// Every placement of a legal list, at `moves` moves, is legal.
 fn check_legal(
     unit: &UnitBoard,
     list: PlacementList,
     placements: &[PlacementCells],
+    moves: u8,
 ) -> Result<(), Rejection> {
-    match placements.iter().position(|cells| !unit.is_legal(cells)) {
+    match placements
+        .iter()
+        .position(|cells| !unit.is_legal(cells, moves))
+    {
         Some(index) => Err(Rejection::IllegalPlacement { list, index }),
         None => Ok(()),
     }

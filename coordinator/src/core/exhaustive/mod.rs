@@ -14,8 +14,7 @@ use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
 use super::{CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, Outcome, Result};
 use crate::unix_ms;
-use ricochet::edition::{unit_tokens, VORTEX};
-use ricochet::Layout;
+use ricochet::edition::{canonical_board, unit_tokens, EditionBoard, DD_PREFIX, VORTEX};
 use rrm_model::{
     Aggregates, CampaignSpec, ExhaustiveRecord, ExhaustiveRequest, ExhaustiveResult,
     ExhaustiveSpec, Mismatch, Resolution, SpecError, UnitRecord, UnitState, Verification,
@@ -72,32 +71,23 @@ pub struct UnitMap {
     pub maxima: BTreeMap<(String, String), UnitMaxima>,
 }
 
-/// The canonical name of a board given in any rotation: a whole-board turn shifts the
-/// slots cyclically, so the rotation with tile 1 top-left is the canonical one.
-pub fn canonical_board(board: &str) -> Result<String, ricochet::LayoutError> {
-    let layout = Layout::parse(board)?;
-    let mut tiles = layout.tiles;
-    while !tiles[0].starts_with('1') {
-        tiles.rotate_left(1);
-    }
-    Ok(tiles.join(" "))
-}
-
 /// What a request asks for, checked and normalised (boards canonical and in canonical
-/// order, tokens in token order, each once).
+/// order: Fogleman's names, then DriftingDroids' sides; tokens in token order; each once).
+/// No board named means the first edition's 96 under Fogleman's names.
 fn exhaustive_spec(request: &ExhaustiveRequest) -> Result<ExhaustiveSpec> {
-    let canonical: Vec<String> = Layout::canonical().iter().map(Layout::name).collect();
     let boards = if request.boards.is_empty() {
-        canonical.clone()
+        (EditionBoard::fogleman_canonical().iter())
+            .map(EditionBoard::name)
+            .collect()
     } else {
         let mut named = Vec::new();
         for board in &request.boards {
-            named.push(canonical_board(board).map_err(SpecError::from)?);
+            let board = EditionBoard::parse(board).map_err(SpecError::from)?;
+            named.push(board.canonical().name());
         }
-        canonical
-            .into_iter()
-            .filter(|b| named.contains(b))
-            .collect()
+        named.sort_by_key(|name| (name.starts_with(DD_PREFIX), name.clone()));
+        named.dedup();
+        named
     };
     let all = unit_tokens();
     let targets: Vec<String> = if request.targets.is_empty() {
@@ -171,7 +161,7 @@ pub(super) fn unit_board(work: &ExhaustiveUnit) -> Result<UnitBoard> {
 }
 
 impl Coordinator {
-    /// Creates an exhaustive campaign of Fogleman boards.
+    /// Creates an exhaustive campaign of first-edition or DriftingDroids boards.
     pub fn create_exhaustive_campaign(&self, request: ExhaustiveRequest) -> Result<CampaignStatus> {
         let exhaustive = exhaustive_spec(&request)?;
         if exhaustive.boards.is_empty() || exhaustive.targets.is_empty() {
