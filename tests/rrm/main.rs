@@ -24,6 +24,7 @@ mod referee;
 mod reports;
 mod ricocheckers;
 mod rules;
+mod second_edition;
 mod solver;
 mod stores;
 

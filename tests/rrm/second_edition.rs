@@ -1,0 +1,177 @@
+//! Units on the second edition's boards (DriftingDroids' sides C and D) placement by
+//! placement: the exhaustive analysis, the solver (its answers replayed by the referee) and
+//! the referee's plain breadth-first search over every placement agree on the count of
+//! each drawn placement, and the legal flag is DriftingDroids' own deal rule
+//! (`DdGame::within_one_move`), not the analysis' depth-based form of it.
+
+use crate::referee::{check_solution, placement_depths, Depths, RefPlacement};
+use ricochet::driftingdroids::DdGame;
+use ricochet::edition::{EditionBoard, UnitGeometry};
+use ricochet::exhaustive::{analyse, Analysis, Finisher, Options, Placement};
+use ricochet::solver::with_thread_solver;
+use ricochet::{Puzzle, PuzzleRecord};
+use std::collections::BTreeMap;
+
+/// At least this many placements are drawn from a unit.
+const DRAWN: usize = 1_000;
+
+/// The analysed unit and the referee's depth of every placement.
+struct Checked {
+    geometry: UnitGeometry,
+    dd: EditionBoard,
+    record: PuzzleRecord,
+    slot: usize,
+    helpers: usize,
+}
+
+impl Checked {
+    fn new(board: &str, token: &str, helpers: usize) -> Checked {
+        let dd = EditionBoard::parse(board).unwrap();
+        let geometry = dd.geometry(token).unwrap();
+        let slot = geometry.target.colour.map_or(0, |colour| colour.robot());
+        // Any robots: the referee reads only the walls, the target and the target robot.
+        let robots = (0..=helpers as u8).map(|i| geometry.board.cell_of(i as usize));
+        let puzzle = Puzzle::new(geometry.board.clone(), robots.collect(), geometry.target);
+        let mut record = puzzle.unwrap().to_record(None);
+        // The referee's robot 0 must reach the target (any robot: -1).
+        record.target_robot = if geometry.target.colour.is_some() {
+            0
+        } else {
+            -1
+        };
+        Checked {
+            geometry,
+            dd,
+            record,
+            slot,
+            helpers,
+        }
+    }
+
+    fn placement(&self, (target, helpers): &RefPlacement) -> Placement {
+        let board = &self.geometry.board;
+        Placement {
+            target_robot: board.cell_of(*target as usize),
+            helpers: helpers.iter().map(|&c| board.cell_of(c as usize)).collect(),
+        }
+    }
+
+    /// The placement as DriftingDroids deals it: robots in colour order, the target robot
+    /// in its colour's slot; whether it would deal this goal.
+    fn dealt(&self, placement: &Placement) -> bool {
+        let EditionBoard::DriftingDroids(board) = &self.dd else {
+            panic!("a DriftingDroids board")
+        };
+        let index = |cell| self.geometry.board.index_of(cell) as ricochet::Cell;
+        let goal = (board.goals.iter().copied())
+            .find(|goal| goal.cell == index(self.geometry.target.cell))
+            .unwrap();
+        let game = DdGame {
+            board: board.clone(),
+            robots: placement.robots(self.slot).into_iter().map(index).collect(),
+            goal,
+        };
+        !game.within_one_move()
+    }
+
+    /// The placements drawn: every one of the deepest depth, and an even spread of every
+    /// other depth, `DRAWN` or more in all.
+    fn draw(&self, depths: &Depths) -> Vec<(RefPlacement, usize)> {
+        let finisher = Finisher::of(&self.geometry.target);
+        let mut by_depth: BTreeMap<usize, Vec<RefPlacement>> = BTreeMap::new();
+        for (placement, depth) in depths.iter() {
+            let named_once =
+                finisher == Finisher::TargetRobot || placement.1.iter().all(|&h| placement.0 < h);
+            if let (Some(depth), true) = (depth, named_once) {
+                by_depth.entry(depth).or_default().push(placement);
+            }
+        }
+        let deepest = *by_depth.keys().last().unwrap();
+        let drawn_with = |per_depth: usize| -> usize {
+            (by_depth.iter())
+                .map(|(&d, all)| {
+                    if d == deepest {
+                        all.len()
+                    } else {
+                        per_depth.min(all.len())
+                    }
+                })
+                .sum()
+        };
+        let mut per_depth = DRAWN.div_ceil(by_depth.len());
+        while drawn_with(per_depth) < DRAWN {
+            per_depth += 1;
+        }
+        let mut drawn = Vec::new();
+        for (&depth, all) in &mut by_depth {
+            all.sort();
+            let wanted = if depth == deepest {
+                all.len()
+            } else {
+                per_depth.min(all.len())
+            };
+            drawn.extend((0..wanted).map(|i| (all[i * all.len() / wanted].clone(), depth)));
+        }
+        drawn
+    }
+
+    /// Checks the drawn placements and the histograms; returns how many were drawn.
+    fn check(&self) -> usize {
+        let depths = placement_depths(&self.record, self.helpers);
+        let drawn = self.draw(&depths);
+        assert!(drawn.len() >= DRAWN, "{} drawn", drawn.len());
+        let options = Options {
+            legality: self.geometry.legality.clone(),
+            watch: drawn.iter().map(|(p, _)| self.placement(p)).collect(),
+            ..Options::default()
+        };
+        let go_on = |_: &_| std::ops::ControlFlow::Continue(());
+        let board = &self.geometry.board;
+        let analysis = analyse(board, self.geometry.target, self.helpers, &options, go_on);
+        let analysis: Analysis = analysis.unwrap();
+        // The histograms over every placement, legal ones by DriftingDroids' deal rule.
+        let finisher = Finisher::of(&self.geometry.target);
+        let mut all = vec![0u64; analysis.histogram.len()];
+        let mut legal = all.clone();
+        for (placement, depth) in depths.iter() {
+            let named_once =
+                finisher == Finisher::TargetRobot || placement.1.iter().all(|&h| placement.0 < h);
+            let Some(depth) = depth.filter(|_| named_once) else {
+                continue;
+            };
+            all[depth] += 1;
+            legal[depth] += u64::from(self.dealt(&self.placement(&placement)));
+        }
+        assert_eq!(analysis.histogram, all);
+        assert_eq!(analysis.legal_histogram, legal);
+        for ((placement, depth), watched) in drawn.iter().zip(&analysis.watched) {
+            assert_eq!(*watched, Some(*depth as u8), "analysis on {placement:?}");
+            let cells = self.placement(placement);
+            let position =
+                Puzzle::new(board.clone(), cells.robots(self.slot), self.geometry.target).unwrap();
+            let solved = with_thread_solver(*depth as u8, |s| s.solve(&position)).unwrap();
+            let moves: Vec<String> = solved.moves.iter().map(|m| m.notation()).collect();
+            assert_eq!(moves.len(), *depth, "solver on {placement:?}");
+            check_solution(&position.to_record(None), &moves).unwrap();
+            let legal =
+                (self.geometry.legality).allows(&cells, self.geometry.target, Some(*depth as u8));
+            assert_eq!(legal, self.dealt(&cells), "legal flag of {placement:?}");
+        }
+        drawn.len()
+    }
+}
+
+/// A coloured unit with two helpers (7.9 million placements, every one in the referee's
+/// table), on a board of C and D sides only.
+#[test]
+fn a_second_edition_unit_agrees_with_the_solver_and_the_referee() {
+    let checked = Checked::new("DD 1C 2D 3C 4D", "GT", 2);
+    assert!(checked.check() >= DRAWN);
+}
+
+/// The vortex on the same kind of board: any robot finishes, every set of cells once.
+#[test]
+fn a_second_edition_vortex_unit_agrees_with_the_solver_and_the_referee() {
+    let checked = Checked::new("DD 1D 4C 3D 2C", "VX", 2);
+    assert!(checked.check() >= DRAWN);
+}
