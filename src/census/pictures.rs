@@ -26,11 +26,15 @@ pub fn write(dir: &Path, census: &Census, maxima: &UnitMap) -> Result<Figures> {
     let distribution = save(
         "distribution.svg",
         histogram_svg(
-            if census.targets == [ricochet::edition::VORTEX] {
-                "The first edition's vortex: placements by optimal move count"
-            } else {
-                "The first edition: placements by optimal move count"
-            },
+            &format!(
+                "{}{}: placements by optimal move count",
+                capitalised(census.edition.title()),
+                if census.targets == [ricochet::edition::VORTEX] {
+                    ", the vortex"
+                } else {
+                    ""
+                }
+            ),
             Counted::Placements,
             &[
                 ("all placements", &census.all.histogram),
@@ -83,4 +87,12 @@ fn position(record: &Record) -> Result<String> {
             title: Some(&title),
         },
     ))
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }

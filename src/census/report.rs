@@ -12,8 +12,9 @@ use super::pictures;
 use crate::unit_result::UnitResultJson;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
-use ricochet::edition::VORTEX;
-use ricochet::{Layout, PuzzleRecord};
+use ricochet::driftingdroids::DdGame;
+use ricochet::edition::{unit_tokens, EditionBoard, VORTEX};
+use ricochet::PuzzleRecord;
 use rrm_coordinator::{UnitBoard, UnitMap, UnitMaxima};
 use rrm_model::numbers::thousands;
 use rrm_model::{deepest, Distribution};
@@ -24,15 +25,73 @@ use std::path::{Path, PathBuf};
 
 /// Record positions drawn in the README, per maximum.
 const DRAWN: usize = 4;
+/// Record positions listed in the README, per maximum (`census.json` has them all).
+const LISTED: usize = 32;
+
+/// The boards a census covers; the first edition's vortex units are a census of their own
+/// directory, the other editions keep them beside the coloured ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Edition {
+    /// The first edition under Fogleman's tile names (96 boards).
+    First,
+    /// The second edition as DriftingDroids plays it: its sides C and D (96 boards).
+    Second,
+    /// Every board DriftingDroids deals: sides A to D (1,536 boards).
+    All,
+}
+
+impl Edition {
+    /// Where its unit files and its report live.
+    fn directory(self) -> &'static str {
+        match self {
+            Edition::First => "data/exhaustive",
+            Edition::Second => "data/exhaustive/second-edition",
+            Edition::All => "data/exhaustive/all-sides",
+        }
+    }
+
+    /// Its boards' canonical names, in campaign order.
+    pub fn boards(self) -> Vec<String> {
+        let boards = match self {
+            Edition::First => EditionBoard::fogleman_canonical(),
+            Edition::Second => EditionBoard::driftingdroids_canonical("CD"),
+            Edition::All => EditionBoard::driftingdroids_canonical("ABCD"),
+        };
+        boards.iter().map(EditionBoard::name).collect()
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Edition::First => "the first edition",
+            Edition::Second => "the second edition as DriftingDroids plays it",
+            Edition::All => "every board DriftingDroids deals",
+        }
+    }
+
+    /// The `CENSUS_EDITION` of `data/exhaustive/census`.
+    fn script_name(self) -> &'static str {
+        match self {
+            Edition::First => "first",
+            Edition::Second => "second",
+            Edition::All => "all",
+        }
+    }
+}
 
 #[derive(clap::Args)]
 pub struct ReportArgs {
-    /// The unit files (`rrm census export`, or a coordinator's `--unit-files`).
-    #[arg(long, value_name = "DIR", default_value = "data/exhaustive/units")]
-    units: PathBuf,
-    /// Where census.json, README.md and figures/ go.
-    #[arg(long, value_name = "DIR", default_value = "data/exhaustive")]
-    out: PathBuf,
+    /// The census: `first` (Fogleman's boards), `second` (DriftingDroids' C and D sides)
+    /// or `all` (every board DriftingDroids deals). It names the default directories.
+    #[arg(long, value_enum, default_value_t = Edition::First)]
+    edition: Edition,
+    /// The unit files (`rrm census export`, or a coordinator's `--unit-files`) [default:
+    /// the edition's, e.g. data/exhaustive/units].
+    #[arg(long, value_name = "DIR")]
+    units: Option<PathBuf>,
+    /// Where census.json, README.md and figures/ go (a directory of coloured and vortex
+    /// units: the vortex's report in its vortex/) [default: e.g. data/exhaustive].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// A local store holding a mined Fogleman seed campaign to cross-check against.
     #[arg(long, value_name = "DIR", requires = "seeds_campaign")]
     seeds_data: Option<PathBuf>,
@@ -44,6 +103,9 @@ pub struct ReportArgs {
 /// `census.json`.
 #[derive(Serialize)]
 pub struct Census {
+    /// Which boards: `first`, `second` or `all`.
+    #[serde(serialize_with = "edition_name")]
+    pub edition: Edition,
     /// The census's targets: the 16 coloured tokens, or the vortex alone (a census of its
     /// own: its robots are interchangeable and its board has the vortex's walls).
     pub targets: Vec<String>,
@@ -82,6 +144,10 @@ pub struct Record {
     pub moves: u8,
     /// An optimal solution, in move notation.
     pub solution: String,
+    /// The position's DriftingDroids game ID, when DriftingDroids plays this board (the
+    /// first edition's coloured units are Fogleman's boards, without the vortex's walls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dd_id: Option<String>,
     /// The position as a puzzle record: `records.jsonl` holds one per line, which
     /// `rrm solve --puzzles` reads.
     #[serde(skip)]
@@ -126,18 +192,40 @@ impl Unit {
 }
 
 pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
-    let units = read_units(&args.units)?;
+    let edition = args.edition;
+    let units_dir =
+        (args.units.clone()).unwrap_or_else(|| Path::new(edition.directory()).join("units"));
+    let out = (args.out.clone()).unwrap_or_else(|| PathBuf::from(edition.directory()));
+    let units = read_units(&units_dir)?;
     if units.is_empty() {
-        bail!("no unit files in {}", args.units.display());
+        bail!("no unit files in {}", units_dir.display());
     }
-    let vortex = units.iter().filter(|u| u.token == VORTEX).count();
-    if vortex != 0 && vortex != units.len() {
+    let boards = edition.boards();
+    if let Some(stray) = units.iter().find(|u| !boards.contains(&u.board)) {
         bail!(
-            "{}: {vortex} of {} unit files are vortex units; the vortex is a census of its own (report it from its own directory)",
-            args.units.display(),
-            units.len()
+            "{}: board {:?} is not one of {}'s boards (see --edition)",
+            units_dir.display(),
+            stray.board,
+            edition.title()
         );
     }
+    let (vortex, coloured): (Vec<Unit>, Vec<Unit>) =
+        units.into_iter().partition(|u| u.token == VORTEX);
+    let vortex_out = if coloured.is_empty() {
+        out.clone()
+    } else {
+        out.join("vortex")
+    };
+    for (units, out) in [(coloured, out), (vortex, vortex_out)] {
+        if !units.is_empty() {
+            report(&args, edition, &units, &out)?;
+        }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Writes the report of one census (coloured or vortex units) in `out`.
+fn report(args: &ReportArgs, edition: Edition, units: &[Unit], out: &Path) -> Result<()> {
     let cross_check = match (&args.seeds_data, &args.seeds_campaign) {
         (Some(data), Some(name)) => Some(crosscheck::against_seeds(
             data,
@@ -149,21 +237,21 @@ pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
         )?),
         _ => None,
     };
-    let census = census(&units, cross_check)?;
-    std::fs::create_dir_all(args.out.join("figures"))?;
+    let census = census(edition, units, cross_check)?;
+    std::fs::create_dir_all(out.join("figures"))?;
     let json = serde_json::to_string_pretty(&census)? + "\n";
-    std::fs::write(args.out.join("census.json"), json)?;
+    std::fs::write(out.join("census.json"), json)?;
     let mut puzzles = String::new();
     for record in census.all.records.iter().chain(&census.legal.records) {
         puzzles += &(serde_json::to_string(&record.puzzle)? + "\n");
     }
-    std::fs::write(args.out.join("records.jsonl"), puzzles)?;
+    std::fs::write(out.join("records.jsonl"), puzzles)?;
     let figures = pictures::write(
-        &args.out.join("figures"),
+        &out.join("figures"),
         &census,
-        &heatmap_cells(&census.targets, &units),
+        &heatmap_cells(&edition.boards(), &census.targets, units),
     )?;
-    std::fs::write(args.out.join("README.md"), readme(&census, &figures))?;
+    std::fs::write(out.join("README.md"), readme(&census, &figures))?;
     use std::io::Write;
     writeln!(
         crate::stdout::lock(),
@@ -172,9 +260,9 @@ pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
         thousands(census.units_total as u64),
         census.all.max_moves,
         census.legal.max_moves,
-        args.out.join("census.json").display()
+        out.join("census.json").display()
     )?;
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn read_units(dir: &Path) -> Result<Vec<Unit>> {
@@ -198,12 +286,12 @@ fn read_units(dir: &Path) -> Result<Vec<Unit>> {
         .collect()
 }
 
-fn census(units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
-    let mut edition = Distribution::default();
+fn census(edition: Edition, units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
+    let mut distribution = Distribution::default();
     let mut checks = Checks::default();
     for unit in units {
         let file = &unit.file;
-        edition.add_histograms(&file.histogram, &file.legal_histogram, file.unsolvable);
+        distribution.add_histograms(&file.histogram, &file.legal_histogram, file.unsolvable);
         let Some(provenance) = &unit.file.provenance else {
             continue;
         };
@@ -219,21 +307,21 @@ fn census(units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
             checks.record_candidates_verified += usize::from(provenance.verified_by.is_some());
         }
     }
-    let (all, legal) = (edition.all(), edition.legal());
+    let (all, legal) = (distribution.all(), distribution.legal());
     let (max, legal_max) = (all.max_moves(), legal.max_moves());
     let (all_records, all_complete) = records(units, max, false)?;
     let (legal_records, legal_complete) = records(units, legal_max, true)?;
     let targets: Vec<String> = if units.iter().all(|u| u.token == VORTEX) {
         vec![VORTEX.to_string()]
     } else {
-        Layout::canonical()[0]
-            .targets
-            .iter()
-            .map(|&(token, _)| token.to_string())
+        (unit_tokens().into_iter())
+            .filter(|&t| t != VORTEX)
+            .map(str::to_string)
             .collect()
     };
     Ok(Census {
-        units_total: Layout::canonical().len() * targets.len(),
+        edition,
+        units_total: edition.boards().len() * targets.len(),
         targets,
         units_done: units.len(),
         placements: units.iter().map(|u| u.file.placements).sum(),
@@ -333,6 +421,7 @@ fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)
                 placement: placement_text(&cells),
                 moves,
                 solution,
+                dd_id: DdGame::from_puzzle(&puzzle).map(|game| game.id()),
                 puzzle: record,
             })
         })
@@ -346,8 +435,8 @@ fn placement_text(cells: &[u8; 4]) -> String {
 
 /// The heatmaps' map: every board and target of the census, and the done units' maxima
 /// (unit numbers as the census campaign numbers them: board-major).
-fn heatmap_cells(targets: &[String], units: &[Unit]) -> UnitMap {
-    let boards: Vec<String> = Layout::canonical().iter().map(Layout::name).collect();
+fn heatmap_cells(boards: &[String], targets: &[String], units: &[Unit]) -> UnitMap {
+    let boards = boards.to_vec();
     let targets = targets.to_vec();
     let maxima = units
         .iter()
@@ -407,6 +496,82 @@ const VORTEX_REPRODUCING: &str = "## Reproducing\n\n`CENSUS_CAMPAIGN=census-vort
     this page, `census.json`, `records.jsonl` and `figures/`; `rrm solve --puzzles \
     data/exhaustive/vortex/records.jsonl` re-solves every record.";
 
+/// The introduction of a census of DriftingDroids' boards.
+fn dd_intro(census: &Census) -> String {
+    let edition = census.edition;
+    let boards = thousands(edition.boards().len() as u64);
+    let what = if census.targets == [VORTEX] {
+        "the vortex, which any robot may finish on: the exact optimal move count of every \
+         placement of four interchangeable robots, that is every set of four free cells \
+         (written ascending). The coloured targets' census is [one level up](../README.md)"
+            .to_string()
+    } else {
+        "one coloured target token: the exact optimal move count of every placement of \
+         the target robot and three interchangeable helpers. The vortex, which any robot \
+         may finish on, is a census of its own: [vortex/](vortex/README.md)"
+            .to_string()
+    };
+    let sides = match edition {
+        Edition::Second => {
+            "Its boards are the {boards} that DriftingDroids builds from the second edition's \
+             sides C and D (the 2003 blue box, also in the 2013 editions): walls, targets and \
+             the vortex's walls as DriftingDroids has them. DriftingDroids leaves out the \
+             diagonal walls of the D sides, and so does this census: it is the second edition \
+             *as DriftingDroids plays it*. K. Cox's four mirror quarters are exactly these D \
+             sides with their two diagonals each (same walls, no rotation; \
+             `reference/kc-dd-quarters.md` in the project's shared specifications): a census \
+             with the diagonals is a later step."
+        }
+        _ => {
+            "Its boards are all {boards} that DriftingDroids deals: any side (A to D) of each \
+             of the four tiles in any slot, each board once, in its canonical rotation; walls, \
+             targets and the vortex's walls as DriftingDroids builds them (the D sides without \
+             their diagonals, which DriftingDroids omits)."
+        }
+    }
+    .replace("{boards}", &boards);
+    format!(
+        "# The census of {}{}\n\n\
+         Generated by `rrm census report --edition {}` from the unit files in `units/` \
+         ({{status}}); `census.json` holds every figure below. {sides} Each unit is one board, \
+         named by DriftingDroids' sides (`DD 1C 2D 3C 4D`: top-left, top-right, bottom-right, \
+         bottom-left, tile 1 top-left) and {what}. A placement is *legal* when \
+         DriftingDroids could deal it for that goal: it puts robots on any free cell, \
+         targets included, but its goal deck puts a goal back while the game would finish \
+         it in 0 or 1 move, so a legal placement has no robot that may finish on the target \
+         and needs 2 moves or more. The units were computed by the coordinator and workers \
+         of one exhaustive campaign (`CENSUS_EDITION={} data/exhaustive/census`), each unit's \
+         file naming who computed it, who computed it again (if drawn) and with what.\n",
+        edition.title(),
+        if census.targets == [VORTEX] {
+            ": the vortex"
+        } else {
+            ""
+        },
+        edition.script_name(),
+        edition.script_name(),
+    )
+}
+
+/// How to run the census again and regenerate its report.
+fn dd_reproducing(census: &Census) -> String {
+    let edition = census.edition;
+    let dir = edition.directory();
+    format!(
+        "## Reproducing\n\n`CENSUS_EDITION={} data/exhaustive/census` runs the campaign (it \
+         resumes from the unit files in `{dir}/units/`); `rrm census report --edition {}` \
+         regenerates this page, `census.json`, `records.jsonl` and `figures/`; `rrm solve \
+         --puzzles {dir}/{}records.jsonl` re-solves every record.",
+        edition.script_name(),
+        edition.script_name(),
+        if census.targets == [VORTEX] {
+            "vortex/"
+        } else {
+            ""
+        },
+    )
+}
+
 fn readme(census: &Census, figures: &pictures::Figures) -> String {
     let mut text = String::new();
     let status = if census.units_done == census.units_total {
@@ -419,11 +584,12 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
         )
     };
     let vortex = census.targets == [VORTEX];
-    let _ = writeln!(
-        text,
-        "{}",
-        if vortex { VORTEX_INTRO } else { COLOURED_INTRO }.replace("{status}", &status)
-    );
+    let intro = match (census.edition, vortex) {
+        (Edition::First, false) => COLOURED_INTRO.to_string(),
+        (Edition::First, true) => VORTEX_INTRO.to_string(),
+        _ => dd_intro(census),
+    };
+    let _ = writeln!(text, "{}", intro.replace("{status}", &status));
     let _ = writeln!(text, "## Findings\n");
     let _ = writeln!(
         text,
@@ -493,45 +659,56 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
     ] {
         let _ = writeln!(
             text,
-            "## Records over {what}: {} moves\n\n{} placement{} listed in `census.json` with a solution{}.\n",
+            "## Records over {what}: {} moves\n\n{} placement{} listed in `census.json` with a solution{}{}.\n",
             extreme.max_moves,
             extreme.records.len(),
             if extreme.records.len() == 1 { "" } else { "s" },
+            if LISTED < extreme.records.len() {
+                format!("; the first {LISTED} listed here")
+            } else {
+                String::new()
+            },
             if drawn.len() < extreme.records.len() {
-                format!("; the first {} drawn here", drawn.len())
+                format!(", the first {} drawn", drawn.len())
             } else {
                 String::new()
             }
         );
-        for (record, picture) in extreme.records.iter().zip(drawn) {
+        for (index, record) in extreme.records.iter().take(LISTED).enumerate() {
+            let id = (record.dd_id.as_ref())
+                .map(|id| format!(", DriftingDroids game `{id}`"))
+                .unwrap_or_default();
             let _ = writeln!(
                 text,
-                "- {} {}, placement `{}`: `{}`\n\n  ![{} {}](figures/{picture})\n",
-                record.board,
-                record.token,
-                record.placement,
-                record.solution,
-                record.board,
-                record.token
+                "- {} {}, placement `{}`{id}: `{}`\n",
+                record.board, record.token, record.placement, record.solution,
             );
+            if let Some(picture) = drawn.get(index) {
+                let _ = writeln!(
+                    text,
+                    "  ![{} {}](figures/{picture})\n",
+                    record.board, record.token
+                );
+            }
         }
     }
     if let Some(check) = &census.cross_check {
         let _ = writeln!(text, "{}", crosscheck::markdown(check));
     }
-    let _ = writeln!(
-        text,
-        "{}",
-        if vortex {
-            VORTEX_REPRODUCING
-        } else {
-            COLOURED_REPRODUCING
-        }
-    );
+    let reproducing = match (census.edition, vortex) {
+        (Edition::First, false) => COLOURED_REPRODUCING.to_string(),
+        (Edition::First, true) => VORTEX_REPRODUCING.to_string(),
+        _ => dd_reproducing(census),
+    };
+    let _ = writeln!(text, "{reproducing}");
     text
 }
 
 /// The draw of the README: at most [`DRAWN`] records of each maximum.
 pub fn drawn(records: &[Record]) -> &[Record] {
     &records[..records.len().min(DRAWN)]
+}
+
+fn edition_name<S: serde::Serializer>(edition: &Edition, to: S) -> Result<S::Ok, S::Error> {
+    to.serialize_str(edition.script_name())
 }
