@@ -29,8 +29,8 @@ pub struct ShowArgs {
     /// DriftingDroids game ID itself.
     #[arg(long)]
     puzzle: Option<String>,
-    /// A placement of an exhaustive campaign: its board, e.g. "1A 3B 4A 2B" (with
-    /// --target and --placement).
+    /// A placement of an exhaustive campaign: its board, e.g. "1A 3B 4A 2B" or
+    /// "DD 1C 2D 3C 4D" (with --target and --placement).
     #[arg(long, requires_all = ["target", "placement"])]
     board: Option<String>,
     /// The placement's target token, e.g. RT.
