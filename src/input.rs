@@ -119,52 +119,136 @@ pub enum PuzzleFormat {
 }
 
 /// The puzzle `arg` names: a file (in `format`, or whichever it holds), or a DriftingDroids
-/// game ID given in place of a file.
+/// game ID or dump given in place of a file.
 pub fn read_puzzle_arg(arg: &str, format: PuzzleFormat) -> Result<Job> {
     let path = Path::new(arg);
-    let is_file = path.is_file();
-    if !is_file && (format == PuzzleFormat::DdId || looks_like_game_id(arg)) {
-        return game_id_job(arg);
+    let inline = !path.is_file()
+        && (matches!(format, PuzzleFormat::DdId | PuzzleFormat::DdDump)
+            || looks_like_game_id(arg)
+            || looks_like_dump(arg));
+    // An inline ID or dump's error names its bad part; a file's is prefixed with its path.
+    if inline {
+        return match format {
+            PuzzleFormat::DdDump => dump_job(arg),
+            PuzzleFormat::Auto if looks_like_dump(arg) => dump_job(arg),
+            _ => game_id_job(arg.trim()),
+        };
     }
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let format = match format {
-        PuzzleFormat::Auto if text.trim_start().starts_with("!DriftingDroids_game!") => {
-            PuzzleFormat::DdDump
-        }
-        PuzzleFormat::Auto if looks_like_game_id(text.trim()) => PuzzleFormat::DdId,
-        PuzzleFormat::Auto if ricochet::kcox::looks_like(&text) => PuzzleFormat::Kcox,
-        PuzzleFormat::Auto => PuzzleFormat::Json,
+        PuzzleFormat::Auto => detected(&text),
         format => format,
     };
-    match format {
-        PuzzleFormat::DdId => game_id_job(text.trim()),
-        PuzzleFormat::DdDump => read_dump(&text)
-            .map(|puzzle| Job {
-                puzzle,
-                source: Source::File {
-                    name: Some("DriftingDroids game dump".into()),
-                    expected_moves: None,
-                },
-            })
-            .map_err(Into::into),
-        PuzzleFormat::Kcox => ricochet::kcox::parse(&text)
-            .map(|puzzle| Job {
-                puzzle,
-                source: Source::File {
-                    name: Some("K. Cox puzzle".into()),
-                    expected_moves: None,
-                },
-            })
-            .map_err(Into::into),
-        _ => record_job(&text),
+    let mut jobs = parse_as(&text, format).with_context(|| format!("{}", path.display()))?;
+    if jobs.len() != 1 {
+        bail!(
+            "{} holds {} puzzles: --puzzles reads a file of several",
+            path.display(),
+            jobs.len()
+        );
     }
-    .with_context(|| format!("{}", path.display()))
+    Ok(jobs.remove(0))
 }
 
-/// Whether `text` is shaped like a game ID (hex digits and `+`, not JSON).
+/// The format of a text of puzzles, by its look.
+fn detected(text: &str) -> PuzzleFormat {
+    let lines = || text.lines().map(str::trim).filter(|line| !line.is_empty());
+    if looks_like_dump(text) {
+        PuzzleFormat::DdDump
+    } else if lines().next().is_some() && lines().all(looks_like_game_id) {
+        PuzzleFormat::DdId
+    } else if ricochet::kcox::looks_like(text) {
+        PuzzleFormat::Kcox
+    } else {
+        PuzzleFormat::Json
+    }
+}
+
+/// The puzzles of `text` in `format`: for JSON, puzzle records one per line, or a pack
+/// (`rrm pack`'s JSON, or the JSON an HTML pack carries); game IDs and dumps one per line;
+/// K. Cox's texts one after another.
+fn parse_as(text: &str, format: PuzzleFormat) -> Result<Vec<Job>> {
+    let lines = || text.lines().map(str::trim).enumerate();
+    let each_line = |read: &dyn Fn(&str) -> Result<Job>| -> Result<Vec<Job>> {
+        (lines().filter(|(_, line)| !line.is_empty()))
+            .map(|(number, line)| read(line).with_context(|| format!("line {}", number + 1)))
+            .collect()
+    };
+    match format {
+        PuzzleFormat::DdId => each_line(&game_id_job),
+        PuzzleFormat::DdDump => each_line(&dump_job),
+        PuzzleFormat::Kcox => ricochet::kcox::parse_all(text)
+            .map(|puzzles| {
+                (puzzles.into_iter())
+                    .map(|p| named(p, "K. Cox puzzle"))
+                    .collect()
+            })
+            .map_err(|(index, e)| anyhow::anyhow!("puzzle {index}: {e}")),
+        PuzzleFormat::Json | PuzzleFormat::Auto => match pack_json(text) {
+            Some(pack) => pack_jobs(&pack),
+            None => parse_puzzles(text),
+        },
+    }
+}
+
+fn named(puzzle: Puzzle, name: &str) -> Job {
+    Job {
+        puzzle,
+        source: Source::File {
+            name: Some(name.into()),
+            expected_moves: None,
+        },
+    }
+}
+
+fn dump_job(text: &str) -> Result<Job> {
+    Ok(named(read_dump(text)?, "DriftingDroids game dump"))
+}
+
+/// The JSON of a pack: the text itself, or the copy an HTML pack carries.
+fn pack_json(text: &str) -> Option<serde_json::Value> {
+    let json = match text.find(PACK_SCRIPT) {
+        Some(at) => {
+            let rest = &text[at + PACK_SCRIPT.len()..];
+            &rest[..rest.find("</script>")?]
+        }
+        None if text.trim_start().starts_with('{') => text,
+        None => return None,
+    };
+    let pack: serde_json::Value = serde_json::from_str(json).ok()?;
+    (pack["format"] == PACK_FORMAT).then_some(pack)
+}
+
+/// How an HTML pack opens the copy of its JSON it carries.
+pub const PACK_SCRIPT: &str = r#"<script type="application/json" id="rrm-pack">"#;
+/// The `format` field of a JSON pack.
+pub const PACK_FORMAT: &str = "rrm-pack/1";
+
+/// A pack's puzzles, each with its name and move count.
+fn pack_jobs(pack: &serde_json::Value) -> Result<Vec<Job>> {
+    let entries = pack["puzzles"]
+        .as_array()
+        .context("a pack without puzzles")?;
+    (entries.iter().enumerate())
+        .map(|(index, entry)| {
+            record_job(&entry["puzzle"].to_string())
+                .with_context(|| format!("puzzle {} of the pack", index + 1))
+        })
+        .collect()
+}
+
+/// Whether `text` is shaped like a game ID: four parts joined by `+` (which
+/// [`DdGame::parse`] then checks part by part), not JSON or a path.
 fn looks_like_game_id(text: &str) -> bool {
-    text.contains('+') && text.chars().all(|c| c.is_ascii_hexdigit() || c == '+')
+    text.split('+').count() == 4
+        && !text.is_empty()
+        && !text.contains(|c: char| c.is_whitespace() || "{}[]/\\\"".contains(c))
+}
+
+/// Whether `text` is a DriftingDroids game dump, as its "copy" puts it on the clipboard.
+fn looks_like_dump(text: &str) -> bool {
+    text.trim_start().starts_with("!DriftingDroids_game!")
 }
 
 fn game_id_job(id: &str) -> Result<Job> {
@@ -178,11 +262,12 @@ fn game_id_job(id: &str) -> Result<Job> {
     })
 }
 
-/// Reads a JSON Lines file of puzzles (blank lines skipped); any bad line fails the whole file.
+/// Reads a file of puzzles in any format `rrm pack` writes or `--puzzle` reads ([`parse_as`],
+/// detected by its look); any bad puzzle fails the whole file.
 pub fn read_puzzles(path: &Path) -> Result<Vec<Job>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_puzzles(&text).with_context(|| format!("{}", path.display()))
+    parse_as(&text, detected(&text)).with_context(|| format!("{}", path.display()))
 }
 
 /// Parses JSON Lines puzzle records; errors name the line.

@@ -191,7 +191,11 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         );
     }
     let content = match format {
-        Format::Html => html(&name, &chosen),
+        Format::Html => html(
+            &name,
+            &chosen,
+            &json_pack(&name, &spec, &args, &moves, &chosen),
+        ),
         Format::Json => json_pack(&name, &spec, &args, &moves, &chosen).to_string(),
         Format::DdId => game_ids(&chosen)?,
         Format::Kcox => (chosen.iter())
@@ -335,7 +339,7 @@ fn json_pack(
     chosen: &[Chosen],
 ) -> serde_json::Value {
     json!({
-        "format": "rrm-pack/1",
+        "format": crate::input::PACK_FORMAT,
         "campaign": name,
         "generator": spec.generator,
         "rules": spec.rules.to_string(),
@@ -395,7 +399,8 @@ h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom:
     )
 }
 
-fn html(name: &str, chosen: &[Chosen]) -> String {
+/// The printable page, carrying its JSON pack so that `rrm solve --puzzles` reads it back.
+fn html(name: &str, chosen: &[Chosen], pack: &serde_json::Value) -> String {
     let title = format!(
         "Ricochet Robots: {}",
         crate::report::count(chosen.len() as u64, "puzzle")
@@ -437,6 +442,10 @@ fn html(name: &str, chosen: &[Chosen]) -> String {
             moves = escape(&notation(&c.solution).join(" "))
         );
     }
-    page.push_str("</div></div></body></html>\n");
+    page.push_str("</div></div>");
+    // `<` escaped, so no text in the JSON can close the script.
+    let json = pack.to_string().replace('<', "\\u003c");
+    let _ = write!(page, "{}{json}</script>", crate::input::PACK_SCRIPT);
+    page.push_str("</body></html>\n");
     page
 }

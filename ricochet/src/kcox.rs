@@ -54,6 +54,24 @@ pub fn looks_like(text: &str) -> bool {
     text.trim_start().starts_with("board 16 16")
 }
 
+/// Reads the puzzles of a text holding one or more, one after another (each from its
+/// `board` line, as `rrm pack --format kcox` writes them); an error names the puzzle.
+pub fn parse_all(text: &str) -> Result<Vec<Puzzle>, (usize, KcoxError)> {
+    let mut starts: Vec<usize> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("board ") {
+            starts.push(offset);
+        }
+        offset += line.len();
+    }
+    starts.push(text.len());
+    let chunks = starts.windows(2).map(|w| &text[w[0]..w[1]]);
+    (chunks.enumerate())
+        .map(|(index, chunk)| parse(chunk).map_err(|e| (index + 1, e)))
+        .collect()
+}
+
 /// Reads a puzzle written in K. Cox's format.
 pub fn parse(text: &str) -> Result<Puzzle, KcoxError> {
     let mut lines = text

@@ -82,7 +82,7 @@ pub struct SearchStats {
 pub enum Unsolved {
     #[error("no robot allowed on the target can ever reach its cell")]
     Unreachable,
-    #[error("no solution of at most {0} moves exists")]
+    #[error("unsolved within {0} move{plural}: no solution that short exists", plural = if *.0 == 1 { "" } else { "s" })]
     TooLong(u8),
     #[error("no proof either way within {0} positions searched")]
     Unsettled(u64),
@@ -227,8 +227,9 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             return Err(Unsolved::Unreachable);
         }
         let mut depth = start.max(1);
-        if fringe.usable() && depth <= FRINGE_MAX_BOUND {
-            let last = max_moves.min(FRINGE_MAX_BOUND);
+        // A bound over `max_moves` leaves nothing to search: the loop below says so.
+        let last = max_moves.min(FRINGE_MAX_BOUND);
+        if fringe.usable() && depth <= last {
             match self.fringe_search(fringe, robots, depth, last) {
                 FringeEnd::Solved => return Ok(()),
                 FringeEnd::Exhausted => depth = last + 1,

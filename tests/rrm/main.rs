@@ -27,6 +27,7 @@ mod rules;
 mod second_edition;
 mod solver;
 mod stores;
+mod user_defects;
 
 /// How long any one command of these tests may run: a command that hangs fails its test
 /// instead of stalling the whole run.

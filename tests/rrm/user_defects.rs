@@ -1,0 +1,139 @@
+//! What record hunters, pack builders and DriftingDroids players hit, one test per defect
+//! found by using rrm as they do: each failed before its fix.
+
+use crate::referee::check_solution;
+use crate::{rrm, rrm_ok};
+use ricochet::solver::{Solver, Unsolved};
+use ricochet::{Game, Puzzle, PuzzleRecord};
+use serde_json::Value;
+
+/// `--max-moves` below a puzzle's lower bound indexed past the fringe search's buckets (a
+/// panic, exit 101): it is "unsolved within N", exit 1, alone and in batches.
+#[test]
+fn a_move_limit_below_the_bound_is_unsolved_not_a_panic() {
+    let puzzle = Game::generate(1).unwrap().puzzle();
+    let optimum = Solver::new().solve(&puzzle).unwrap().moves.len() as u8;
+    for limit in 0..optimum {
+        let answer = Solver::with_limits(limit, 1 << 20).solve(&puzzle);
+        assert_eq!(
+            answer.err(),
+            Some(Unsolved::TooLong(limit)),
+            "limit {limit}"
+        );
+    }
+    for limit in ["0", "1", "2"] {
+        let output = rrm(&["solve", "--seed", "1", "--max-moves", limit]);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stdout.contains(&format!("unsolved within {limit} move")),
+            "{stdout}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    let output = rrm(&["solve", "--seeds", "1..5", "--max-moves", "1"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout.matches("unsolved within 1 move:").count(),
+        4,
+        "{stdout}"
+    );
+}
+
+/// A bad game ID or a pasted dump is read as what it is, and its one error line names the
+/// bad part, not a missing file.
+#[test]
+fn a_bad_game_id_or_dump_names_its_bad_part() {
+    for (text, says) in [
+        ("7650+42+E2302B12+ZZ", "target \"ZZ\""),
+        ("7650+42+E2302B1+C9", "robot cells"),
+        ("7G50+42+E2302B12+C9", "tile sides"),
+        ("!DriftingDroids_game!1234!abc!", "CRC"),
+    ] {
+        let output = rrm(&["solve", "--puzzle", text]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{text}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(says), "{text}: {stderr}");
+        assert!(!stderr.contains("cannot read"), "{text}: {stderr}");
+    }
+}
+
+/// Every format `rrm pack` writes is one `rrm solve --puzzles` reads back: the same
+/// puzzles, in order, each solved to its count; `--puzzle` on a file of several says so.
+#[test]
+fn every_pack_format_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("store");
+    let data = data.to_str().unwrap();
+    rrm_ok(&[
+        "mine",
+        "--seeds",
+        "1..1501",
+        "--unit-size",
+        "500",
+        "--data",
+        data,
+    ]);
+    let pack = |format: &str| -> std::path::PathBuf {
+        let out = dir.path().join(format!("pack.{format}"));
+        rrm_ok(&[
+            "pack",
+            "--data",
+            data,
+            "--min-moves",
+            "8",
+            "--max-moves",
+            "11",
+            "--count",
+            "4",
+            "--format",
+            format,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        out
+    };
+    let json: Value = serde_json::from_slice(&std::fs::read(pack("json")).unwrap()).unwrap();
+    let records: Vec<PuzzleRecord> = (json["puzzles"].as_array().unwrap().iter())
+        .map(|entry| serde_json::from_value(entry["puzzle"].clone()).unwrap())
+        .collect();
+    assert_eq!(records.len(), 4);
+    for format in ["json", "html", "dd-id", "kcox"] {
+        let file = pack(format);
+        let report = rrm_ok(&["solve", "--puzzles", file.to_str().unwrap(), "--json"]);
+        let answers: Vec<Value> = (report.lines())
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(answers.len(), records.len(), "{format}: {report}");
+        for (answer, record) in answers.iter().zip(&records) {
+            let solution: Vec<String> = serde_json::from_value(answer["solution"].clone()).unwrap();
+            assert_eq!(Some(solution.len() as u32), record.moves, "{format}");
+            // DriftingDroids' boards add the vortex's walls, so its IDs are checked on
+            // their own boards; the others are the very puzzles of the JSON pack.
+            if format != "dd-id" {
+                assert_eq!(check_solution(record, &solution), Ok(()), "{format}");
+            }
+        }
+        let output = rrm(&["solve", "--puzzle", file.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert!(stderr.contains("holds 4 puzzles: --puzzles"), "{stderr}");
+    }
+    // The DriftingDroids IDs name the same positions on DriftingDroids' boards.
+    let ids = std::fs::read_to_string(pack("dd-id")).unwrap();
+    for (id, record) in ids.lines().zip(&records) {
+        let game = ricochet::driftingdroids::DdGame::parse(id).unwrap();
+        let puzzle: Puzzle = game.puzzle().unwrap();
+        assert_eq!(puzzle.to_record(None).robots, record.robots, "{id}");
+        assert_eq!(
+            puzzle.to_record(None).target_cell,
+            record.target_cell,
+            "{id}"
+        );
+    }
+}
