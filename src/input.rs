@@ -265,9 +265,18 @@ fn game_id_job(id: &str) -> Result<Job> {
 /// Reads a file of puzzles in any format `rrm pack` writes or `--puzzle` reads ([`parse_as`],
 /// detected by its look); any bad puzzle fails the whole file.
 pub fn read_puzzles(path: &Path) -> Result<Vec<Job>> {
+    read_puzzles_as(path, PuzzleFormat::Auto)
+}
+
+/// [`read_puzzles`] in `format` (`Auto`: detected).
+pub fn read_puzzles_as(path: &Path, format: PuzzleFormat) -> Result<Vec<Job>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_as(&text, detected(&text)).with_context(|| format!("{}", path.display()))
+    let format = match format {
+        PuzzleFormat::Auto => detected(&text),
+        format => format,
+    };
+    parse_as(&text, format).with_context(|| format!("{}", path.display()))
 }
 
 /// Parses JSON Lines puzzle records; errors name the line.

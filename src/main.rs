@@ -76,7 +76,8 @@ enum Command {
     Top(top::TopArgs),
     /// Show one puzzle: ASCII, SVG, optionally solved.
     Show(show::ShowArgs),
-    /// Build a puzzle pack (printable HTML or JSON) from mined puzzles.
+    /// Build a puzzle pack (printable HTML, JSON, DriftingDroids game IDs or K. Cox text)
+    /// from mined puzzles.
     Pack(pack::PackArgs),
     /// Serve campaigns to workers over gRPC, keeping results in a store.
     Coordinator(services::CoordinatorArgs),

@@ -53,11 +53,15 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         trust_after: 0,
         ..Config::default()
     };
+    // Every argument is checked before the store is opened: a refused command leaves no
+    // store behind.
+    let name = args.campaign.as_deref().map(str::parse).transpose()?;
+    let mut spec = args.spec.spec(name, &args.seeds)?;
+    spec.validate()?;
+    spec.generator.parse::<ricochet::Generator>()?;
     let coordinator = open_coordinator(&args.data, config)?;
     // Leases left by an interrupted run belonged to its worker, gone with its process.
     coordinator.release_leases()?;
-    let name = args.campaign.as_deref().map(str::parse).transpose()?;
-    let mut spec = args.spec.spec(name, &args.seeds)?;
     let name = spec.name.clone();
     let existing = existing(coordinator.status(&name))?;
     if let Some(status) = &existing {

@@ -98,9 +98,11 @@ impl Report {
         }
     }
 
-    /// Whether the puzzle went unsolved or disagrees with its file's known optimum.
+    /// Whether the puzzle went unsolved, the rules refuse it, or it disagrees with its
+    /// file's known optimum.
     pub fn failed(&self) -> bool {
         self.moves.is_none()
+            || self.refused
             || self
                 .expected_moves
                 .is_some_and(|e| Some(e as usize) != self.moves)
@@ -124,6 +126,14 @@ impl Report {
             self.target.token, self.target.cell
         );
         match (&self.moves, &self.error) {
+            (Some(moves), _) if self.refused => {
+                out += &format!(
+                    "refused: the rules ({}) ask for more moves than the {} this position needs: {}\n",
+                    self.rules,
+                    count(*moves as u64, "move"),
+                    self.solution.join(" ")
+                );
+            }
             (Some(moves), _) => {
                 let rules = match self.rules.as_str() {
                     "standard" => String::new(),
@@ -134,9 +144,6 @@ impl Report {
                     count(*moves as u64, "move"),
                     self.solution.join(" ")
                 );
-                if self.refused {
-                    out += "refused: the rules ask for more moves than this position needs\n";
-                }
             }
             (None, Some(error)) => out += &format!("unsolved: {error}\n"),
             (None, None) => {}

@@ -26,8 +26,8 @@ pub struct SolveArgs {
     /// DriftingDroids game ID itself, e.g. `7650+42+E2302B12+C9`.
     #[arg(long)]
     puzzle: Option<String>,
-    /// How `--puzzle` is written.
-    #[arg(long, value_enum, default_value_t = input::PuzzleFormat::Auto)]
+    /// How `--puzzle` or `--puzzles` is written (seeds have no format to choose).
+    #[arg(long, value_enum, default_value_t = input::PuzzleFormat::Auto, conflicts_with_all = ["seed", "seeds"])]
     format: input::PuzzleFormat,
     /// The rule set (see README, "Rules"): `standard`, or rules joined by commas:
     /// `no-rebounds`, `ricochet` (the rulebook's), `dd-ricochet` (DriftingDroids'),
@@ -41,7 +41,8 @@ pub struct SolveArgs {
     /// A seed range `A..B` (B excluded) or `A..=B`, solved in parallel.
     #[arg(long)]
     seeds: Option<String>,
-    /// A JSON Lines file of puzzles, solved in parallel.
+    /// A file of puzzles, solved in parallel: JSON Lines records, a pack of any format
+    /// `rrm pack` writes, game IDs or dumps one per line, or K. Cox texts.
     #[arg(long)]
     puzzles: Option<PathBuf>,
     /// Print one JSON object per puzzle instead of text.
@@ -111,7 +112,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
                 (last - first + 1, Box::new(batches))
             }
             (_, Some(path)) => {
-                let mut jobs = input::read_puzzles(path)?;
+                let mut jobs = input::read_puzzles_as(path, args.format)?;
                 let total = jobs.len() as u64;
                 let mut batches = Vec::new();
                 while !jobs.is_empty() {
@@ -161,7 +162,10 @@ fn solve_batch(pool: &rayon::ThreadPool, jobs: &[Job], args: &SolveArgs) -> Resu
             );
             let outcome = report.moves.map_or_else(
                 || report.error.clone().unwrap_or_default(),
-                |m| count(m as u64, "move"),
+                |m| match report.refused {
+                    true => format!("refused ({}), {}", report.rules, count(m as u64, "move")),
+                    false => count(m as u64, "move"),
+                },
             );
             writeln!(out, "{label}: {outcome} {}", report.solution.join(" "))?;
         }

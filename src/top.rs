@@ -116,12 +116,13 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints one game ID per line, and the first note (they are alike) as a warning.
+/// Prints one game ID per line, and the first note (they are alike) as a plain line on
+/// stderr, as `rrm pack` does.
 fn print_game_ids(
     games: &[(ricochet::driftingdroids::DdGame, Option<String>)],
 ) -> Result<ExitCode> {
     if let Some(note) = games.iter().find_map(|(_, note)| note.as_ref()) {
-        tracing::warn!("{note}");
+        eprintln!("rrm top: {note}");
     }
     let mut out = crate::stdout::lock();
     for (game, _) in games {

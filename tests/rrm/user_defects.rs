@@ -137,3 +137,92 @@ fn every_pack_format_reads_back() {
         );
     }
 }
+
+/// A refused `rrm mine` says its reason once and leaves no store behind.
+#[test]
+fn a_refused_mine_says_why_once_and_leaves_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (
+            ["--seeds", "5..1", "--unit-size", "10"],
+            "seed range \"5..1\" is empty",
+        ),
+        (
+            ["--seeds", "1..100", "--unit-size", "0"],
+            "unit size 0 must be",
+        ),
+        (
+            ["--seeds", "1..100", "--generator", "nope"],
+            "unknown generator \"nope\"",
+        ),
+    ] {
+        let data = dir.path().join("store");
+        let mut command = vec!["mine", "--data", data.to_str().unwrap()];
+        command.extend(args);
+        let output = rrm(&command);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.matches(says).count(), 1, "{stderr}");
+        assert!(!data.exists(), "{args:?} left a store");
+    }
+}
+
+/// A position the rules' minimum refuses is not reported as an optimal answer: it says
+/// "refused" and exits 1, alone and in batches.
+#[test]
+fn a_position_the_rules_refuse_exits_1() {
+    let output = rrm(&["solve", "--seed", "1", "--rules", "min-moves=10"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("refused: the rules (min-moves=10)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("(optimal"), "{stdout}");
+    let output = rrm(&["solve", "--seeds", "1..3", "--rules", "min-moves=10"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        stdout.matches("refused (min-moves=10)").count(),
+        2,
+        "{stdout}"
+    );
+}
+
+/// `--format` says how a puzzle file is written: with a seed it is refused, not ignored.
+#[test]
+fn a_puzzle_format_with_a_seed_is_refused() {
+    let output = rrm(&["solve", "--seed", "1", "--format", "kcox"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
+
+/// `top --dd-ids` notes the vortex's walls in a plain line, as `pack` does, not a log
+/// line; `rrm --help` names every pack format.
+#[test]
+fn warnings_are_plain_lines_and_help_names_every_pack_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("store");
+    let data = data.to_str().unwrap();
+    rrm_ok(&[
+        "mine",
+        "--seeds",
+        "1..501",
+        "--unit-size",
+        "500",
+        "--data",
+        data,
+    ]);
+    let output = rrm(&["top", "--data", data, "--dd-ids"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.starts_with("rrm top: "), "{stderr}");
+    assert!(!stderr.contains("WARN"), "{stderr}");
+    let help = rrm_ok(&["--help"]);
+    let pack = help.lines().find(|line| line.contains("pack")).unwrap();
+    assert!(
+        pack.contains("DriftingDroids") && pack.contains("K. Cox"),
+        "{pack}"
+    );
+}

@@ -46,12 +46,14 @@ pub enum CoordinatorError {
     },
     #[error("lease {lease} of unit {unit} belongs to another worker")]
     NotYourLease { unit: u64, lease: u64 },
+    // Not `#[from]`: that would make the cause a source too, and a chain printed with it
+    // would say the reason twice.
     #[error("invalid submission: {0}")]
-    Invalid(#[from] Rejection),
+    Invalid(Rejection),
     #[error("unit {0} is quarantined")]
     Quarantined(u64),
     #[error("invalid campaign: {0}")]
-    InvalidCampaign(#[from] rrm_model::SpecError),
+    InvalidCampaign(rrm_model::SpecError),
     #[error("campaign too large: {count} {what}, more than this coordinator's limit of {limit}")]
     CampaignTooLarge {
         what: &'static str,
@@ -296,6 +298,18 @@ impl std::fmt::Display for Counts {
             Counts::Moves => "move counts",
             Counts::RobotsMoved => "robots-moved counts",
         })
+    }
+}
+
+impl From<Rejection> for CoordinatorError {
+    fn from(rejection: Rejection) -> Self {
+        CoordinatorError::Invalid(rejection)
+    }
+}
+
+impl From<rrm_model::SpecError> for CoordinatorError {
+    fn from(error: rrm_model::SpecError) -> Self {
+        CoordinatorError::InvalidCampaign(error)
     }
 }
 
