@@ -350,15 +350,17 @@ fn open_image(dir: &Path) -> Opened {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_without_strace,
+    ignore = "strace is not on PATH (.ci/run installs it)"
+)]
+#[cfg_attr(
+    all(rrm_fast_tests, not(rrm_without_strace)),
+    ignore = "heavy: replays traced crash images (the full suite runs it)"
+)]
 fn crash_images_below_the_page_cache_open_whole_or_refuse() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        assert!(
-            std::env::var_os("RRM_REQUIRE_STRACE").is_none(),
-            "strace is missing and RRM_REQUIRE_STRACE is set"
-        );
-        eprintln!("skipped: no strace");
-        return;
-    }
+    let strace = Command::new("strace").arg("-V").output();
+    assert!(strace.is_ok(), "strace is needed: {strace:?}");
     let work = tempfile::tempdir().unwrap();
     let root = work.path().join("store");
     let log_path = work.path().join("strace.log");

@@ -283,7 +283,7 @@ fn the_legal_histogram_leaves_out_placements_on_fogleman_targets() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases(40)))]
 
     #[test]
     fn every_placement_gets_the_referees_move_count(record in small_puzzle()) {
@@ -295,7 +295,7 @@ proptest! {
 
 proptest! {
     // Each case is a unit of about two million placements (two seconds or so, release).
-    #![proptest_config(ProptestConfig { cases: 2, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases(2)))]
 
     /// The production unit's three helpers, on random 8×8 boards.
     #[test]
@@ -333,7 +333,7 @@ fn any_of_four_robots_on_the_walled_8x8_board_get_the_referees_move_counts() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(crate::proptest_cases(40)))]
 
     /// Wild targets on random small boards: helpers that finish, block or stop each other.
     #[test]

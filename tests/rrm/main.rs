@@ -29,6 +29,20 @@ mod solver;
 mod stores;
 mod user_defects;
 
+/// Proptest cases of a property whose full suite runs `full`: `PROPTEST_CASES` when set,
+/// else `full`, or a twentieth of it in the fast loop (`RRM_FAST_TESTS=1`).
+pub fn proptest_cases(full: u32) -> u32 {
+    let default = if cfg!(rrm_fast_tests) {
+        (full / 20).max(1)
+    } else {
+        full
+    };
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(default)
+}
+
 /// How long any one command of these tests may run: a command that hangs fails its test
 /// instead of stalling the whole run.
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(300);

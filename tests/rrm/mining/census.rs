@@ -44,6 +44,10 @@ fn export(dir: &Path, out: &Path) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn unit_files_round_trip_with_their_provenance() {
     let honest = honest();
     let work = tempfile::tempdir().unwrap();
@@ -126,6 +130,10 @@ fn unit_files_round_trip_with_their_provenance() {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn the_census_report_publishes_records_that_replay() {
     let honest = honest();
     let work = tempfile::tempdir().unwrap();

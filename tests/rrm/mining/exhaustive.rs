@@ -188,6 +188,10 @@ fn easier_sample(result: &ExhaustiveResult) -> (usize, [u8; 4], u8) {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn forged_exhaustive_results_are_refused_and_the_unit_leased_again() {
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
@@ -424,6 +428,10 @@ fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &Exhaustive
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn a_worker_mines_an_exhaustive_unit_and_reports_work() {
     let honest = honest();
     let server = Server::start(Config::default());
@@ -478,6 +486,10 @@ fn a_worker_mines_an_exhaustive_unit_and_reports_work() {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn an_accepted_exhaustive_unit_survives_sigkill_exactly_once() {
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
@@ -550,6 +562,10 @@ pub(super) fn exhaust_json(result: &ExhaustiveResult) -> serde_json::Value {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn exhaust_json_files_import_through_the_checks() {
     let honest = honest();
     let data = tempfile::tempdir().unwrap();
@@ -626,6 +642,10 @@ fn exhaust_json_files_import_through_the_checks() {
 /// word); once that check agreed, the identity has shown `trust_after` (1 here)
 /// confirmed units, and its next analysis is taken on the secret draw alone.
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn a_new_identitys_exhaustive_units_are_checked_by_another_until_it_is_established() {
     use rrm_model::{UnitState, Verification};
     let honest = honest();

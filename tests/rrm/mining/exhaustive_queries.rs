@@ -118,6 +118,10 @@ fn store() -> (tempfile::TempDir, Vec<String>) {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: first-edition units (the full suite runs it)"
+)]
 fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
     let honest = honest();
     let (data, boards) = store();
