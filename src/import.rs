@@ -1,18 +1,21 @@
 //! `rrm campaign import NAME FILE...`: exhaustive unit results computed elsewhere (by
 //! `rrm exhaust --json`, or exported from a campaign by `rrm census export`) loaded into
-//! an exhaustive campaign of a local store. No result in a file is trusted: each goes
-//! through the coordinator's checks for a worker's result (histograms, lists, sample,
-//! every hardest and sampled placement re-solved). Its provenance (who computed and who
-//! verified it) is the operator's word and is restored as it stands; a unit without a
-//! verifier is drawn for a check as a worker's result is. The file format is
-//! [`crate::unit_result`].
+//! an exhaustive campaign of a local store. Each result goes through the coordinator's
+//! checks for a worker's result (histograms, list sizes and placements, legality, the
+//! sample re-solved), with one difference unless `--recheck`: of each hardest list, a
+//! few placements drawn in secret are solved again and the file's own solutions of the
+//! others are replayed (proving a solution of the claimed length, taking on trust that
+//! none is shorter); a worker's result has many more solved again. Its provenance (who
+//! computed and who verified it) is the operator's word and is restored as it stands; a
+//! unit without a verifier is drawn for a check as a worker's result is. The file format
+//! is [`crate::unit_result`].
 
 use crate::backend::{Backend, BackendArgs};
 use crate::unit_result::{PlacementJson, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ricochet::edition::EditionBoard;
-use rrm_coordinator::{Provenance, UnitBoard};
+use rrm_coordinator::{Provenance, ReSolving, UnitBoard, IMPORT_RESOLVE_BUDGET, RESOLVE_BUDGET};
 use rrm_model::{ExhaustiveResult, PlacementCells};
 use rrm_model::{ExhaustiveUnit, Outcome};
 use std::io::Write;
@@ -26,6 +29,10 @@ pub struct ImportArgs {
     /// JSON files of unit results (`rrm exhaust --json`).
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// Solve again as many placements of each hardest list as a worker's result gets
+    /// (32, drawn in secret) instead of 2 and the file's solutions of the rest replayed.
+    #[arg(long)]
+    recheck: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -130,9 +137,15 @@ impl UnitResultJson {
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
     let backend = Backend::open(&args.backend)?;
     let coordinator = backend.local("importing results")?;
+    let budget = match args.recheck {
+        true => RESOLVE_BUDGET,
+        false => IMPORT_RESOLVE_BUDGET,
+    };
+    let bar = crate::progress::bar(args.files.len() as u64, "files");
     let mut out = crate::stdout::lock();
-    let mut refused = 0;
+    let (mut refused, mut accepted, mut stored) = (0, 0, 0);
     for file in &args.files {
+        bar.inc(1);
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read {}", file.display()))?;
         for unit in serde_json::Deserializer::from_str(&text).into_iter::<UnitResultJson>() {
@@ -140,6 +153,18 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             let (board, token) = unit.unit()?;
             let label = format!("{} {board} {token}", file.display());
             let work = coordinator.exhaustive_work(&args.name, board, token)?;
+            let solutions = |lines: &[String]| -> Vec<Vec<String>> {
+                let moves = |line: &String| line.split_whitespace().map(String::from).collect();
+                lines.iter().map(moves).collect()
+            };
+            let claimed = [
+                solutions(&unit.hardest_solutions),
+                solutions(&unit.legal_hardest_solutions),
+            ];
+            let resolving = ReSolving {
+                budget,
+                claimed: [&claimed[0], &claimed[1]],
+            };
             let outcome = unit.result(&work).and_then(|result| {
                 Ok(coordinator.import_exhaustive(
                     &args.name,
@@ -147,26 +172,35 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
                     token,
                     result,
                     unit.provenance(),
+                    resolving,
                 )?)
             });
+            // Accepted and known units are counted; what needs a look gets its own line.
+            let mut say = |line: String| bar.suspend(|| writeln!(out, "{label}: {line}"));
             match outcome {
-                Ok(Outcome::Accepted) => {
-                    writeln!(out, "{label}: accepted, max {}", unit.max_moves)?
-                }
-                Ok(Outcome::Duplicate | Outcome::Verified) => {
-                    writeln!(out, "{label}: already stored")?
-                }
-                Ok(Outcome::Mismatch) => {
-                    writeln!(out, "{label}: MISMATCH with the stored result (recorded)")?
-                }
+                Ok(Outcome::Accepted) => accepted += 1,
+                Ok(Outcome::Duplicate | Outcome::Verified) => stored += 1,
+                Ok(Outcome::Mismatch) => say("MISMATCH with the stored result (recorded)".into())?,
                 Err(error) => {
                     refused += 1;
-                    writeln!(out, "{label}: refused: {error:#}")?;
+                    say(format!("refused: {error:#}"))?;
                 }
             }
         }
     }
+    bar.finish_and_clear();
     coordinator.store().flush_blocking()?;
+    writeln!(
+        out,
+        "{accepted} accepted, {stored} already stored, {refused} refused ({} hardest \
+         placements of each list solved again{})",
+        budget,
+        if args.recheck {
+            ""
+        } else {
+            ", the files' solutions of the others replayed"
+        }
+    )?;
     Ok(if refused > 0 {
         ExitCode::from(1)
     } else {

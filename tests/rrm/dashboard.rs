@@ -265,7 +265,14 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
         .unwrap();
     let result = forged_unit(&boards[0], 5, 2);
     coordinator
-        .import_exhaustive("ex", &boards[0], "GQ", result.clone(), Default::default())
+        .import_exhaustive(
+            "ex",
+            &boards[0],
+            "GQ",
+            result.clone(),
+            Default::default(),
+            rrm_coordinator::ReSolving::WORKER,
+        )
         .unwrap();
     let (runtime, address, stop, server) = serve(coordinator);
     let (status, _, body) = get(address, "/api/campaign/ex/stats");

@@ -226,3 +226,83 @@ fn warnings_are_plain_lines_and_help_names_every_pack_format() {
         "{pack}"
     );
 }
+
+/// `rrm campaign import` of committed census files is a tenth of its old cost: of each
+/// hardest list it solves 2 placements again and replays the file's own solutions of the
+/// others, so a file whose claimed solution does not solve its placement is refused; it
+/// reports one summary line, not a line per unit.
+#[test]
+fn census_import_replays_the_files_solutions_and_refuses_a_wrong_one() {
+    let units = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/exhaustive/second-edition/units"
+    );
+    let solved = |unit: &Value| {
+        (unit["hardest_solutions"].as_array()).map_or(0, |s| {
+            s.iter().filter(|m| !m.as_str().unwrap().is_empty()).count()
+        })
+    };
+    let (path, unit) = (std::fs::read_dir(units).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| !path.to_string_lossy().ends_with("-VX.json"))
+        .map(|path| {
+            let unit: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            (path, unit)
+        })
+        .find(|(_, unit)| solved(unit) >= 8)
+        .expect("a committed unit with 8 solved hardest placements");
+    let dir = tempfile::tempdir().unwrap();
+    let import = |name: &str, file: &std::path::Path| {
+        let data = dir.path().join(name);
+        let data = data.to_str().unwrap();
+        rrm_ok(&[
+            "campaign",
+            "create",
+            "second",
+            "--exhaustive",
+            "driftingdroids",
+            "--sides",
+            "CD",
+            "--max-hardest",
+            "512",
+            "--data",
+            data,
+        ]);
+        rrm(&[
+            "campaign",
+            "import",
+            "second",
+            file.to_str().unwrap(),
+            "--data",
+            data,
+        ])
+    };
+    let output = import("honest", &path);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.starts_with("1 accepted, 0 already stored, 0 refused"),
+        "{stdout}"
+    );
+    // Every claimed solution reversed: a replay finds it wrong wherever it is not drawn.
+    let mut forged = unit.clone();
+    for solution in forged["hardest_solutions"].as_array_mut().unwrap() {
+        let moves: Vec<&str> = solution.as_str().unwrap().split(' ').rev().collect();
+        *solution = Value::from(moves.join(" "));
+    }
+    let file = dir.path().join("forged.json");
+    std::fs::write(&file, forged.to_string()).unwrap();
+    let output = import("forged", &file);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("claimed solution does not solve it"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("0 accepted, 0 already stored, 1 refused"),
+        "{stdout}"
+    );
+}

@@ -165,6 +165,12 @@ pub enum Rejection {
     DuplicatePlacement { list: PlacementList, index: usize },
     #[error("{list}: placement {index} has a robot on a target cell")]
     IllegalPlacement { list: PlacementList, index: usize },
+    #[error("{list}: placement {index}'s claimed solution does not solve it in {depth} moves")]
+    WrongPlacementSolution {
+        list: PlacementList,
+        index: usize,
+        depth: u8,
+    },
     #[error("sample placement {index} is not the one sample_placements gives")]
     WrongSample { index: usize },
     #[error("{list}: placement {index} claimed {} moves, the coordinator finds {}", show_depth(*claimed), match found {

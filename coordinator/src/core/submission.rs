@@ -6,7 +6,9 @@
 
 use super::campaign_state::Kind;
 use super::checks::{check_contents, check_integrity, CheckedResult, ContentChecks};
-use super::exhaustive::{check_exhaustive, check_exhaustive_integrity, unit_board, unit_work};
+use super::exhaustive::{
+    check_exhaustive, check_exhaustive_integrity, unit_board, unit_work, ReSolving,
+};
 use super::hardest::Bar;
 use super::identity::secret_draw;
 use super::{
@@ -136,8 +138,14 @@ impl Coordinator {
             }),
             (Kind::Exhaustive(exhaustive), Some(result)) => {
                 let work = work_of(exhaustive, &submission.lease)?;
-                check_exhaustive(&work, &unit_board(&work)?, result, submission.cpu_ms)
-                    .map(Checked::Exhaustive)
+                check_exhaustive(
+                    &work,
+                    &unit_board(&work)?,
+                    result,
+                    submission.cpu_ms,
+                    ReSolving::WORKER,
+                )
+                .map(Checked::Exhaustive)
             }
             // Refused by the integrity check already.
             (Kind::Exhaustive(_), None) => Err(Rejection::WrongKind {

@@ -100,6 +100,7 @@ fn store() -> (tempfile::TempDir, Vec<String>) {
         TOKEN,
         honest().clone(),
         Provenance::default(),
+        rrm_coordinator::ReSolving::WORKER,
     );
     assert_eq!(accepted.unwrap(), Outcome::Accepted);
     let boards = other_boards();
@@ -108,8 +109,14 @@ fn store() -> (tempfile::TempDir, Vec<String>) {
         .unwrap();
     for (board, count) in boards.iter().zip([3, 2]) {
         let result = forged_unit(board, 6, count);
-        let accepted =
-            coordinator.import_exhaustive("forged", board, TOKEN, result, Provenance::default());
+        let accepted = coordinator.import_exhaustive(
+            "forged",
+            board,
+            TOKEN,
+            result,
+            Provenance::default(),
+            rrm_coordinator::ReSolving::WORKER,
+        );
         assert_eq!(accepted.unwrap(), Outcome::Accepted);
     }
     coordinator.store().flush_blocking().unwrap();

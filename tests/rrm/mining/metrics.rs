@@ -181,6 +181,7 @@ fn two_coordinators_in_one_process_keep_their_metrics_apart() {
         "GQ",
         forged_unit(&boards[0], 5, 2),
         Provenance::default(),
+        rrm_coordinator::ReSolving::WORKER,
     );
     assert_eq!(imported.unwrap(), Outcome::Accepted);
     let differing = a.import_exhaustive(
@@ -189,6 +190,7 @@ fn two_coordinators_in_one_process_keep_their_metrics_apart() {
         "GQ",
         forged_unit(&boards[0], 5, 3),
         Provenance::default(),
+        rrm_coordinator::ReSolving::WORKER,
     );
     assert_eq!(differing.unwrap(), Outcome::Mismatch);
     b.create_campaign(spec("seeds", 1..101, 10)).unwrap();

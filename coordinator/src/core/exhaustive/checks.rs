@@ -9,7 +9,7 @@ use super::super::{ExhaustiveUnit, PlacementList, Rejection, Submission};
 use ricochet::edition::{unit_geometry, UnitGeometry};
 use ricochet::exhaustive::{sample_placements, Finisher, Legality, Placement, LEGAL_PER_DEPTH};
 use ricochet::solver::with_thread_solver;
-use ricochet::{Board, LayoutError, Puzzle, Target};
+use ricochet::{Board, LayoutError, Move, Puzzle, Target};
 use rrm_model::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
 use rrm_proto::exhaustive_digest;
 use std::collections::HashSet;
@@ -136,6 +136,7 @@ pub(in crate::core) fn check_exhaustive(
     unit: &UnitBoard,
     result: &ExhaustiveResult,
     cpu_ms: u64,
+    resolving: ReSolving,
 ) -> Result<ExhaustiveRecord, Rejection> {
     check_histograms(unit, result)?;
     let max = result.max_moves;
@@ -168,14 +169,22 @@ pub(in crate::core) fn check_exhaustive(
     }
     check_sample(work, unit, result)?;
     check_legal_lists(work, unit, result)?;
-    let hardest_solutions =
-        re_solve_drawn(unit, &result.hardest, max, PlacementList::Hardest, max)?;
+    let [hardest, legal_hardest] = resolving.claimed;
+    let hardest_solutions = re_solve_drawn(
+        unit,
+        &result.hardest,
+        max,
+        PlacementList::Hardest,
+        max,
+        (resolving.budget, hardest),
+    )?;
     let legal_hardest_solutions = re_solve_drawn(
         unit,
         &result.legal_hardest,
         max,
         PlacementList::LegalHardest,
         result.legal_max_moves(),
+        (resolving.budget, legal_hardest),
     )?;
     for (index, (cells, depth)) in result.sample.iter().enumerate() {
         re_solve(unit, cells, max, PlacementList::Sample, index, *depth)?;
@@ -354,6 +363,28 @@ fn check_sample(
 /// left to the unit's second computation by another identity.
 pub const RESOLVE_BUDGET: usize = 32;
 
+/// Placements of each hardest list an import solves again unless asked to recheck: the
+/// file's own solutions of the others are replayed instead (a replay proves a solution of
+/// that length, not that none is shorter).
+pub const IMPORT_RESOLVE_BUDGET: usize = 2;
+
+/// How the hardest lists are checked: how many placements of each are solved again
+/// (drawn in secret), and the solutions a unit file claims for them, by list (hardest,
+/// legal hardest), which are replayed and kept for the placements not drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct ReSolving<'a> {
+    pub budget: usize,
+    pub claimed: [&'a [Vec<String>]; 2],
+}
+
+impl ReSolving<'_> {
+    /// A worker's result: [`RESOLVE_BUDGET`] of each list, nothing claimed.
+    pub const WORKER: ReSolving<'static> = ReSolving {
+        budget: RESOLVE_BUDGET,
+        claimed: [&[], &[]],
+    };
+}
+
 /// Solves again the placements of a list of claimed depth `depth` (all, or
 /// [`RESOLVE_BUDGET`] drawn in secret); returns a solution per placement, empty for the
 /// ones not drawn.
@@ -363,10 +394,11 @@ fn re_solve_drawn(
     max: u8,
     list: PlacementList,
     depth: u8,
+    (budget, claimed): (usize, &[Vec<String>]),
 ) -> Result<Vec<Vec<String>>, Rejection> {
-    let all = placements.len() <= RESOLVE_BUDGET;
+    let all = placements.len() <= budget;
     let mut drawn = vec![all; placements.len()];
-    let mut left = if all { 0 } else { RESOLVE_BUDGET };
+    let mut left = if all { 0 } else { budget };
     while left > 0 {
         let index = (secret_draw() * placements.len() as f64) as usize;
         if let Some(slot) = drawn.get_mut(index).filter(|slot| !**slot) {
@@ -376,13 +408,37 @@ fn re_solve_drawn(
     }
     let mut solutions = Vec::with_capacity(placements.len());
     for (index, cells) in placements.iter().enumerate() {
-        solutions.push(if drawn[index] {
-            re_solve(unit, cells, max, list, index, Some(depth))?
-        } else {
-            Vec::new()
+        solutions.push(match (drawn[index], claimed.get(index)) {
+            (true, _) => re_solve(unit, cells, max, list, index, Some(depth))?,
+            // An empty claim: the producing coordinator did not solve it either.
+            (false, Some(solution)) if !solution.is_empty() => {
+                replay(unit, cells, list, index, depth, solution)?
+            }
+            (false, _) => Vec::new(),
         });
     }
     Ok(solutions)
+}
+
+/// A claimed solution of a placement, kept when it solves it in exactly `depth` moves.
+fn replay(
+    unit: &UnitBoard,
+    cells: &PlacementCells,
+    list: PlacementList,
+    index: usize,
+    depth: u8,
+    solution: &[String],
+) -> Result<Vec<String>, Rejection> {
+    let puzzle = unit
+        .puzzle(cells)
+        .ok_or(Rejection::InvalidPlacement { list, index })?;
+    let moves: Option<Vec<Move>> = solution.iter().map(|m| Move::from_notation(m)).collect();
+    match moves {
+        Some(moves) if moves.len() == usize::from(depth) && puzzle.is_solution(&moves) => {
+            Ok(solution.to_vec())
+        }
+        _ => Err(Rejection::WrongPlacementSolution { list, index, depth }),
+    }
 }
 
 /// Solves a placement again: a claimed depth must be its exact optimum, a claimed

@@ -6,8 +6,8 @@
 mod checks;
 mod queries;
 
-pub use checks::UnitBoard;
 pub(super) use checks::{check_exhaustive, check_exhaustive_integrity};
+pub use checks::{ReSolving, UnitBoard, IMPORT_RESOLVE_BUDGET, RESOLVE_BUDGET};
 use rrm_proto::exhaustive_digest;
 
 use super::campaign_state::{CampaignState, Kind};
@@ -199,6 +199,8 @@ impl Coordinator {
     /// submission. A unit already done is compared by digest, as a second submission
     /// would be; a refused result changes nothing (no lease is charged). The provenance
     /// is the operator's word: a unit it says was verified is not drawn for a check.
+    /// Checks and stores a unit result computed elsewhere, its hardest lists checked as
+    /// `resolving` says (a file's claimed solutions replayed).
     pub fn import_exhaustive(
         &self,
         name: &str,
@@ -206,13 +208,16 @@ impl Coordinator {
         token: &str,
         result: ExhaustiveResult,
         provenance: Provenance,
+        resolving: ReSolving,
     ) -> Result<Outcome> {
         let (unit, work) = self.locate(name, board, token)?;
         let digest = exhaustive_digest(name, unit, (&work.board, &work.token), &result);
         if let Some(outcome) = self.compare_import(name, unit, digest)? {
             return Ok(outcome);
         }
-        let mut record = check_exhaustive(&work, &unit_board(&work)?, &result, provenance.cpu_ms)?;
+        let unit_board = unit_board(&work)?;
+        let mut record =
+            check_exhaustive(&work, &unit_board, &result, provenance.cpu_ms, resolving)?;
         if !provenance.rrm_version.is_empty() {
             record.rrm_version = provenance.rrm_version.clone();
         }
