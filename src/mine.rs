@@ -86,21 +86,50 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
         }
     }
     let threads = args.threads.unwrap_or_else(default_threads);
-    let interrupted = runtime()?.block_on(mine(
+    let ended = runtime()?.block_on(mine(
         coordinator.clone(),
         &name,
         threads,
         args.dashboard.as_deref(),
     ))?;
     crate::summary::print(&coordinator, &name)?;
-    if interrupted {
-        eprintln!(
-            "interrupted; the results so far are stored in {}: run the same command again to continue",
+    let again = "run the same command again to continue";
+    match ended {
+        Ended::Done => return Ok(ExitCode::SUCCESS),
+        Ended::Drained => eprintln!(
+            "interrupted; every seed solved is stored in {}: {again}",
             args.data.display()
-        );
-        return Ok(ExitCode::from(130));
+        ),
+        Ended::Stopped { lost } => eprintln!(
+            "stopped; {} solved in units not finished {} not stored and will be mined \
+             again; the rest is stored in {}: {again}",
+            thousands_count(lost, "seed"),
+            if lost == 1 { "was" } else { "were" },
+            args.data.display()
+        ),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(130))
+}
+
+/// How mining ended.
+enum Ended {
+    /// The campaign is done.
+    Done,
+    /// Ctrl-C, and the units in flight were finished and stored.
+    Drained,
+    /// A second Ctrl-C (or SIGTERM while draining) stopped the units in flight: `lost`
+    /// seeds solved in them are not stored.
+    Stopped { lost: u64 },
+}
+
+/// `n` with thousands separators and the noun, plural unless `n` is 1.
+fn thousands_count(n: u64, noun: &str) -> String {
+    let text = rrm_model::numbers::thousands(n);
+    if n == 1 {
+        format!("{text} {noun}")
+    } else {
+        format!("{text} {noun}s")
+    }
 }
 
 /// The campaign's status if it exists; `None` only when it is unknown, so that a failing
@@ -115,13 +144,14 @@ fn existing(
     }
 }
 
-/// Mines until the campaign is done or Ctrl-C; true if interrupted.
+/// Mines until the campaign is done or Ctrl-C. The first Ctrl-C (or SIGTERM) lets the
+/// units in flight finish and be stored; a second stops them at once.
 async fn mine(
     coordinator: Arc<Coordinator>,
     name: &str,
     threads: usize,
     dashboard: Option<&str>,
-) -> Result<bool> {
+) -> Result<Ended> {
     let (stop_dashboard, dashboard_stopped) = tokio::sync::watch::channel(false);
     let dashboard = match dashboard {
         Some(address) => Some(
@@ -150,6 +180,7 @@ async fn mine(
     let mut worker_config = rrm_worker::Config::new(format!("http://{address}"), threads, EMBEDDED);
     worker_config.access.token = Some(token);
     worker_config.seeds_solved = solved.clone();
+    let draining = worker_config.draining.clone();
     let worker = tokio::spawn(rrm_worker::run(worker_config, async {
         let _ = worker_stopped.await;
     }));
@@ -157,18 +188,28 @@ async fn mine(
     let total = status.campaign.spec.seed_end - status.campaign.spec.seed_start;
     let start = status.seeds_done;
     let bar = progress_bar(total, start);
-    let signal = shutdown_signal();
-    tokio::pin!(signal);
+    let mut signal = Box::pin(shutdown_signal());
     let mut ticks = tokio::time::interval(Duration::from_millis(250));
-    let mut worker = worker;
-    let interrupted = loop {
+    let mut worker = Some(worker);
+    let ended = loop {
         tokio::select! {
-            () = &mut signal => break true,
+            () = &mut signal => {
+                if draining.swap(true, Ordering::SeqCst) {
+                    break Ended::Stopped { lost: 0 };
+                }
+                // The next signal stops at once.
+                signal = Box::pin(shutdown_signal());
+                bar.println("finishing the units in flight; Ctrl-C again to stop now");
+            }
             _ = ticks.tick() => {}
-            // The worker only stops early on an error; report it rather than wait.
-            stopped = &mut worker => {
+            // The worker stops early only on an error or once drained.
+            stopped = worker.as_mut().expect("the worker runs until the loop ends") => {
+                worker = None;
                 stopped.context("worker task")??;
-                anyhow::bail!("the worker stopped before the campaign was done");
+                if !draining.load(Ordering::SeqCst) {
+                    anyhow::bail!("the worker stopped before the campaign was done");
+                }
+                break Ended::Drained;
             }
         }
         let status = coordinator.status(name)?;
@@ -179,7 +220,7 @@ async fn mine(
             bar.set_message(format!("hardest so far: {} moves", status.hardest_moves));
         }
         if status.units_done + status.units_quarantined == status.units_total {
-            break false;
+            break Ended::Done;
         }
     };
     // The last frame shows what is stored: all of it only when the campaign is complete.
@@ -198,13 +239,23 @@ async fn mine(
         bar.abandon();
     }
     let _ = stop_worker.send(());
-    worker.await.context("worker task")??;
+    if let Some(worker) = worker {
+        worker.await.context("worker task")??;
+    }
+    // Seeds solved this run but not stored: those of the units stopped in flight.
+    let ended = match ended {
+        Ended::Stopped { .. } => Ended::Stopped {
+            lost: (start + solved.load(Ordering::SeqCst)).saturating_sub(stored),
+        },
+        Ended::Drained if stored == total => Ended::Done,
+        ended => ended,
+    };
     served.stop().await?;
     let _ = stop_dashboard.send(true);
     if let Some(dashboard) = dashboard {
         crate::services::stop_dashboard(dashboard).await;
     }
-    Ok(interrupted)
+    Ok(ended)
 }
 
 /// The bar of `total` seeds, `done` of them stored before this run, under a line for the

@@ -25,7 +25,7 @@ use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::{JoinError, JoinHandle, JoinSet};
@@ -67,6 +67,9 @@ pub struct Config {
     pub call_timeout: Duration,
     /// Bumped after every seed solved, for progress displays; share it to watch.
     pub seeds_solved: Arc<AtomicU64>,
+    /// Set to drain: lease nothing more, finish and submit the units in flight, then stop
+    /// (successfully). Shutdown still abandons them at once.
+    pub draining: Arc<AtomicBool>,
 }
 
 impl Config {
@@ -84,6 +87,7 @@ impl Config {
             exit_when_done: false,
             call_timeout: CALL_TIMEOUT,
             seeds_solved: Arc::default(),
+            draining: Arc::default(),
         }
     }
 }
@@ -215,11 +219,12 @@ impl Miner {
             self.register().await?;
             return Ok(Flow::Continue);
         };
-        if self.units.len() >= IN_FLIGHT {
-            if let Some(joined) = self.units.join_next().await {
-                self.finished(joined)?;
-            }
-            return Ok(Flow::Continue);
+        let draining = self.config.draining.load(Ordering::Relaxed);
+        if draining || self.units.len() >= IN_FLIGHT {
+            return match self.units.join_next().await {
+                Some(joined) => self.finished(joined).map(|()| Flow::Continue),
+                None => Ok(Flow::Finished),
+            };
         }
         self.lease(credentials).await
     }

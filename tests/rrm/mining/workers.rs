@@ -197,6 +197,83 @@ fn interrupted_mining_resumes_to_exact_totals() {
     assert_eq!(aggregates.histogram, direct_histogram(1..6_001));
 }
 
+/// Ctrl-C at several moments: once, the units in flight are finished and stored ("every
+/// seed solved is stored", only whole units); twice, mining stops at once and says how
+/// many solved seeds will be mined again (at most the two units in flight). Each run
+/// resumes the last; the totals end equal to a direct solve.
+#[test]
+fn ctrl_c_in_mine_stores_the_units_in_flight_or_says_what_is_lost() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().to_str().unwrap();
+    let args = [
+        "mine",
+        "--seeds",
+        "1..8001",
+        "--unit-size",
+        "500",
+        "--threads",
+        "1",
+        "--data",
+        dir,
+    ];
+    let stored = |data: &std::path::Path| {
+        let coordinator = Coordinator::open(Store::open(data).unwrap(), Config::default()).unwrap();
+        coordinator.status("fogleman-1-8001").unwrap()
+    };
+    let mut drained = 0;
+    for (round, wait) in [400u64, 900, 1300, 700].into_iter().enumerate() {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rrm"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(wait));
+        let twice = round % 2 == 1;
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        if twice {
+            std::thread::sleep(Duration::from_millis(150));
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        }
+        let code = crate::exit_within(&mut child, Duration::from_secs(120))
+            .unwrap()
+            .code();
+        let mut stderr = String::new();
+        let mut pipe = child.stderr.take().unwrap();
+        std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
+        let status = stored(data.path());
+        if code == Some(0) {
+            break; // done before the signal
+        }
+        assert_eq!(code, Some(130), "{stderr}");
+        assert_eq!(
+            status.seeds_done,
+            status.units_done * 500,
+            "whole units only"
+        );
+        if twice && stderr.contains("stopped; ") {
+            let lost: u64 = (stderr.split("stopped; ").nth(1).unwrap())
+                .split(' ')
+                .next()
+                .unwrap()
+                .replace(',', "")
+                .parse()
+                .unwrap();
+            assert!(lost <= 2 * 500, "{lost} seeds lost: {stderr}");
+            assert!(stderr.contains("will be mined again"), "{stderr}");
+        } else {
+            assert!(stderr.contains("every seed solved is stored"), "{stderr}");
+            drained += 1;
+        }
+    }
+    assert!(drained > 0, "no run drained");
+    rrm_ok(&args);
+    let coordinator =
+        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
+    let aggregates = coordinator.aggregates("fogleman-1-8001").unwrap();
+    assert_eq!(aggregates.histogram, direct_histogram(1..8_001));
+}
+
 #[test]
 fn a_share_of_units_is_checked_by_a_second_worker() {
     let server = Server::with_campaign(checking(1.0), spec("checked", 1..2_001, 250));
