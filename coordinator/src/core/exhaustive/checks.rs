@@ -385,9 +385,10 @@ impl ReSolving<'_> {
     };
 }
 
-/// Solves again the placements of a list of claimed depth `depth` (all, or
-/// [`RESOLVE_BUDGET`] drawn in secret); returns a solution per placement, empty for the
-/// ones not drawn.
+/// Solves again the placements of a list of claimed depth `depth` (all, or `budget` drawn
+/// in secret) and replays the `claimed` solutions; returns a solution per placement: the
+/// claimed one where a file gives one, else the coordinator's, empty for the ones neither
+/// drawn nor claimed.
 fn re_solve_drawn(
     unit: &UnitBoard,
     placements: &[PlacementCells],
@@ -408,13 +409,18 @@ fn re_solve_drawn(
     }
     let mut solutions = Vec::with_capacity(placements.len());
     for (index, cells) in placements.iter().enumerate() {
-        solutions.push(match (drawn[index], claimed.get(index)) {
-            (true, _) => re_solve(unit, cells, max, list, index, Some(depth))?,
-            // An empty claim: the producing coordinator did not solve it either.
-            (false, Some(solution)) if !solution.is_empty() => {
-                replay(unit, cells, list, index, depth, solution)?
+        let solved = match drawn[index] {
+            true => Some(re_solve(unit, cells, max, list, index, Some(depth))?),
+            false => None,
+        };
+        // A file's claims are kept as they are, so that its unit exports to the same
+        // bytes: replayed where given, empty where its coordinator solved none.
+        solutions.push(match (claimed.get(index), solved) {
+            (Some(claim), _) if !claim.is_empty() => {
+                replay(unit, cells, list, index, depth, claim)?
             }
-            (false, _) => Vec::new(),
+            (Some(_), _) | (None, None) => Vec::new(),
+            (None, Some(solution)) => solution,
         });
     }
     Ok(solutions)
