@@ -2,8 +2,10 @@
 //! one unit file per done unit ([`crate::unit_result`], with provenance) from a local
 //! store; a running coordinator does the same as units finish (`--unit-files`), so the
 //! files can be committed as they come and imported into a fresh store to resume.
-//! `report` turns the unit files into the published results ([`report`]).
+//! `report` turns the unit files into the published results ([`report`]), `compare` sets
+//! the editions side by side ([`compare`]).
 
+mod compare;
 mod crosscheck;
 mod pictures;
 mod report;
@@ -29,6 +31,8 @@ enum CensusCommand {
     Export(ExportArgs),
     /// Regenerate census.json, README.md and figures/ from the unit files.
     Report(report::ReportArgs),
+    /// Set the editions' reports side by side in data/exhaustive/EDITIONS.md.
+    Compare(compare::CompareArgs),
 }
 
 #[derive(Args)]
@@ -47,6 +51,7 @@ pub fn run(args: CensusArgs) -> Result<ExitCode> {
     match args.command {
         CensusCommand::Export(args) => export(args),
         CensusCommand::Report(args) => report::run(args),
+        CensusCommand::Compare(args) => compare::run(args),
     }
 }
 

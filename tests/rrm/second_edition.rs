@@ -11,6 +11,7 @@ use ricochet::exhaustive::{analyse, Analysis, Finisher, Options, Placement};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Puzzle, PuzzleRecord};
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// At least this many placements are drawn from a unit.
 const DRAWN: usize = 1_000;
@@ -174,4 +175,71 @@ fn a_second_edition_unit_agrees_with_the_solver_and_the_referee() {
 fn a_second_edition_vortex_unit_agrees_with_the_solver_and_the_referee() {
     let checked = Checked::new("DD 1D 4C 3D 2C", "VX", 2);
     assert!(checked.check() >= DRAWN);
+}
+
+/// `rrm census report --edition second` on committed second-edition unit files (coloured
+/// and vortex, reported apart): every record comes with a DriftingDroids game ID that
+/// names the same position, whose solution replays in the record's count; `rrm census
+/// compare` then sets the reports side by side.
+#[test]
+fn a_second_edition_report_gives_game_ids_that_replay() {
+    let units = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/exhaustive/second-edition/units"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let chosen = dir.path().join("units");
+    std::fs::create_dir(&chosen).unwrap();
+    let mut names: Vec<_> = (std::fs::read_dir(units).unwrap())
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    names.sort();
+    let (vortex, coloured): (Vec<_>, Vec<_>) = names
+        .iter()
+        .partition(|n| n.to_string_lossy().ends_with("-VX.json"));
+    for name in coloured.iter().take(3).chain(vortex.iter().take(1)) {
+        std::fs::copy(Path::new(units).join(name), chosen.join(name)).unwrap();
+    }
+    let out = dir.path().join("second-edition");
+    crate::rrm_ok(&[
+        "census",
+        "report",
+        "--edition",
+        "second",
+        "--units",
+        chosen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    for (report, units) in [
+        (out.join("census.json"), 3),
+        (out.join("vortex/census.json"), 1),
+    ] {
+        let census: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(census["edition"], "second");
+        assert_eq!(census["units_done"], units);
+        let records = census["all"]["records"].as_array().unwrap();
+        assert!(!records.is_empty());
+        for record in records
+            .iter()
+            .chain(census["legal"]["records"].as_array().unwrap())
+        {
+            let id = record["dd_id"].as_str().expect("a game ID");
+            let puzzle = DdGame::parse(id).unwrap().puzzle().unwrap();
+            let moves: Vec<String> = (record["solution"].as_str().unwrap().split(' '))
+                .map(String::from)
+                .collect();
+            assert_eq!(moves.len() as u64, record["moves"].as_u64().unwrap());
+            check_solution(&puzzle.to_record(None), &moves).unwrap();
+        }
+    }
+    let said = crate::rrm_ok(&["census", "compare", "--dir", dir.path().to_str().unwrap()]);
+    assert!(said.starts_with("2 reports compared"), "{said}");
+    let page = std::fs::read_to_string(dir.path().join("EDITIONS.md")).unwrap();
+    assert!(
+        page.contains("| the second edition as DriftingDroids plays it | coloured | 3 of 1,536 |"),
+        "{page}"
+    );
+    assert!(page.contains("| vortex | 1 of 96 |"), "{page}");
 }
