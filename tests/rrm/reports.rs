@@ -8,7 +8,8 @@ use ricochet::{Generator, Puzzle, PuzzleRecord};
 use serde_json::Value;
 use std::path::Path;
 
-fn mine(data: &Path, seeds: &str) {
+/// Mines `seeds` into a store at `data`, in units of 500.
+pub(crate) fn mine(data: &Path, seeds: &str) {
     rrm_ok(&[
         "mine",
         "--seeds",

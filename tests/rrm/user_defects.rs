@@ -44,6 +44,13 @@ fn a_move_limit_below_the_bound_is_unsolved_not_a_panic() {
     );
 }
 
+/// A store in `store/` of a new directory, with seeds `seeds` mined in units of 500.
+fn mined(seeds: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    crate::reports::mine(&dir.path().join("store"), seeds);
+    dir
+}
+
 /// A bad game ID or a pasted dump is read as what it is, and its one error line names the
 /// bad part, not a missing file.
 #[test]
@@ -67,18 +74,9 @@ fn a_bad_game_id_or_dump_names_its_bad_part() {
 /// puzzles, in order, each solved to its count; `--puzzle` on a file of several says so.
 #[test]
 fn every_pack_format_reads_back() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mined("1..1501");
     let data = dir.path().join("store");
     let data = data.to_str().unwrap();
-    rrm_ok(&[
-        "mine",
-        "--seeds",
-        "1..1501",
-        "--unit-size",
-        "500",
-        "--data",
-        data,
-    ]);
     let pack = |format: &str| -> std::path::PathBuf {
         let out = dir.path().join(format!("pack.{format}"));
         rrm_ok(&[
@@ -202,18 +200,9 @@ fn a_puzzle_format_with_a_seed_is_refused() {
 /// line; `rrm --help` names every pack format.
 #[test]
 fn warnings_are_plain_lines_and_help_names_every_pack_format() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mined("1..501");
     let data = dir.path().join("store");
     let data = data.to_str().unwrap();
-    rrm_ok(&[
-        "mine",
-        "--seeds",
-        "1..501",
-        "--unit-size",
-        "500",
-        "--data",
-        data,
-    ]);
     let output = rrm(&["top", "--data", data, "--dd-ids"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
