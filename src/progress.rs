@@ -24,6 +24,14 @@ pub fn bar_with_message(len: u64, what: &str) -> ProgressBar {
     )
 }
 
+/// A line for work of unknown length (`set_message` says how far it has got), with its
+/// elapsed time.
+pub fn spinner() -> ProgressBar {
+    let style = ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+        .expect("valid progress template");
+    ProgressBar::new_spinner().with_style(style)
+}
+
 /// The bar's line before its item name: 51 columns with 11-digit counts.
 pub const LINE: &str = "{spinner} {elapsed_precise} {bar:16} {human_pos}/{human_len}";
 

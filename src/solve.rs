@@ -64,6 +64,42 @@ fn solve_timed(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unso
     (result, started.elapsed().as_secs_f64())
 }
 
+/// [`solve_timed`] for one puzzle: a search under rules that restrict moves (or on a
+/// board with mirrors) may take minutes, so after a second a line on stderr shows the
+/// bound being searched, the states so far and their rate, as `exhaust` and `mine` show
+/// theirs.
+fn solve_watched(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
+    if !rules.restricts_moves() && !job.puzzle.board().has_mirrors() {
+        return solve_timed(job, rules, max_moves);
+    }
+    let progress = ricochet::rules::SearchProgress::default();
+    let spinner = crate::progress::spinner();
+    std::thread::scope(|scope| {
+        let solving = scope.spawn(|| {
+            let started = ThreadTime::now();
+            let result = ricochet::rules::solve_watched(&job.puzzle, rules, max_moves, &progress);
+            (result, started.elapsed().as_secs_f64())
+        });
+        let begun = std::time::Instant::now();
+        while !solving.is_finished() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let seconds = begun.elapsed().as_secs_f64();
+            if seconds >= 1.0 {
+                let states = progress.states.load(std::sync::atomic::Ordering::Relaxed);
+                spinner.set_message(format!(
+                    "searching {} moves under {rules}: {} states, {}/s",
+                    progress.bound.load(std::sync::atomic::Ordering::Relaxed),
+                    rrm_model::numbers::si(states as f64),
+                    rrm_model::numbers::si(states as f64 / seconds),
+                ));
+                spinner.tick();
+            }
+        }
+        spinner.finish_and_clear();
+        solving.join().expect("the solving thread does not panic")
+    })
+}
+
 /// Reads `--rules` (clap's value parser).
 pub fn parse_rules(text: &str) -> Result<Rules, ricochet::rules::RulesError> {
     Rules::parse(text)
@@ -85,7 +121,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
         _ => None,
     };
     if let Some(job) = single {
-        let (result, cpu) = solve_timed(&job, args.rules(), args.max_moves);
+        let (result, cpu) = solve_watched(&job, args.rules(), args.max_moves);
         let report = Report::new(&job, &result, cpu, args.rules());
         let mut out = crate::stdout::lock();
         if args.json {

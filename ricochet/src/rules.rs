@@ -27,6 +27,7 @@ use crate::solver::{lower_bounds, SearchStats, Solution, Solver, Unsolved, UNREA
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::time::Instant;
 
 /// What a solution may do, besides sliding robots, and which positions are played.
@@ -177,15 +178,38 @@ pub fn solve_on_thread(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<S
     }
 }
 
+/// How far a search under move rules has got, for a progress display on another thread:
+/// the bound being searched and the states searched so far (updated every
+/// [`PROGRESS_EVERY`] states and at each bound).
+#[derive(Debug, Default)]
+pub struct SearchProgress {
+    pub bound: AtomicU8,
+    pub states: AtomicU64,
+}
+
+/// States searched between two updates of a [`SearchProgress`].
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
 /// Finds a proven optimal solution of `puzzle` under the move rules of `rules` (their
 /// minimum is [`judge`]'s) of at most `max_moves`.
 pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, Unsolved> {
+    solve_watched(puzzle, rules, max_moves, &SearchProgress::default())
+}
+
+/// [`solve`], reporting its bound and states to `progress` as it goes (the fast solver,
+/// for rules that restrict no move, reports only its end).
+pub fn solve_watched(
+    puzzle: &Puzzle,
+    rules: Rules,
+    max_moves: u8,
+    progress: &SearchProgress,
+) -> Result<Solution, Unsolved> {
     // The fast solver knows neither restricted moves nor mirrors.
     if !rules.restricts_moves() && !puzzle.board().has_mirrors() {
         return Solver::with_limits(max_moves, crate::solver::DEFAULT_TABLE_BYTES).solve(puzzle);
     }
     let started = Instant::now();
-    let mut search = Restricted::new(puzzle, rules);
+    let mut search = Restricted::new(puzzle, rules, progress);
     let start = State::start(puzzle.robots());
     let first = search.bound(&start);
     if first == UNREACHABLE {
@@ -193,7 +217,10 @@ pub fn solve(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, U
     }
     for limit in first.max(1)..=max_moves.min(254) {
         search.path.clear();
-        if search.dfs(&start, limit) {
+        progress.bound.store(limit, Ordering::Relaxed);
+        let solved = search.dfs(&start, limit);
+        progress.states.store(search.states, Ordering::Relaxed);
+        if solved {
             return Ok(Solution {
                 moves: search.path,
                 stats: SearchStats {
@@ -369,6 +396,7 @@ impl Hasher for KeyHasher {
 
 struct Restricted<'p> {
     puzzle: &'p Puzzle,
+    progress: &'p SearchProgress,
     mover: Mover<'p>,
     count: usize,
     /// Moves a finishing robot needs from each cell, by the line of its last move.
@@ -380,9 +408,10 @@ struct Restricted<'p> {
 }
 
 impl<'p> Restricted<'p> {
-    fn new(puzzle: &'p Puzzle, rules: Rules) -> Restricted<'p> {
+    fn new(puzzle: &'p Puzzle, rules: Rules, progress: &'p SearchProgress) -> Restricted<'p> {
         Restricted {
             puzzle,
+            progress,
             mover: Mover::new(puzzle, rules),
             count: puzzle.robots().len(),
             lower_bound: line_bounds(puzzle, rules),
@@ -407,6 +436,9 @@ impl<'p> Restricted<'p> {
     /// `path` if so).
     fn dfs(&mut self, state: &State, left: u8) -> bool {
         self.states += 1;
+        if self.states % PROGRESS_EVERY == 0 {
+            self.progress.states.store(self.states, Ordering::Relaxed);
+        }
         let bound = self.bound(state);
         if left == 0 || bound > left {
             return false;

@@ -417,3 +417,17 @@ fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
     // The mirrors matter: many positions need another count than without them.
     assert!(differ >= 30, "{differ} differ");
 }
+
+/// A watched search under rules that restrict moves ends with its progress at the answer:
+/// the bound that solved it and every state it searched.
+#[test]
+fn a_watched_search_reports_its_bound_and_states() {
+    let puzzle = crate::fogleman::Game::generate(1).unwrap().puzzle();
+    let rules = Rules::parse("no-rebounds").unwrap();
+    let progress = SearchProgress::default();
+    let solution = solve_watched(&puzzle, rules, 40, &progress).unwrap();
+    assert_eq!(Some(solution.moves.len()), reference_moves(&puzzle, rules));
+    assert_eq!(progress.bound.load(Ordering::Relaxed) as usize, solution.moves.len());
+    assert_eq!(progress.states.load(Ordering::Relaxed), solution.stats.states);
+    assert!(solution.stats.states > 0);
+}
