@@ -180,13 +180,14 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         (Some(generator), candidates)
     };
     let offered = candidates.len();
-    let chosen = choose(&args, generator, rules, candidates)?;
+    let (chosen, passed_over) = choose(&args, generator, rules, candidates)?;
     if chosen.len() < args.count {
         bail!(
-            "only {} of the {offered} candidates with {}..={} moves pass the filters, not the {} asked for; no pack written (ask for fewer, or widen the moves or the filters)",
+            "only {} of the {offered} candidates with {}..={} moves pass the filters ({}), not the {} asked for; no pack written (ask for fewer, or widen the moves or the filters)",
             chosen.len(),
             moves.start(),
             moves.end(),
+            passed_over.text(),
             args.count
         );
     }
@@ -270,23 +271,75 @@ impl Origin {
     }
 }
 
+/// The candidates a pack passed over, by the filter that refused each.
+#[derive(Default)]
+struct PassedOver {
+    same_board: usize,
+    few_robots: usize,
+    not_unique: usize,
+    /// Uniqueness not decided: counting the optimal solutions passed its bound.
+    undecided: usize,
+}
+
+impl PassedOver {
+    /// "3 not unique, 2 undecided (counting stopped at its bound), …", or "none refused".
+    fn text(&self) -> String {
+        let parts: Vec<String> = [
+            (self.same_board, "on a board already chosen"),
+            (self.few_robots, "moving too few robots"),
+            (self.not_unique, "not unique"),
+            (
+                self.undecided,
+                "undecided: counting their solutions stopped at its bound",
+            ),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        match parts.is_empty() {
+            true => "none refused".into(),
+            false => parts.join(", "),
+        }
+    }
+}
+
+/// Candidates looked at before the pack says, once, that most of them cannot be decided.
+const UNDECIDED_WARNING_AFTER: usize = 10;
+
 fn choose(
     args: &PackArgs,
     generator: Option<Generator>,
     rules: Rules,
     candidates: Vec<Candidate>,
-) -> Result<Vec<Chosen>> {
-    let bar = crate::progress::bar(args.count as u64, "puzzles chosen");
+) -> Result<(Vec<Chosen>, PassedOver)> {
+    let bar = crate::progress::bar_with_message(args.count as u64, "puzzles chosen");
     let mut boards = HashSet::new();
     let mut chosen = Vec::new();
+    let mut passed_over = PassedOver::default();
+    let mut warned = false;
     let total = candidates.len();
     for (rank, Candidate { origin, moves }) in candidates.into_iter().enumerate() {
         if chosen.len() == args.count {
             break;
         }
-        bar.set_message(format!("({rank} of {total} candidates looked at)"));
+        bar.set_message(format!(
+            "{rank} of {total} candidates looked at; passed over: {}",
+            passed_over.text()
+        ));
+        if !warned && rank == UNDECIDED_WARNING_AFTER && passed_over.undecided * 2 > rank {
+            warned = true;
+            bar.suspend(|| {
+                eprintln!(
+                    "rrm pack: {} of the first {rank} candidates could not be decided unique \
+                     (too many states to count); fewer moves decide more often",
+                    passed_over.undecided
+                )
+            });
+        }
         let (puzzle, token, board) = origin.draw(generator)?;
         if args.distinct_boards && boards.contains(&board) {
+            passed_over.same_board += 1;
             continue;
         }
         // Every puzzle is solved again: the store's move count must be the optimum.
@@ -301,12 +354,22 @@ fn choose(
             );
         }
         if ricochet::puzzle::robots_moved(&solution) < args.min_robots {
+            passed_over.few_robots += 1;
             continue;
         }
         let cap = if args.unique { 2 } else { SOLUTION_COUNT_CAP };
         let measured = metrics_under(&puzzle, &solution, cap, rules);
-        if args.unique && measured.optimal_solutions != Some(1) {
-            continue;
+        match measured.optimal_solutions {
+            _ if !args.unique => {}
+            Some(1) => {}
+            Some(_) => {
+                passed_over.not_unique += 1;
+                continue;
+            }
+            None => {
+                passed_over.undecided += 1;
+                continue;
+            }
         }
         boards.insert(board.clone());
         chosen.push(Chosen {
@@ -323,7 +386,7 @@ fn choose(
     bar.finish_and_clear();
     // Easiest first, like a puzzle book.
     chosen.sort_by_key(|c| (c.solution.len(), c.rank));
-    Ok(chosen)
+    Ok((chosen, passed_over))
 }
 
 fn notation(moves: &[Move]) -> Vec<String> {

@@ -295,3 +295,47 @@ fn census_import_replays_the_files_solutions_and_refuses_a_wrong_one() {
         "{stdout}"
     );
 }
+
+/// A pack whose filters leave too few candidates says why each one was passed over, and
+/// the reasons account for every candidate (it used to say only "0/12 chosen" for as
+/// long as it ran).
+#[test]
+fn a_pack_that_cannot_be_filled_says_why_each_candidate_was_passed_over() {
+    let dir = mined("1..3001");
+    let data = dir.path().join("store");
+    let out = dir.path().join("unique.json");
+    let output = rrm(&[
+        "pack",
+        "--data",
+        data.to_str().unwrap(),
+        "--min-moves",
+        "10",
+        "--max-moves",
+        "12",
+        "--count",
+        "500",
+        "--unique",
+        "--min-robots",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!out.exists(), "no pack written");
+    let number_before = |text: &str, word: &str| -> u64 {
+        let at = text
+            .find(word)
+            .unwrap_or_else(|| panic!("{word:?} in {text}"));
+        let word = text[..at].split_whitespace().last().unwrap();
+        word.trim_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .unwrap()
+    };
+    let chosen = number_before(&stderr, "of the");
+    let offered = number_before(&stderr, "candidates with");
+    let few = number_before(&stderr, "moving too few robots");
+    let not_unique = number_before(&stderr, "not unique");
+    assert!(offered > 0 && few > 0 && not_unique > 0, "{stderr}");
+    assert_eq!(chosen + few + not_unique, offered, "{stderr}");
+}

@@ -427,7 +427,13 @@ fn a_watched_search_reports_its_bound_and_states() {
     let progress = SearchProgress::default();
     let solution = solve_watched(&puzzle, rules, 40, &progress).unwrap();
     assert_eq!(Some(solution.moves.len()), reference_moves(&puzzle, rules));
-    assert_eq!(progress.bound.load(Ordering::Relaxed) as usize, solution.moves.len());
-    assert_eq!(progress.states.load(Ordering::Relaxed), solution.stats.states);
+    assert_eq!(
+        progress.bound.load(Ordering::Relaxed) as usize,
+        solution.moves.len()
+    );
+    assert_eq!(
+        progress.states.load(Ordering::Relaxed),
+        solution.stats.states
+    );
     assert!(solution.stats.states > 0);
 }
