@@ -152,7 +152,11 @@ impl Report {
             let verdict = if self.failed() { "MISMATCH" } else { "ok" };
             out += &format!("expected {}: {verdict}\n", count(expected.into(), "move"));
         }
-        out += &format!("{} states, {:.6} s CPU\n", self.states, self.cpu_seconds);
+        // An unsolved search reports no state count (its error carries none): only its time.
+        match self.moves {
+            Some(_) => out += &format!("{} states, {:.6} s CPU\n", self.states, self.cpu_seconds),
+            None => out += &format!("{:.6} s CPU\n", self.cpu_seconds),
+        }
         out
     }
 }

@@ -33,6 +33,8 @@ fn a_move_limit_below_the_bound_is_unsolved_not_a_panic() {
             "{stdout}"
         );
         assert!(!stderr.contains("panicked"), "{stderr}");
+        // No state count it does not have.
+        assert!(!stdout.contains("0 states"), "{stdout}");
     }
     let output = rrm(&["solve", "--seeds", "1..5", "--max-moves", "1"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -338,4 +340,38 @@ fn a_pack_that_cannot_be_filled_says_why_each_candidate_was_passed_over() {
     let not_unique = number_before(&stderr, "not unique");
     assert!(offered > 0 && few > 0 && not_unique > 0, "{stderr}");
     assert_eq!(chosen + few + not_unique, offered, "{stderr}");
+}
+
+/// The mine summary fits 80 columns (its seed lines were 84 to 90) and writes counts
+/// with thousands separators (it wrote "100000 puzzles").
+#[test]
+fn the_mine_summary_fits_80_columns_with_separated_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("store");
+    let summary = rrm_ok(&[
+        "mine",
+        "--seeds",
+        "1..3001",
+        "--unit-size",
+        "1000",
+        "--data",
+        data.to_str().unwrap(),
+    ]);
+    assert!(
+        summary.contains("3,000 of 3,000 seeds mined (3 of 3 units)"),
+        "{summary}"
+    );
+    assert!(summary.contains(" over 3,000 puzzles"), "{summary}");
+    let hardest = summary.split("hardest seeds:").nth(1).unwrap();
+    assert!(
+        hardest.lines().filter(|l| l.starts_with("  seed ")).count() >= 5,
+        "{summary}"
+    );
+    for line in summary.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
 }
