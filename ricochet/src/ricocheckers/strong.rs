@@ -7,7 +7,7 @@
 //! The distances are those of a piece alone on the board (walls stop it; a goal cell the
 //! opponent occupies costs two more), precomputed once per board, so an evaluation is a
 //! few table reads. Measured against distances searched with the other pieces as blockers
-//! (`BENCHMARKS.md`, session 7): those cost a breadth-first search per piece at every leaf,
+//! (`BENCHMARKS.md`, 2026-11-26): those cost a breadth-first search per piece at every leaf,
 //! about 180 times the time, and played no better, because the search itself sees the
 //! blockers a few plies ahead.
 
