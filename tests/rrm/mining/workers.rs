@@ -126,7 +126,7 @@ fn mining_finds_seed_1605212351_as_a_21_move_record() {
         "--data",
         data.path().to_str().unwrap(),
     ]);
-    assert!(summary.contains("seed   1605212351  21 moves"), "{summary}");
+    assert!(summary.contains("seed 1605212351: 21 moves"), "{summary}");
     let coordinator =
         Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
     let records = coordinator
