@@ -474,7 +474,7 @@ mod tests {
                     seed_end: 1536,
                     unit_size: 1,
                     record_threshold: 22,
-                    rules: rrm_model::Rules::STANDARD,
+                    rules: Rules::STANDARD,
                 },
                 created_unix_ms: 0,
             },

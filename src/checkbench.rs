@@ -171,7 +171,7 @@ pub(crate) fn seed_submission(
     Submission {
         worker: worker.id,
         identity: worker.identity.clone(),
-        digest: rrm_proto::unit_digest(
+        digest: rrm_model::unit_digest(
             &lease.campaign,
             seeds.clone(),
             &counts,

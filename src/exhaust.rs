@@ -62,7 +62,7 @@ pub struct ExhaustArgs {
     /// Keep up to this many legal placements at the deepest depth a legal one needs
     #[arg(long, default_value_t = LIST_BOUND)]
     legal_hardest: u32,
-    /// The rule set (see README, "Rules"): `standard`, or e.g. `no-rebounds,min-moves=3`.
+    /// The rule set (see docs/editions.md, "Rules implemented"): `standard`, or e.g. `no-rebounds,min-moves=3`.
     /// Rules that restrict moves take an engine that also tracks each robot's last line,
     /// for small boards (at most 20,000,000 states). A minimum counts placements needing
     /// fewer moves as refused; the histogram keeps every count.
@@ -319,9 +319,9 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
             [unit] => unit.label.clone(),
             _ => format!("{} units", units.len()),
         };
-        let svg = rrm_coordinator::charts::histogram_svg(
+        let svg = rrm_charts::histogram_svg(
             &title,
-            rrm_coordinator::charts::Counted::Placements,
+            rrm_charts::Counted::Placements,
             &[("all placements", &all), ("legal placements", &legal)],
         );
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;

@@ -9,7 +9,7 @@ use ricochet::Puzzle;
 /// A format `show` can write besides its text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
-    /// rrm's JSON puzzle format (README).
+    /// rrm's JSON puzzle format (docs/editions.md).
     Json,
     /// A DriftingDroids game ID.
     DdId,

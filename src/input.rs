@@ -108,7 +108,7 @@ pub enum PuzzleFormat {
     /// A DriftingDroids game ID when the text is one or a file holds one, a dump, K.
     /// Cox's text, else JSON.
     Auto,
-    /// rrm's JSON puzzle format (README).
+    /// rrm's JSON puzzle format (docs/editions.md).
     Json,
     /// A DriftingDroids game ID such as `7650+42+E2302B12+C9`.
     DdId,

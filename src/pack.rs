@@ -393,7 +393,7 @@ fn notation(moves: &[Move]) -> Vec<String> {
     moves.iter().map(Move::notation).collect()
 }
 
-/// The pack as JSON: see README, "Puzzle pack JSON".
+/// The pack as JSON: see docs/editions.md, "Puzzle pack JSON".
 fn json_pack(
     name: &str,
     spec: &CampaignSpec,

@@ -22,14 +22,14 @@ pub struct SolveArgs {
     // A negative seed is a wrong value, not an unknown option.
     #[arg(long, allow_negative_numbers = true)]
     seed: Option<u64>,
-    /// A puzzle file (JSON puzzle format or a DriftingDroids game ID, see README), or a
+    /// A puzzle file (JSON puzzle format or a DriftingDroids game ID, see docs/editions.md), or a
     /// DriftingDroids game ID itself, e.g. `7650+42+E2302B12+C9`.
     #[arg(long)]
     puzzle: Option<String>,
     /// How `--puzzle` or `--puzzles` is written (seeds have no format to choose).
     #[arg(long, value_enum, default_value_t = input::PuzzleFormat::Auto, conflicts_with_all = ["seed", "seeds"])]
     format: input::PuzzleFormat,
-    /// The rule set (see README, "Rules"): `standard`, or rules joined by commas:
+    /// The rule set (see docs/editions.md, "Rules implemented"): `standard`, or rules joined by commas:
     /// `no-rebounds`, `ricochet` (the rulebook's), `dd-ricochet` (DriftingDroids'),
     /// `min-moves=N` (positions needing fewer moves are refused).
     #[arg(long, value_parser = parse_rules, default_value = "standard")]

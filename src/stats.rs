@@ -7,7 +7,7 @@ use crate::backend::{Backend, BackendArgs};
 use crate::outfile::OutFile;
 use anyhow::{bail, Result};
 use clap::Args;
-use rrm_coordinator::charts::{rarity, Counted};
+use rrm_charts::{rarity, Counted};
 use rrm_model::{Aggregates, Group, Rules};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -82,9 +82,7 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
             Some(other) => format!("Optimal move counts: {name} and {other}"),
             None => format!("Optimal move counts: {name}"),
         };
-        svg.write(
-            rrm_coordinator::charts::histogram_svg(&title, Counted::Puzzles, &series).as_bytes(),
-        )?;
+        svg.write(rrm_charts::histogram_svg(&title, Counted::Puzzles, &series).as_bytes())?;
     }
     let mut out = crate::stdout::lock();
     if args.json {

@@ -132,7 +132,7 @@ fn print_game_ids(
 }
 
 /// Each puzzle in K. Cox's text format, a blank line between them.
-fn print_kcox(puzzles: &[ricochet::Puzzle]) -> Result<ExitCode> {
+fn print_kcox(puzzles: &[Puzzle]) -> Result<ExitCode> {
     let texts = (puzzles.iter())
         .map(ricochet::kcox::write)
         .collect::<Result<Vec<_>, _>>()?;

@@ -11,7 +11,6 @@ mod census;
 mod exhaustive;
 mod login;
 
-use crate::charts::{histogram_svg, rarity, Counted};
 use crate::core::{Coordinator, CoordinatorError};
 use crate::Security;
 use axum::extract::{Path, State};
@@ -21,6 +20,7 @@ use axum::routing::get;
 use axum::Router;
 use ricochet::svg::{centre, escape, Picture};
 use ricochet::{Dealt, Move, Puzzle, SeedError};
+use rrm_charts::{histogram_svg, rarity, Counted};
 use rrm_model::numbers::{si, thousands};
 use rrm_model::CampaignStatus;
 use serde_json::{json, Value};

@@ -87,7 +87,7 @@ mod tests {
     #[derive(Clone)]
     struct Never;
 
-    impl tower::Service<http::Request<()>> for Never {
+    impl Service<http::Request<()>> for Never {
         type Response = http::Response<Body>;
         type Error = std::convert::Infallible;
         type Future = BoxedCall<Self::Response, Self::Error>;

@@ -365,7 +365,7 @@ mod tests {
             seed_end,
             unit_size,
             record_threshold: 20,
-            rules: crate::Rules::STANDARD,
+            rules: Rules::STANDARD,
         };
         assert_eq!(spec(1, 11, 10).validate(), Ok(()));
         assert_eq!(

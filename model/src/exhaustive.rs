@@ -2,6 +2,7 @@
 //! and the placements kept.
 
 use crate::deepest;
+use std::collections::BTreeMap;
 
 /// One placement of four robots: the target robot's cell, then the three helpers' cells
 /// ascending; cells are caller indices `y * 16 + x`.
@@ -44,4 +45,21 @@ pub struct ExhaustiveRecord {
     pub cpu_ms: u64,
     /// The rrm version that accepted it (workers run the coordinator's version).
     pub rrm_version: String,
+}
+
+/// A done unit's maxima: over all its placements and over its legal ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitMaxima {
+    pub unit: u64,
+    pub all: u8,
+    pub legal: u8,
+}
+
+/// An exhaustive campaign's boards and targets, and the maxima of its done units by
+/// (board, target): what a census heatmap draws.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UnitMap {
+    pub boards: Vec<String>,
+    pub targets: Vec<String>,
+    pub maxima: BTreeMap<(String, String), UnitMaxima>,
 }

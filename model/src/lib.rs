@@ -8,6 +8,7 @@
 //! and trusted inside.
 
 mod campaign;
+mod digest;
 mod exhaustive;
 pub mod numbers;
 mod stats;
@@ -15,6 +16,7 @@ mod units;
 mod work;
 
 pub use campaign::*;
+pub use digest::*;
 pub use exhaustive::*;
 /// The rules a campaign is played under (a campaign carries its own).
 pub use ricochet::rules::{Ricochet, Rules};

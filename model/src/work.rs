@@ -79,17 +79,17 @@ pub struct Submission {
     /// a failure or a distrust is charged to this name.
     pub identity: String,
     pub lease: LeaseRef,
-    /// One optimal move count per seed of the unit (`rrm_proto::UNSOLVED` when the
+    /// One optimal move count per seed of the unit (`rrm_model::UNSOLVED` when the
     /// worker gave up).
     pub move_counts: Vec<u8>,
     /// Per seed, the different robots its solution moves.
     pub robots_moved: Vec<u8>,
-    /// `rrm_proto::unit_digest` of the above.
+    /// `rrm_model::unit_digest` of the above.
     pub digest: Vec<u8>,
     /// (seed, moves in notation) for the record candidates and the hardest seeds.
     pub solutions: Vec<(u64, Vec<String>)>,
     /// An exhaustive unit's result (the seed fields are then empty); `digest` is
-    /// `rrm_proto::exhaustive_digest` of it.
+    /// `rrm_model::exhaustive_digest` of it.
     pub exhaustive: Option<ExhaustiveResult>,
     /// The CPU time the worker reports for an exhaustive unit (informative, unchecked).
     pub cpu_ms: u64,

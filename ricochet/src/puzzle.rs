@@ -362,7 +362,7 @@ impl MirrorRecord {
     }
 }
 
-/// One puzzle of the JSON puzzle format (documented in README.md): cells are indexed
+/// One puzzle of the JSON puzzle format (documented in docs/editions.md): cells are indexed
 /// `y * width + x`, wall masks are N=1 E=2 S=4 W=8 per cell.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

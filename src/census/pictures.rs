@@ -5,8 +5,9 @@ use super::report::{drawn, Census, Record};
 use anyhow::{Context, Result};
 use ricochet::svg::Picture;
 use ricochet::Move;
-use rrm_coordinator::charts::{histogram_svg, unit_heatmap_svg, Counted};
-use rrm_coordinator::{UnitBoard, UnitMap};
+use rrm_charts::{histogram_svg, unit_heatmap_svg, Counted};
+use rrm_coordinator::UnitBoard;
+use rrm_model::UnitMap;
 use std::path::Path;
 
 /// The file names written into the figures directory.

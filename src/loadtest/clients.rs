@@ -60,7 +60,7 @@ impl TrueResults {
                                 |solver| solver.solve(&generated.puzzle).ok(),
                             )
                         });
-                solved.map_or((rrm_proto::UNSOLVED, 0), |found| {
+                solved.map_or((rrm_model::UNSOLVED, 0), |found| {
                     (
                         found.moves.len() as u8,
                         ricochet::puzzle::robots_moved(&found.moves) as u8,
@@ -257,7 +257,7 @@ async fn simulated_worker(
         let (counts, robots) = truth
             .of(unit.seed_start..unit.seed_end)
             .context("the load outran the seeds solved for it; raise PREPARED_PER_SECOND")?;
-        let digest = rrm_proto::unit_digest(
+        let digest = rrm_model::unit_digest(
             &lease.campaign,
             unit.seed_start..unit.seed_end,
             &counts,

@@ -3,7 +3,7 @@
 //! text and JSON.
 
 use super::{share, summary_line, PERCENTILES};
-use rrm_coordinator::charts::rarity;
+use rrm_charts::rarity;
 use rrm_model::Aggregates;
 use rrm_model::{Distribution, ExactStats};
 use serde_json::{json, Value};

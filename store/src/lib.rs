@@ -68,7 +68,7 @@ use std::path::{Path, PathBuf};
 pub struct Store {
     dir: PathBuf,
     /// sled and the journal, until a reopen replaces them (see `files`).
-    files: std::sync::Mutex<Option<std::sync::Arc<files::Files>>>,
+    files: std::sync::Mutex<Option<std::sync::Arc<Files>>>,
     /// Held through a reopen, so that two never race.
     reopening: std::sync::Mutex<()>,
     /// Why the last flush failed, until one succeeds.

@@ -21,7 +21,7 @@ fn spec(name: &str) -> CampaignSpec {
         seed_end: 1001,
         unit_size: 100,
         record_threshold: 18,
-        rules: rrm_model::Rules::STANDARD,
+        rules: Rules::STANDARD,
     }
 }
 

@@ -469,7 +469,7 @@ fn compose_mines_a_campaign_across_down_and_up() {
     };
     let count = |status: &Value, field: &str| status[field].as_u64().unwrap();
 
-    // The coordinator first, the campaign, then the workers, as in README.md.
+    // The coordinator first, the campaign, then the workers, as in docs/operations.md.
     project.compose(&["up", "-d", "--no-build", "coordinator"]);
     project.healthy_coordinator();
     client(&[

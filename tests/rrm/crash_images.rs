@@ -293,7 +293,7 @@ impl Disk {
 
     /// The files a crash now leaves in `dir` (under `root`): the durable state, plus
     /// the first `extra` unsynced writes of the files `landed` names.
-    fn image(&self, root: &Path, dir: &Path, extra: usize, landed: Landed) {
+    fn image(&self, root: &Path, dir: &Path, extra: usize, landed: Landed<'_>) {
         std::fs::create_dir_all(dir).unwrap();
         for (name, &inode) in &self.durable_names {
             let file = &self.inodes[inode];
@@ -400,7 +400,7 @@ fn crash_images_below_the_page_cache_open_whole_or_refuse() {
         if !matches!(op, Op::Sync(_)) && !before_sync {
             continue;
         }
-        let files: [(&str, Landed); 3] = [
+        let files: [(&str, Landed<'_>); 3] = [
             ("all files", &|_| true),
             ("sled's db", &|name| name.ends_with("db")),
             ("the journal", &|name| {

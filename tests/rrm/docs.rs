@@ -1,33 +1,50 @@
 //! The documents name only paths that exist: every repository path that README.md,
-//! ARCHITECTURE.md or a design note names (in a code span or a link) is checked, so a
+//! ARCHITECTURE.md or a page of `docs/` names (in a code span or a link) is checked, so a
 //! file moved or deleted cannot leave the map behind it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// The documents checked, from the repository's root.
-const DOCUMENTS: [&str; 3] = ["README.md", "ARCHITECTURE.md", "docs/designs.md"];
 /// Paths the documents tell the reader to create.
 const MADE_BY_THE_READER: [&str; 1] = ["deploy/secrets/"];
 
-/// The texts of `markdown`'s code spans and link targets.
-fn named(markdown: &str) -> Vec<&str> {
-    let spans = markdown.split('`').skip(1).step_by(2);
-    let links = markdown
+/// The documents checked: README.md, ARCHITECTURE.md and every Markdown page of `docs/`,
+/// read at test time so that a new page is checked without being listed.
+fn documents(root: &Path) -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    let mut documents = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    documents.extend(pages);
+    documents
+}
+
+/// The texts of `markdown`'s code spans.
+fn spans(markdown: &str) -> impl Iterator<Item = &str> {
+    markdown.split('`').skip(1).step_by(2)
+}
+
+/// The targets of `markdown`'s links.
+fn links(markdown: &str) -> impl Iterator<Item = &str> {
+    markdown
         .split("](")
         .skip(1)
-        .filter_map(|rest| rest.split(')').next());
-    spans.chain(links).collect()
+        .filter_map(|rest| rest.split(')').next())
 }
 
 /// Whether `text` reads as a repository path: two segments or more, no placeholder
-/// (`DIR`, `NAME`), no URL, option, absolute or home path, command or code.
+/// (`DIR`, `NAME`), no URL, option, absolute or home path, command or code. A leading
+/// `../` is kept: a page of `docs/` reaches the rest of the repository that way.
 fn as_repository_path(text: &str) -> Option<&str> {
     let text = text.split('#').next()?;
     let code = |c: char| c.is_whitespace() || "<>{}*$=:,|\\\"'()[]@…".contains(c);
-    if text.contains(code) || text.starts_with(['/', '-', '.', '~']) || text.starts_with("http") {
+    let within = text.trim_start_matches("../");
+    if text.contains(code) || within.starts_with(['/', '-', '.', '~']) || text.starts_with("http") {
         return None;
     }
-    let segments: Vec<&str> = text.split('/').filter(|s| !s.is_empty()).collect();
+    let segments: Vec<&str> = within.split('/').filter(|s| !s.is_empty()).collect();
     let placeholder = |s: &&str| s.chars().all(|c| c.is_ascii_uppercase() || c == '_');
     (segments.len() >= 2 && !segments.iter().any(placeholder)).then_some(text)
 }
@@ -37,14 +54,24 @@ fn documents_name_only_paths_that_exist() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut checked = 0;
     let mut missing = Vec::new();
-    for document in DOCUMENTS {
-        let text = std::fs::read_to_string(root.join(document)).unwrap();
-        let here = root.join(document).parent().unwrap().to_path_buf();
-        for path in named(&text).into_iter().filter_map(as_repository_path) {
+    for document in documents(root) {
+        let text = std::fs::read_to_string(&document).unwrap();
+        let here = document.parent().unwrap();
+        let name = document.strip_prefix(root).unwrap().display().to_string();
+        // A code span names a path from the root or from the document's directory; a
+        // link is followed from the document's directory, as a reader's browser does.
+        let named = spans(&text)
+            .filter_map(as_repository_path)
+            .map(|path| (path, root.join(path).exists() || here.join(path).exists()))
+            .chain(
+                links(&text)
+                    .filter_map(as_repository_path)
+                    .map(|path| (path, here.join(path).exists())),
+            );
+        for (path, exists) in named {
             checked += 1;
-            let exists = root.join(path).exists() || here.join(path).exists();
             if !exists && !MADE_BY_THE_READER.contains(&path) {
-                missing.push(format!("{document}: {path}"));
+                missing.push(format!("{name}: {path}"));
             }
         }
     }
@@ -56,10 +83,18 @@ fn documents_name_only_paths_that_exist() {
 #[test]
 fn the_path_reader_tells_paths_from_code() {
     let text = "see `store/src/lib.rs`, [designs](docs/designs.md#top), `rrm mine --data DIR`, \
-                `data/NAME/x`, `ricochet::Solver`, `./rrm-data`, `/metrics`, `a.rs`";
-    let paths: Vec<&str> = named(text)
-        .into_iter()
+                `data/NAME/x`, `ricochet::Solver`, `./rrm-data`, `/metrics`, `a.rs`, \
+                [census](../data/exhaustive/README.md)";
+    let paths: Vec<&str> = spans(text)
+        .chain(links(text))
         .filter_map(as_repository_path)
         .collect();
-    assert_eq!(paths, ["store/src/lib.rs", "docs/designs.md"]);
+    assert_eq!(
+        paths,
+        [
+            "store/src/lib.rs",
+            "docs/designs.md",
+            "../data/exhaustive/README.md"
+        ]
+    );
 }

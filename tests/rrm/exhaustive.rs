@@ -756,7 +756,7 @@ fn committed(path: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
-/// Seed 1's unit as committed (the census's unit file and the README's figures of it)
+/// Seed 1's unit as committed (the census's unit file and docs/census.md's figures of it)
 /// is what `rrm exhaust --seed 1` computes now; its totals agree with counts made here
 /// from the board, and the seed's own position with its published optimum.
 #[test]
@@ -793,13 +793,13 @@ fn seed_1s_committed_unit_is_what_the_code_computes() {
         sum(&file["legal_histogram"]),
         placements_of_three_helpers(&record, &targets)
     );
-    // The seed's own position: Fogleman's published optimum, and the README's figures.
+    // The seed's own position: Fogleman's published optimum, and docs/census.md's figures.
     let published = crate::generator::seed_records()[0].moves;
     let position = &computed["position"];
     assert_eq!(position["moves"], published as u64);
     let max = computed["max_moves"].as_u64().unwrap();
     let harder = position["harder"].as_u64().unwrap();
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/census.md"))
         .unwrap()
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -812,7 +812,7 @@ fn seed_1s_committed_unit_is_what_the_code_computes() {
             harder as f64 * 100.0 / placements as f64
         ),
     ] {
-        assert!(readme.contains(&figure), "README.md: {figure}");
+        assert!(readme.contains(&figure), "docs/census.md: {figure}");
     }
 }
 
@@ -860,11 +860,11 @@ fn dd25s_committed_unit_is_what_the_code_computes() {
     assert_eq!(
         file["hardest"].as_array().unwrap().len(),
         2,
-        "README: one of 2"
+        "docs/census.md: one of 2"
     );
 }
 
-/// `n` with thousands separated by commas, as the README writes counts.
+/// `n` with thousands separated by commas, as docs/census.md writes counts.
 fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();

@@ -17,7 +17,7 @@ const HELPERS: usize = 3;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysed {
     pub result: ExhaustiveResult,
-    /// [`rrm_proto::exhaustive_digest`] of the result, bound to its unit.
+    /// [`rrm_model::exhaustive_digest`] of the result, bound to its unit.
     pub digest: [u8; 32],
     /// The process's CPU time over the analysis.
     pub cpu_ms: u64,
@@ -93,7 +93,7 @@ pub fn analyse_unit(
         max_moves: analysis.max_moves,
     };
     let digest =
-        rrm_proto::exhaustive_digest(campaign, unit_number, (&unit.board, &unit.token), &result);
+        rrm_model::exhaustive_digest(campaign, unit_number, (&unit.board, &unit.token), &result);
     Ok(Analysed {
         result,
         digest,

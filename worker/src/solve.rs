@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use ricochet::solver::DEFAULT_MAX_MOVES;
 use ricochet::{Dealer, Dealt, SeedAnswer};
-use rrm_proto::UNSOLVED;
+use rrm_model::UNSOLVED;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -181,7 +181,7 @@ fn request(
     let unit = lease.unit;
     let submission = match solved {
         Solved::Seeds(seeds, result) => Submission {
-            digest: rrm_proto::unit_digest(
+            digest: rrm_model::unit_digest(
                 &lease.campaign,
                 seeds,
                 &result.move_counts,

@@ -8,8 +8,8 @@ use super::hardest::Bar;
 use super::identity::secret_draw;
 use super::{Counts, Rejection, Submission};
 use ricochet::{Dealer, Dealt, ReplayError, ZeroMoves};
+use rrm_model::UNSOLVED;
 use rrm_model::{Aggregates, CampaignSpec, HardEntry};
-use rrm_proto::UNSOLVED;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -47,7 +47,7 @@ pub(super) fn check_integrity(
             });
         }
     }
-    let digest = rrm_proto::unit_digest(
+    let digest = rrm_model::unit_digest(
         &spec.name,
         seeds,
         &submission.move_counts,

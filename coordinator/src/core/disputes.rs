@@ -18,8 +18,8 @@ use super::submission::{Checked, Found};
 use super::{Coordinator, LeaseRef, Outcome, Result, State, Submission};
 use ricochet::solver::DEFAULT_MAX_MOVES;
 use ricochet::Dealer;
+use rrm_model::UNSOLVED;
 use rrm_model::{Aggregates, Mismatch, Resolution, UnitRecord, UnitState, Verification};
-use rrm_proto::UNSOLVED;
 use rrm_store::{Correction, StoreError};
 
 /// Differing seeds the coordinator solves at most to settle one mismatch.

@@ -40,8 +40,8 @@ pub use disk::{DiskReserve, SpaceProbe};
 pub use disputes::SETTLE_BUDGET;
 pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
 pub use exhaustive::{
-    DoneUnit, Provenance, ReSolving, UnitBoard, UnitMap, UnitMaxima, CONFIRMED_BY_COORDINATOR,
-    IMPORTED, IMPORT_RESOLVE_BUDGET, RESOLVE_BUDGET,
+    DoneUnit, Provenance, ReSolving, UnitBoard, CONFIRMED_BY_COORDINATOR, IMPORTED,
+    IMPORT_RESOLVE_BUDGET, RESOLVE_BUDGET,
 };
 pub use hardest::HARDEST_SHOWN;
 pub use progress::Remaining;

@@ -78,7 +78,7 @@ pub fn verify_store(store: &Store, on_unit: &mut dyn FnMut()) -> Result<VerifyRe
                         continue;
                     };
                     let seeds = campaign.spec.unit_seeds(unit);
-                    let found = rrm_proto::unit_digest(name, seeds.clone(), &counts, &robots);
+                    let found = rrm_model::unit_digest(name, seeds.clone(), &counts, &robots);
                     if found != *digest {
                         problem("its result block does not match its digest".into());
                     }
@@ -187,7 +187,7 @@ mod tests {
         };
         let record = UnitRecord {
             state: UnitState::Done {
-                digest: rrm_proto::unit_digest("kept", 1..11, &counts, &robots),
+                digest: rrm_model::unit_digest("kept", 1..11, &counts, &robots),
                 producer: "alice".into(),
                 commit: 1,
                 verification: Verification::NotChosen,

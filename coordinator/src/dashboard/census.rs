@@ -5,10 +5,10 @@
 
 use super::exhaustive::{histogram_table, placement_card, RECORDS_SHOWN};
 use super::{page, Coord, PageError};
-use crate::charts::{histogram_svg, unit_heatmap_svg, Counted};
 use axum::extract::{Path, State};
 use axum::response::Html;
 use ricochet::svg::escape;
+use rrm_charts::{histogram_svg, unit_heatmap_svg, Counted};
 use std::fmt::Write;
 
 /// `/campaign/NAME/census`: the heatmap of unit maxima and the records, over all

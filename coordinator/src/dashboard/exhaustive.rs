@@ -4,11 +4,11 @@
 //! listed placement; JSON at `/api/campaign/NAME/stats` and `/api/campaign/NAME/records`.
 
 use super::{page, playback, ApiError, Coord, DashboardError, PageError};
-use crate::charts::{histogram_svg, rarity, Counted};
 use crate::core::{Coordinator, UnitBoard};
 use axum::extract::{Path, State};
 use axum::response::{Html, Json};
 use ricochet::svg::{escape, Picture};
+use rrm_charts::{histogram_svg, rarity, Counted};
 use rrm_model::numbers::thousands;
 use rrm_model::{Aggregates, CampaignStatus, Distribution, ExactStats, MinedPlacement};
 use serde_json::{json, Value};

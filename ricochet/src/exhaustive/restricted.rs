@@ -126,7 +126,7 @@ fn explore(
             state: id,
         });
     }
-    let movers: Vec<Mover> = puzzles.iter().map(|p| Mover::new(p, rules)).collect();
+    let movers: Vec<Mover<'_>> = puzzles.iter().map(|p| Mover::new(p, rules)).collect();
     let robots = placements.first().map_or(0, |p| p.helpers.len() + 1);
     let mut next = 0;
     while next < states.len() {

@@ -344,7 +344,7 @@ fn openings_vary_the_games_of_deterministic_players() {
     use super::tournament::tournament;
     let field = Field::standard();
     let pair = (Kind::AlphaBeta { plies: 3 }, Kind::Minimax { plies: 2 });
-    let distinct = |games: &[super::tournament::Game]| {
+    let distinct = |games: &[tournament::Game]| {
         let lines: std::collections::HashSet<&Vec<Step>> = games.iter().map(|g| &g.moves).collect();
         lines.len()
     };

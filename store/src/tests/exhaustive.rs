@@ -24,7 +24,7 @@ fn campaign_spec(name: &str, units: u64) -> CampaignSpec {
         seed_end: units,
         unit_size: 1,
         record_threshold: 12,
-        rules: rrm_model::Rules::STANDARD,
+        rules: Rules::STANDARD,
     }
 }
 

@@ -33,7 +33,7 @@ fn commit_unit(store: &Store, campaign: u32, unit: u64) -> Result<()> {
 
 /// Every record of the journal file at `path`, in order; fails on bytes that are not
 /// a whole record.
-fn records(path: &std::path::Path) -> Vec<u64> {
+fn records(path: &Path) -> Vec<u64> {
     let bytes = std::fs::read(path).unwrap();
     let mut rest = bytes.as_slice();
     let mut numbers = Vec::new();
@@ -49,13 +49,7 @@ fn records(path: &std::path::Path) -> Vec<u64> {
 fn a_failed_write_whole_or_torn_is_retried_at_the_same_offset() {
     let dir = tempfile::tempdir().unwrap();
     let journal = Journal::start(dir.path(), 0).unwrap();
-    let change = || {
-        vec![crate::journal::Change::put(
-            Table::Units,
-            b"k",
-            vec![9; 300],
-        )]
-    };
+    let change = || vec![Change::put(Table::Units, b"k", vec![9; 300])];
     journal.lock().append(&change());
     journal.sync().unwrap();
     journal.faults.torn_writes.store(1, Ordering::SeqCst);

@@ -35,7 +35,7 @@ fn export(store: &Store) -> String {
 /// after it and flushed: the copy taken at the checkpoint with the journal's files and
 /// the acknowledged mark copied over it is what a crash before sled wrote anything
 /// leaves.
-fn crash_image(units: u64) -> (tempfile::TempDir, Store, std::path::PathBuf) {
+fn crash_image(units: u64) -> (tempfile::TempDir, Store, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let live = dir.path().join("live");
     let image = dir.path().join("image");
@@ -272,7 +272,7 @@ fn a_group_sled_kept_in_part_is_completed_from_its_intent() {
     {
         let db = sled::Config::new()
             .path(&image)
-            .segment_size(crate::files::SEGMENT)
+            .segment_size(files::SEGMENT)
             .open()
             .unwrap();
         let meta = db.open_tree(Table::Meta.name()).unwrap();

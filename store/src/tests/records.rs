@@ -35,7 +35,7 @@ fn every_record_keeps_its_format_2_bytes() {
                 seed_end: 300,
                 unit_size: 128,
                 record_threshold: 20,
-                rules: rrm_model::Rules::STANDARD,
+                rules: Rules::STANDARD,
             },
             created_unix_ms: 5,
         },

@@ -496,7 +496,7 @@ fn campaign_retry_releases_quarantined_units() {
         let mut all = vec!["campaign", "retry", "retried", "--coordinator", &server.url];
         all.extend_from_slice(args);
         all.extend_from_slice(&["--token-file", &admin]);
-        crate::rrm_ok(&all)
+        rrm_ok(&all)
     };
     let unit = status.quarantined[0].unit;
     let out = retry(&["--unit", &unit.to_string()]);
@@ -539,7 +539,7 @@ fn client_strings_come_back_cut_short() {
             })
             .await
             .unwrap_err();
-        assert_eq!(refused.code(), tonic::Code::FailedPrecondition);
+        assert_eq!(refused.code(), Code::FailedPrecondition);
         assert!(
             refused.message().len() <= 512,
             "{}",

@@ -307,7 +307,7 @@ fn coordinator_on(data: &Path, reserve: &str) -> (Process, String) {
         "--min-free-disk",
         reserve,
     ]);
-    let url = super::security::announced(&mut process, "listening on ");
+    let url = security::announced(&mut process, "listening on ");
     (process, format!("http://{url}"))
 }
 
@@ -431,7 +431,7 @@ fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
         .into_iter()
         .map(|(client, raw, unit)| {
             let seeds = unit.seed_start..unit.seed_end;
-            let solved = super::solve_honestly(seeds.clone(), 5);
+            let solved = solve_honestly(seeds.clone(), 5);
             let counts = solved.move_counts.clone();
             (
                 client,

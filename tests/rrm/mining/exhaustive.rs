@@ -8,11 +8,11 @@ use super::*;
 use crate::referee::check_solution;
 use ricochet::{Puzzle, PuzzleRecord};
 use rrm_coordinator::{CoordinatorError, PlacementList, Rejection, UnitBoard, Worker};
+use rrm_model::exhaustive_digest;
 use rrm_model::{
     ExhaustiveRequest, ExhaustiveResult, LeaseRef, Outcome, Submission, Work, DEFAULT_MAX_HARDEST,
     DEFAULT_SAMPLE_SIZE, DEFAULT_TOP_FROM, DEFAULT_TOP_PER_DEPTH,
 };
-use rrm_proto::exhaustive_digest;
 use rrm_proto::wire::exhaustive_message;
 use std::sync::OnceLock;
 
@@ -486,7 +486,7 @@ fn a_worker_mines_an_exhaustive_unit_and_reports_work() {
     for row in rows {
         assert_eq!(row["moves"], u64::from(honest.max_moves));
         assert_eq!(row["board"], BOARD);
-        let record: ricochet::PuzzleRecord = serde_json::from_value(row["puzzle"].clone()).unwrap();
+        let record: PuzzleRecord = serde_json::from_value(row["puzzle"].clone()).unwrap();
         let moves: Vec<String> = serde_json::from_value(row["solution"].clone()).unwrap();
         check_solution(&record, &moves).unwrap();
     }

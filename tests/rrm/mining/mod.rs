@@ -336,7 +336,7 @@ fn submission(
     pb::SubmitRequest {
         worker_id: worker.id,
         session: worker.session.clone(),
-        digest: rrm_proto::unit_digest(&lease.campaign, seeds, &counts, &solved.robots_moved)
+        digest: rrm_model::unit_digest(&lease.campaign, seeds, &counts, &solved.robots_moved)
             .to_vec(),
         lease: Some(lease),
         move_counts: counts,

@@ -32,11 +32,11 @@ fn saved_statistics_counting_unsolved_seeds_are_rebuilt() {
                 moves.len() as u8
             })
             .collect();
-        counts[3] = rrm_proto::UNSOLVED;
+        counts[3] = rrm_model::UNSOLVED;
         let robots = vec![1; 10];
         let record = UnitRecord {
             state: UnitState::Done {
-                digest: rrm_proto::unit_digest("old", seeds.clone(), &counts, &robots),
+                digest: rrm_model::unit_digest("old", seeds.clone(), &counts, &robots),
                 producer: "old".into(),
                 commit: 1,
                 verification: Verification::NotChosen,

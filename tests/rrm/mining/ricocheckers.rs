@@ -192,7 +192,7 @@ fn forged_forced_win_claims_are_refused() {
         worker: worker.id,
         identity: worker.identity.clone(),
         lease,
-        digest: rrm_proto::unit_digest("forged", seeds, &counts, &robots).to_vec(),
+        digest: rrm_model::unit_digest("forged", seeds, &counts, &robots).to_vec(),
         move_counts: counts,
         robots_moved: robots,
         solutions,
@@ -212,13 +212,13 @@ fn forged_forced_win_claims_are_refused() {
         let top = (hardest - seeds.start) as usize;
         // A win that is not the hardest: its line is not kept, only a search shows it.
         let hidden = (solved.move_counts.iter().enumerate())
-            .filter(|&(i, &m)| i != top && m > 0 && m != rrm_proto::UNSOLVED)
+            .filter(|&(i, &m)| i != top && m > 0 && m != rrm_model::UNSOLVED)
             .map(|(i, _)| i)
             .next()
             .expect("a second forced win in the unit");
         let (mut counts, mut robots) = (solved.move_counts.clone(), solved.robots_moved.clone());
         match forgery {
-            "unsettled" => (counts[hidden], robots[hidden]) = (rrm_proto::UNSOLVED, 0),
+            "unsettled" => (counts[hidden], robots[hidden]) = (rrm_model::UNSOLVED, 0),
             // Past the bound it is impossible; below it, the kept line shows fewer moves.
             "inflated" => counts[top] += 1,
             "beyond-bound" => counts[top] = 9,

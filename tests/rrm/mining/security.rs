@@ -105,7 +105,7 @@ pub(super) async fn leased_and_solved(
         .into_inner()
         .unit
         .expect("a unit");
-    let solved = super::solve_honestly(unit.seed_start..unit.seed_end, 5);
+    let solved = solve_honestly(unit.seed_start..unit.seed_end, 5);
     (unit, solved)
 }
 
@@ -312,7 +312,7 @@ fn a_token_rotated_while_workers_run_loses_and_doubles_nothing() {
     ]);
     let url = format!("http://{}", announced(&mut coordinator, "listening on "));
     let admin = tokens.token_file("tok-admin");
-    crate::rrm_ok(&[
+    rrm_ok(&[
         "campaign",
         "create",
         "rotate",
@@ -526,7 +526,7 @@ fn tls_round_trip_with_client_certificates_and_plaintext_refused() {
     );
     let mut health = vec!["health", "--coordinator", &https];
     health.extend(tls_args.iter().map(String::as_str));
-    assert_eq!(crate::rrm_ok(&health).trim(), "serving");
+    assert_eq!(rrm_ok(&health).trim(), "serving");
 }
 
 /// On the TLS server at 127.0.0.1:`port` (client certificates of the CA in `ca`
@@ -666,7 +666,7 @@ fn campaigns_beyond_the_size_limits_are_refused() {
         assert!(stderr.contains(needle), "{stderr}");
     }
     assert!(server.coordinator.campaign_names().is_empty());
-    crate::rrm_ok(&[
+    rrm_ok(&[
         "campaign",
         "create",
         "fits",

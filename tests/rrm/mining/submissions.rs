@@ -22,7 +22,7 @@ fn duplicate_late_and_malformed_submissions() {
         let lease = second.lease.clone().unwrap();
         assert_eq!((lease.unit, lease.lease), (first_lease.unit, 2));
         let seeds = second.seed_start..second.seed_end;
-        let result = super::solve_honestly(seeds.clone(), 5);
+        let result = solve_honestly(seeds.clone(), 5);
         let submit = |lease: pb::LeaseRef, counts: Vec<u8>, digest: Option<[u8; 32]>| {
             let mut request = submission(lease, seeds.clone(), &result, &worker, counts);
             if let Some(digest) = digest {
@@ -184,7 +184,7 @@ fn a_unit_that_keeps_failing_is_quarantined_with_its_error() {
                 .submit(pb::SubmitRequest {
                     worker_id: worker.id,
                     session: worker.session.clone(),
-                    digest: rrm_proto::unit_digest("failing", 1..11, &counts, &[1; 10]).to_vec(),
+                    digest: rrm_model::unit_digest("failing", 1..11, &counts, &[1; 10]).to_vec(),
                     lease: Some(lease),
                     move_counts: counts,
                     robots_moved: vec![1; 10],
@@ -234,12 +234,12 @@ fn refusals_are_typed_and_kept_solutions_are_bounded() {
     let Work::Seeds { seeds, .. } = assignment.work else {
         panic!("a seed unit")
     };
-    let solved = super::solve_honestly(seeds.clone(), 2);
+    let solved = solve_honestly(seeds.clone(), 2);
     let honest = Submission {
         worker: worker.id,
         identity: worker.identity.clone(),
         lease: assignment.lease.clone(),
-        digest: rrm_proto::unit_digest(
+        digest: rrm_model::unit_digest(
             "typed",
             seeds.clone(),
             &solved.move_counts,

@@ -329,12 +329,12 @@ fn leases_say_when_every_campaign_is_done_and_heartbeats_report_progress() {
         assert_eq!(claimed.seeds_in_progress, 10);
 
         let seeds = unit.seed_start..unit.seed_end;
-        let result = super::solve_honestly(seeds.clone(), 5);
+        let result = solve_honestly(seeds.clone(), 5);
         client
             .submit(pb::SubmitRequest {
                 worker_id: worker.id,
                 session: worker.session.clone(),
-                digest: rrm_proto::unit_digest(
+                digest: rrm_model::unit_digest(
                     &held.campaign,
                     seeds,
                     &result.move_counts,

@@ -23,7 +23,7 @@ pub(in crate::core) fn campaign() -> CampaignState {
     };
     CampaignState::new(
         campaign,
-        Kind::Seeds(ricochet::Dealer::standard(ricochet::Generator::Fogleman)),
+        Kind::Seeds(Dealer::standard(ricochet::Generator::Fogleman)),
         Aggregates::default(),
     )
 }

@@ -78,7 +78,7 @@ fn submission(
 }
 
 fn with_digest(spec: &CampaignSpec, mut submission: Submission) -> Submission {
-    submission.digest = rrm_proto::unit_digest(
+    submission.digest = rrm_model::unit_digest(
         &spec.name,
         SEEDS,
         &submission.move_counts,

@@ -10,8 +10,8 @@ use ricochet::edition::{unit_geometry, UnitGeometry};
 use ricochet::exhaustive::{sample_placements, Finisher, Legality, Placement, LEGAL_PER_DEPTH};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Board, LayoutError, Move, Puzzle, Target};
+use rrm_model::exhaustive_digest;
 use rrm_model::{ExhaustiveRecord, ExhaustiveResult, PlacementCells};
-use rrm_proto::exhaustive_digest;
 use std::collections::HashSet;
 
 /// Helpers beside the target robot: four robots in all.
@@ -136,7 +136,7 @@ pub(in crate::core) fn check_exhaustive(
     unit: &UnitBoard,
     result: &ExhaustiveResult,
     cpu_ms: u64,
-    resolving: ReSolving,
+    resolving: ReSolving<'_>,
 ) -> Result<ExhaustiveRecord, Rejection> {
     check_histograms(unit, result)?;
     let max = result.max_moves;

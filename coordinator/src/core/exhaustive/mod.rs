@@ -8,7 +8,7 @@ mod queries;
 
 pub(super) use checks::{check_exhaustive, check_exhaustive_integrity};
 pub use checks::{ReSolving, UnitBoard, IMPORT_RESOLVE_BUDGET, RESOLVE_BUDGET};
-use rrm_proto::exhaustive_digest;
+use rrm_model::exhaustive_digest;
 
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
@@ -52,23 +52,6 @@ pub struct DoneUnit {
     pub token: String,
     pub record: ExhaustiveRecord,
     pub provenance: Provenance,
-}
-
-/// A done unit's maxima: over all its placements and over its legal ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnitMaxima {
-    pub unit: u64,
-    pub all: u8,
-    pub legal: u8,
-}
-
-/// An exhaustive campaign's boards and targets, and the maxima of its done units by
-/// (board, target): what a census heatmap draws.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct UnitMap {
-    pub boards: Vec<String>,
-    pub targets: Vec<String>,
-    pub maxima: BTreeMap<(String, String), UnitMaxima>,
 }
 
 /// What a request asks for, checked and normalised (boards canonical and in canonical
@@ -208,7 +191,7 @@ impl Coordinator {
         token: &str,
         result: ExhaustiveResult,
         provenance: Provenance,
-        resolving: ReSolving,
+        resolving: ReSolving<'_>,
     ) -> Result<Outcome> {
         let (unit, work) = self.locate(name, board, token)?;
         let digest = exhaustive_digest(name, unit, (&work.board, &work.token), &result);

@@ -2,10 +2,7 @@
 //! each unit's maxima for the census map, the exact distribution by board and target, and
 //! the placements the units list, by depth.
 
-use super::{
-    exhaustive_of, unit_board, unit_work, DoneUnit, Provenance, UnitMap, UnitMaxima,
-    CONFIRMED_BY_COORDINATOR,
-};
+use super::{exhaustive_of, unit_board, unit_work, DoneUnit, Provenance, CONFIRMED_BY_COORDINATOR};
 use crate::core::campaign_state::{CampaignState, Kind};
 use crate::core::{
     CampaignStats, Coordinator, CoordinatorError, ExactStats, ExhaustiveUnit, MinedPlacement,
@@ -14,6 +11,7 @@ use crate::core::{
 use rrm_model::{
     Aggregates, ExhaustiveRecord, ExhaustiveSpec, Group, PlacementCells, UnitState, Verification,
 };
+use rrm_model::{UnitMap, UnitMaxima};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
 

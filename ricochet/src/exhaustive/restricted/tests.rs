@@ -131,7 +131,7 @@ fn a_unit_beyond_the_state_limit_is_refused() {
         .unwrap()
         .board();
     let rules = Rules::parse("no-rebounds").unwrap();
-    let target = crate::puzzle::Target {
+    let target = Target {
         cell: board.cell_checked(0).unwrap(),
         colour: None,
         shape: None,

@@ -1,8 +1,8 @@
 //! SVG charts of campaign statistics, shared by the dashboard, `rrm stats --svg` and
 //! `rrm census report`: histograms, and the heatmap of exhaustive units' maxima.
 
-use crate::core::UnitMap;
 use ricochet::svg::escape;
+use rrm_model::UnitMap;
 use std::fmt::Write;
 
 /// Bar colours of the series drawn side by side.
