@@ -4,7 +4,7 @@
 //!
 //! The totals are Prometheus counters on `/metrics` (`rrm_stage_seconds_total` and
 //! `rrm_stage_passes_total` by `stage`), so `rate()` of one over the other is a stage's mean;
-//! `rrm load-test` reads them through [`StageTimes`] before and after its load to say
+//! `rrm-dev load-test` reads them through [`StageTimes`] before and after its load to say
 //! where a round trip went.
 
 use prometheus_client::encoding::EncodeLabelSet;

@@ -313,3 +313,36 @@ fn logs_are_plain_text_off_a_terminal() {
     assert!(stderr.contains("batch solved"), "{stderr}");
     assert!(!stderr.contains('\x1b'), "no colour codes: {stderr:?}");
 }
+
+/// `rrm --help` lists what users run; the developer tools are `rrm-dev`'s alone.
+#[test]
+fn the_developer_tools_run_from_their_own_binary() {
+    const DEV_TOOLS: [&str; 6] = [
+        "bench",
+        "peer-bench",
+        "load-test",
+        "check-bench",
+        "trust-sim",
+        "ricocheckers-bench",
+    ];
+    let commands = |help: &str| -> Vec<String> {
+        (help.split("Commands:\n").nth(1).unwrap().lines())
+            .take_while(|line| !line.is_empty())
+            .filter_map(|line| line.split_whitespace().next().map(String::from))
+            .collect()
+    };
+    let user = commands(&crate::rrm_ok(&["--help"]));
+    let dev = commands(&crate::rrm_dev_ok(&["--help"]));
+    assert!(user.contains(&"mine".to_string()), "{user:?}");
+    for tool in DEV_TOOLS {
+        assert!(!user.iter().any(|c| c == tool), "rrm --help lists {tool}");
+        assert!(dev.iter().any(|c| c == tool), "rrm-dev --help lacks {tool}");
+        let gone = rrm(&[tool, "--help"]);
+        assert!(!gone.status.success(), "rrm {tool} still runs");
+    }
+    let engine = rrm(&["ricocheckers", "bench", "--help"]);
+    assert!(
+        !engine.status.success(),
+        "rrm ricocheckers bench still runs"
+    );
+}

@@ -56,6 +56,14 @@ pub fn rrm(args: &[&str]) -> Output {
     )
 }
 
+/// Runs the developer tools' binary, `rrm-dev`, with `args`.
+pub fn rrm_dev(args: &[&str]) -> Output {
+    output_within(
+        Command::new(env!("CARGO_BIN_EXE_rrm-dev")).args(args),
+        COMMAND_LIMIT,
+    )
+}
+
 /// Runs `command` to its end like `Command::output`, but kills it and fails after `limit`.
 pub fn output_within(command: &mut Command, limit: Duration) -> Output {
     let mut child = command
@@ -106,10 +114,19 @@ pub fn read_all(mut pipe: impl Read + Send + 'static) -> JoinHandle<std::io::Res
 
 /// Runs `rrm` with `args`, insists that it succeeds and returns its stdout.
 pub fn rrm_ok(args: &[&str]) -> String {
-    let output = rrm(args);
+    succeeded(rrm(args), args)
+}
+
+/// `rrm-dev`'s stdout with `args`, which must succeed.
+pub fn rrm_dev_ok(args: &[&str]) -> String {
+    succeeded(rrm_dev(args), args)
+}
+
+/// The stdout of a command that must have succeeded.
+fn succeeded(output: Output, args: &[&str]) -> String {
     assert!(
         output.status.success(),
-        "rrm {args:?}: {}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).expect("UTF-8 output")

@@ -1,4 +1,4 @@
-//! `rrm peer-bench` against drivers written here: a peer that lies about its answers
+//! `rrm-dev peer-bench` against drivers written here: a peer that lies about its answers
 //! fails the command, one that declines a puzzle is counted as such, and one that crashes
 //! is reported; rrm's own answers pass the same checks.
 
@@ -47,7 +47,7 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
             "0",
         ];
         args.extend_from_slice(extra);
-        crate::rrm(&args)
+        crate::rrm_dev(&args)
     };
 
     // A peer that declines everything: counted, not wrong.

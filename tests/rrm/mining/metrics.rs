@@ -2,7 +2,7 @@
 //! from a real `rrm coordinator` process while a worker mines a small campaign, read with
 //! a strict parser of the OpenMetrics text format and checked against the campaign; two
 //! coordinators in one process, whose metrics must stay apart; and the stage counters as
-//! `rrm load-test` reports them, with its clients in its process and in their own.
+//! `rrm-dev load-test` reports them, with its clients in its process and in their own.
 
 use super::*;
 use crate::dashboard::{get, serve};
@@ -120,7 +120,7 @@ fn a_mined_campaign_is_counted_in_the_metrics() {
 
 #[test]
 fn load_test_says_where_the_time_went_with_clients_in_either_process() {
-    let out = rrm_ok(&[
+    let out = crate::rrm_dev_ok(&[
         "load-test",
         "--seconds",
         "1",

@@ -1,0 +1,715 @@
+//! `rrm census report`: the census's published results, regenerated from the unit files
+//! alone: `census.json` (the edition's histograms, maxima and means over all and over
+//! legal placements, every placement at each maximum with an optimal solution, the
+//! maximum of each board and token, who computed and who checked the units),
+//! `records.jsonl` (those placements as puzzle records) and `README.md` with its pictures (`figures/`): the distribution, the 96 × 16
+//! heatmaps of unit maxima and each record position drawn with its solution. With a
+//! mined seed campaign, the README also compares the seeds' move counts with the
+//! distribution the census predicts for them ([`super::crosscheck`]).
+
+use super::crosscheck::{self, CrossCheck};
+use super::pictures;
+use crate::output::unit_result::UnitResultJson;
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+use ricochet::driftingdroids::DdGame;
+use ricochet::edition::{unit_tokens, EditionBoard, VORTEX};
+use ricochet::PuzzleRecord;
+use rrm_coordinator::UnitBoard;
+use rrm_model::numbers::thousands;
+use rrm_model::{deepest, Distribution};
+use rrm_model::{UnitMap, UnitMaxima};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Record positions drawn in the README, per maximum.
+const DRAWN: usize = 4;
+/// Record positions listed in the README, per maximum (`census.json` has them all).
+const LISTED: usize = 32;
+
+/// The boards a census covers; the first edition's vortex units are a census of their own
+/// directory, the other editions keep them beside the coloured ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Edition {
+    /// The first edition under Fogleman's tile names (96 boards).
+    First,
+    /// The second edition as DriftingDroids plays it: its sides C and D (96 boards).
+    Second,
+    /// Every board DriftingDroids deals: sides A to D (1,536 boards).
+    All,
+}
+
+impl Edition {
+    /// Where its unit files and its report live.
+    fn directory(self) -> &'static str {
+        match self {
+            Edition::First => "data/exhaustive",
+            Edition::Second => "data/exhaustive/second-edition",
+            Edition::All => "data/exhaustive/all-sides",
+        }
+    }
+
+    /// Its boards' canonical names, in campaign order.
+    pub fn boards(self) -> Vec<String> {
+        let boards = match self {
+            Edition::First => EditionBoard::fogleman_canonical(),
+            Edition::Second => EditionBoard::driftingdroids_canonical("CD"),
+            Edition::All => EditionBoard::driftingdroids_canonical("ABCD"),
+        };
+        boards.iter().map(EditionBoard::name).collect()
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Edition::First => "the first edition",
+            Edition::Second => "the second edition as DriftingDroids plays it",
+            Edition::All => "every board DriftingDroids deals",
+        }
+    }
+
+    /// The `CENSUS_EDITION` of `data/exhaustive/census`.
+    fn script_name(self) -> &'static str {
+        match self {
+            Edition::First => "first",
+            Edition::Second => "second",
+            Edition::All => "all",
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The census: `first` (Fogleman's boards), `second` (DriftingDroids' C and D sides)
+    /// or `all` (every board DriftingDroids deals). It names the default directories.
+    #[arg(long, value_enum, default_value_t = Edition::First)]
+    edition: Edition,
+    /// The unit files (`rrm census export`, or a coordinator's `--unit-files`) [default:
+    /// the edition's, e.g. data/exhaustive/units].
+    #[arg(long, value_name = "DIR")]
+    units: Option<PathBuf>,
+    /// Where census.json, README.md and figures/ go (a directory of coloured and vortex
+    /// units: the vortex's report in its vortex/) [default: e.g. data/exhaustive].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// A local store holding a mined Fogleman seed campaign to cross-check against.
+    #[arg(long, value_name = "DIR", requires = "seeds_campaign")]
+    seeds_data: Option<PathBuf>,
+    /// The seed campaign in --seeds-data.
+    #[arg(long, value_name = "NAME", requires = "seeds_data")]
+    seeds_campaign: Option<String>,
+}
+
+/// `census.json`.
+#[derive(Serialize)]
+pub struct Census {
+    /// Which boards: `first`, `second` or `all`.
+    #[serde(serialize_with = "edition_name")]
+    pub edition: Edition,
+    /// The census's targets: the 16 coloured tokens, or the vortex alone (a census of its
+    /// own: its robots are interchangeable and its board has the vortex's walls).
+    pub targets: Vec<String>,
+    pub units_total: usize,
+    pub units_done: usize,
+    /// Every placement of every done unit, counted once.
+    pub placements: u64,
+    pub all: Extreme,
+    pub legal: Extreme,
+    pub boards: Vec<Maxima>,
+    pub tokens: Vec<Maxima>,
+    pub provenance: Checks,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_check: Option<CrossCheck>,
+}
+
+/// The distribution over all (or legal) placements and the placements at its maximum.
+#[derive(Serialize)]
+pub struct Extreme {
+    pub histogram: Vec<u64>,
+    pub max_moves: u8,
+    pub mean_moves: f64,
+    /// Every placement at `max_moves`, when `complete` (a unit file lists at most its
+    /// campaign's `max_hardest` of them).
+    pub records: Vec<Record>,
+    pub complete: bool,
+}
+
+#[derive(Serialize, Clone)]
+pub struct Record {
+    pub board: String,
+    pub token: String,
+    /// Target robot, then helpers, `y * 16 + x` (for the vortex: the four cells
+    /// ascending).
+    pub placement: String,
+    pub moves: u8,
+    /// An optimal solution, in move notation.
+    pub solution: String,
+    /// The position's DriftingDroids game ID, when DriftingDroids plays this board (the
+    /// first edition's coloured units are Fogleman's boards, without the vortex's walls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dd_id: Option<String>,
+    /// The position as a puzzle record: `records.jsonl` holds one per line, which
+    /// `rrm solve --puzzles` reads.
+    #[serde(skip)]
+    pub puzzle: PuzzleRecord,
+}
+
+/// The maxima of one board (16 units) or token (96 units).
+#[derive(Serialize)]
+pub struct Maxima {
+    pub name: String,
+    pub units: usize,
+    pub max_moves: u8,
+    pub legal_max_moves: u8,
+}
+
+/// Who computed the units and how many a second identity checked.
+#[derive(Serialize, Default)]
+pub struct Checks {
+    pub computed_by: BTreeMap<String, usize>,
+    /// Units a second identity computed again, with the same result.
+    pub verified: usize,
+    /// Units drawn for a second computation not made yet.
+    pub check_pending: usize,
+    /// Units whose maximum is 22 or more, and how many of them are verified.
+    pub record_candidates: usize,
+    pub record_candidates_verified: usize,
+    /// CPU time of the units' computations (the producers' own figures).
+    pub cpu_hours: f64,
+}
+
+/// One done unit, read from its file.
+struct Unit {
+    board: String,
+    token: String,
+    file: UnitResultJson,
+}
+
+impl Unit {
+    fn legal_max(&self) -> u8 {
+        deepest(&self.file.legal_histogram)
+    }
+}
+
+pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
+    let edition = args.edition;
+    let units_dir =
+        (args.units.clone()).unwrap_or_else(|| Path::new(edition.directory()).join("units"));
+    let out = (args.out.clone()).unwrap_or_else(|| PathBuf::from(edition.directory()));
+    let units = read_units(&units_dir)?;
+    if units.is_empty() {
+        bail!("no unit files in {}", units_dir.display());
+    }
+    let boards = edition.boards();
+    if let Some(stray) = units.iter().find(|u| !boards.contains(&u.board)) {
+        bail!(
+            "{}: board {:?} is not one of {}'s boards (see --edition)",
+            units_dir.display(),
+            stray.board,
+            edition.title()
+        );
+    }
+    let (vortex, coloured): (Vec<Unit>, Vec<Unit>) =
+        units.into_iter().partition(|u| u.token == VORTEX);
+    let vortex_out = if coloured.is_empty() {
+        out.clone()
+    } else {
+        out.join("vortex")
+    };
+    for (units, out) in [(coloured, out), (vortex, vortex_out)] {
+        if !units.is_empty() {
+            report(&args, edition, &units, &out)?;
+        }
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Writes the report of one census (coloured or vortex units) in `out`.
+fn report(args: &ReportArgs, edition: Edition, units: &[Unit], out: &Path) -> Result<()> {
+    let cross_check = match (&args.seeds_data, &args.seeds_campaign) {
+        (Some(data), Some(name)) => Some(crosscheck::against_seeds(
+            data,
+            name,
+            &units
+                .iter()
+                .map(|u| (u.board.as_str(), u.token.as_str(), &u.file.legal_histogram))
+                .collect::<Vec<_>>(),
+        )?),
+        _ => None,
+    };
+    let census = census(edition, units, cross_check)?;
+    std::fs::create_dir_all(out.join("figures"))?;
+    let json = serde_json::to_string_pretty(&census)? + "\n";
+    std::fs::write(out.join("census.json"), json)?;
+    let mut puzzles = String::new();
+    for record in census.all.records.iter().chain(&census.legal.records) {
+        puzzles += &(serde_json::to_string(&record.puzzle)? + "\n");
+    }
+    std::fs::write(out.join("records.jsonl"), puzzles)?;
+    let figures = pictures::write(
+        &out.join("figures"),
+        &census,
+        &heatmap_cells(&edition.boards(), &census.targets, units),
+    )?;
+    std::fs::write(out.join("README.md"), readme(&census, &figures))?;
+    use std::io::Write;
+    writeln!(
+        crate::output::stdout::lock(),
+        "{} of {} units: maximum {} moves over all placements, {} over legal ones; wrote {}",
+        thousands(census.units_done as u64),
+        thousands(census.units_total as u64),
+        census.all.max_moves,
+        census.legal.max_moves,
+        out.join("census.json").display()
+    )?;
+    Ok(())
+}
+
+fn read_units(dir: &Path) -> Result<Vec<Unit>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    paths.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    paths.sort();
+    paths
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let file: UnitResultJson = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a unit result", path.display()))?;
+            let (board, token) = file.unit()?;
+            let (board, token) = (board.to_string(), token.to_string());
+            Ok(Unit { board, token, file })
+        })
+        .collect()
+}
+
+fn census(edition: Edition, units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
+    let mut distribution = Distribution::default();
+    let mut checks = Checks::default();
+    for unit in units {
+        let file = &unit.file;
+        distribution.add_histograms(&file.histogram, &file.legal_histogram, file.unsolvable);
+        let Some(provenance) = &unit.file.provenance else {
+            continue;
+        };
+        *checks
+            .computed_by
+            .entry(provenance.computed_by.clone())
+            .or_default() += 1;
+        checks.verified += usize::from(provenance.verified_by.is_some());
+        checks.check_pending += usize::from(provenance.check_pending);
+        checks.cpu_hours += provenance.cpu_seconds / 3600.0;
+        if unit.file.max_moves >= 22 {
+            checks.record_candidates += 1;
+            checks.record_candidates_verified += usize::from(provenance.verified_by.is_some());
+        }
+    }
+    let (all, legal) = (distribution.all(), distribution.legal());
+    let (max, legal_max) = (all.max_moves(), legal.max_moves());
+    let (all_records, all_complete) = records(units, max, false)?;
+    let (legal_records, legal_complete) = records(units, legal_max, true)?;
+    let targets: Vec<String> = if units.iter().all(|u| u.token == VORTEX) {
+        vec![VORTEX.to_string()]
+    } else {
+        (unit_tokens().into_iter())
+            .filter(|&t| t != VORTEX)
+            .map(str::to_string)
+            .collect()
+    };
+    Ok(Census {
+        edition,
+        units_total: edition.boards().len() * targets.len(),
+        targets,
+        units_done: units.len(),
+        placements: units.iter().map(|u| u.file.placements).sum(),
+        all: Extreme {
+            mean_moves: all.mean(),
+            histogram: all.histogram,
+            max_moves: max,
+            records: all_records,
+            complete: all_complete,
+        },
+        legal: Extreme {
+            mean_moves: legal.mean(),
+            histogram: legal.histogram,
+            max_moves: legal_max,
+            records: legal_records,
+            complete: legal_complete,
+        },
+        boards: maxima(units, |u| &u.board),
+        tokens: maxima(units, |u| &u.token),
+        provenance: checks,
+        cross_check,
+    })
+}
+
+fn maxima(units: &[Unit], key: impl Fn(&Unit) -> &String) -> Vec<Maxima> {
+    let mut by: BTreeMap<&String, Maxima> = BTreeMap::new();
+    for unit in units {
+        let entry = by.entry(key(unit)).or_insert_with(|| Maxima {
+            name: key(unit).clone(),
+            units: 0,
+            max_moves: 0,
+            legal_max_moves: 0,
+        });
+        entry.units += 1;
+        entry.max_moves = entry.max_moves.max(unit.file.max_moves);
+        entry.legal_max_moves = entry.legal_max_moves.max(unit.legal_max());
+    }
+    by.into_values().collect()
+}
+
+/// Every placement at depth `moves` (over legal placements if `legal`) that the unit files
+/// list, each with a solution (the coordinator's, or solved here), and whether the lists
+/// hold all of them.
+fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)> {
+    let mut wanted = Vec::new();
+    let mut complete = true;
+    for unit in units {
+        let file = &unit.file;
+        let (list, solutions, histogram) = if legal {
+            (
+                &file.legal_hardest,
+                &file.legal_hardest_solutions,
+                &file.legal_histogram,
+            )
+        } else {
+            (&file.hardest, &file.hardest_solutions, &file.histogram)
+        };
+        let at = histogram.get(usize::from(moves)).copied().unwrap_or(0);
+        if at == 0 || deepest(histogram) != moves {
+            continue;
+        }
+        complete &= list.len() as u64 == at;
+        for (index, placement) in list.iter().enumerate() {
+            let known = solutions.get(index).filter(|s| !s.is_empty()).cloned();
+            wanted.push((unit, placement, known));
+        }
+    }
+    let records = wanted
+        .par_iter()
+        .map(|(unit, placement, known)| {
+            let cells: Vec<u8> = std::iter::once(placement.target_robot)
+                .chain(placement.helpers.iter().copied())
+                .map(|c| u8::try_from(c).context("a cell over 255"))
+                .collect::<Result<_>>()?;
+            let cells: [u8; 4] = cells
+                .try_into()
+                .map_err(|_| anyhow::anyhow!("not four robots"))?;
+            let board = UnitBoard::new(&unit.board, &unit.token)?;
+            let puzzle = board
+                .puzzle(&cells)
+                .with_context(|| format!("{} {}: invalid placement", unit.board, unit.token))?;
+            let solution = match known {
+                Some(text) => text.clone(),
+                None => crate::commands::top::solve_exactly(&puzzle, moves)?.join(" "),
+            };
+            let mut record = puzzle.to_record(Some(format!(
+                "{} {} {}",
+                unit.board,
+                unit.token,
+                placement_text(&cells)
+            )));
+            record.moves = Some(moves.into());
+            record.source = Some("rrm census: proven optimal by exhaustive analysis".into());
+            Ok(Record {
+                board: unit.board.clone(),
+                token: unit.token.clone(),
+                placement: placement_text(&cells),
+                moves,
+                solution,
+                dd_id: DdGame::from_puzzle(&puzzle).map(|game| game.id()),
+                puzzle: record,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((records, complete))
+}
+
+fn placement_text(cells: &[u8; 4]) -> String {
+    cells.map(|c| c.to_string()).join(" ")
+}
+
+/// The heatmaps' map: every board and target of the census, and the done units' maxima
+/// (unit numbers as the census campaign numbers them: board-major).
+fn heatmap_cells(boards: &[String], targets: &[String], units: &[Unit]) -> UnitMap {
+    let boards = boards.to_vec();
+    let targets = targets.to_vec();
+    let maxima = units
+        .iter()
+        .filter_map(|u| {
+            let b = boards.iter().position(|b| *b == u.board)?;
+            let t = targets.iter().position(|t| *t == u.token)?;
+            let maxima = UnitMaxima {
+                unit: (b * targets.len() + t) as u64,
+                all: u.file.max_moves,
+                legal: u.legal_max(),
+            };
+            Some(((u.board.clone(), u.token.clone()), maxima))
+        })
+        .collect();
+    UnitMap {
+        boards,
+        targets,
+        maxima,
+    }
+}
+
+const COLOURED_INTRO: &str = "# The census of the first edition\n\n\
+    Generated by `rrm census report` from the unit files in `units/` ({status}); \
+    `census.json` holds every figure below. Each unit is one Fogleman board in its \
+    canonical rotation (tile 1 top-left) and one target token: the exact optimal move \
+    count of all its placements of the target robot and three interchangeable helpers. \
+    A placement is *legal* when no robot stands on one of the board's 16 targets, as \
+    Fogleman's generator places them. The units were computed by the coordinator and \
+    workers of one exhaustive campaign (`data/exhaustive/census`), each unit's file \
+    naming who computed it, who computed it again (if drawn) and with what. The vortex, \
+    which any robot may finish on, is a census of its own: [vortex/](vortex/README.md).\n";
+
+const VORTEX_INTRO: &str = "# The vortex census of the first edition\n\n\
+    Generated by `rrm census report` from the unit files in `units/` ({status}); \
+    `census.json` holds every figure below. Each unit is one first-edition board in its \
+    canonical rotation (tile 1 top-left, Fogleman's tile names) and the vortex, which any \
+    robot may finish on: the exact optimal move count of every placement of four \
+    interchangeable robots, that is every set of four free cells (C(252, 4) = \
+    164,059,875 per board). A placement is written as its four cells ascending. The \
+    board is the physical one: Fogleman's walls plus the vortex's two, which his tile \
+    data leaves out (DriftingDroids has them). A placement is *legal* when no robot \
+    stands on one of the board's 17 targets. The units were computed by the coordinator \
+    and workers of one exhaustive campaign, `census-vortex` (`data/exhaustive/census` \
+    with `CENSUS_TARGETS=VX`), each unit's file naming who computed it, who computed it \
+    again (if drawn) and with what. The coloured targets' census is \
+    [one level up](../README.md).\n";
+
+const COLOURED_REPRODUCING: &str = "## Reproducing\n\n`data/exhaustive/census` runs the \
+    campaign (it resumes from the unit files here); `rrm census report` regenerates this \
+    page, `census.json`, `records.jsonl` and `figures/` from `units/`; `rrm solve \
+    --puzzles data/exhaustive/records.jsonl` re-solves every record.";
+
+const VORTEX_REPRODUCING: &str = "## Reproducing\n\n`CENSUS_CAMPAIGN=census-vortex \
+    CENSUS_TARGETS=VX CENSUS_UNITS=data/exhaustive/vortex/units data/exhaustive/census \
+    ~/.rrm-vortex` runs the campaign (it resumes from the unit files here); `rrm census \
+    report --units data/exhaustive/vortex/units --out data/exhaustive/vortex` regenerates \
+    this page, `census.json`, `records.jsonl` and `figures/`; `rrm solve --puzzles \
+    data/exhaustive/vortex/records.jsonl` re-solves every record.";
+
+/// The introduction of a census of DriftingDroids' boards.
+fn dd_intro(census: &Census) -> String {
+    let edition = census.edition;
+    let boards = thousands(edition.boards().len() as u64);
+    let what = if census.targets == [VORTEX] {
+        "the vortex, which any robot may finish on: the exact optimal move count of every \
+         placement of four interchangeable robots, that is every set of four free cells \
+         (written ascending). The coloured targets' census is [one level up](../README.md)"
+            .to_string()
+    } else {
+        "one coloured target token: the exact optimal move count of every placement of \
+         the target robot and three interchangeable helpers. The vortex, which any robot \
+         may finish on, is a census of its own: [vortex/](vortex/README.md)"
+            .to_string()
+    };
+    let sides = match edition {
+        Edition::Second => {
+            "Its boards are the {boards} that DriftingDroids builds from the second edition's \
+             sides C and D (the 2003 blue box, also in the 2013 editions): walls, targets and \
+             the vortex's walls as DriftingDroids has them. DriftingDroids leaves out the \
+             diagonal walls of the D sides, and so does this census: it is the second edition \
+             *as DriftingDroids plays it*. K. Cox's four mirror quarters are exactly these D \
+             sides with their two diagonals each (same walls, no rotation; \
+             `reference/kc-dd-quarters.md` in the project's shared specifications): a census \
+             with the diagonals is a later step."
+        }
+        _ => {
+            "Its boards are all {boards} that DriftingDroids deals: any side (A to D) of each \
+             of the four tiles in any slot, each board once, in its canonical rotation; walls, \
+             targets and the vortex's walls as DriftingDroids builds them (the D sides without \
+             their diagonals, which DriftingDroids omits)."
+        }
+    }
+    .replace("{boards}", &boards);
+    format!(
+        "# The census of {}{}\n\n\
+         Generated by `rrm census report --edition {}` from the unit files in `units/` \
+         ({{status}}); `census.json` holds every figure below. {sides} Each unit is one board, \
+         named by DriftingDroids' sides (`DD 1C 2D 3C 4D`: top-left, top-right, bottom-right, \
+         bottom-left, tile 1 top-left) and {what}. A placement is *legal* when \
+         DriftingDroids could deal it for that goal: it puts robots on any free cell, \
+         targets included, but its goal deck puts a goal back while the game would finish \
+         it in 0 or 1 move, so a legal placement has no robot that may finish on the target \
+         and needs 2 moves or more. The units were computed by the coordinator and workers \
+         of one exhaustive campaign (`CENSUS_EDITION={} data/exhaustive/census`), each unit's \
+         file naming who computed it, who computed it again (if drawn) and with what.\n",
+        edition.title(),
+        if census.targets == [VORTEX] {
+            ": the vortex"
+        } else {
+            ""
+        },
+        edition.script_name(),
+        edition.script_name(),
+    )
+}
+
+/// How to run the census again and regenerate its report.
+fn dd_reproducing(census: &Census) -> String {
+    let edition = census.edition;
+    let dir = edition.directory();
+    format!(
+        "## Reproducing\n\n`CENSUS_EDITION={} data/exhaustive/census` runs the campaign (it \
+         resumes from the unit files in `{dir}/units/`); `rrm census report --edition {}` \
+         regenerates this page, `census.json`, `records.jsonl` and `figures/`; `rrm solve \
+         --puzzles {dir}/{}records.jsonl` re-solves every record.",
+        edition.script_name(),
+        edition.script_name(),
+        if census.targets == [VORTEX] {
+            "vortex/"
+        } else {
+            ""
+        },
+    )
+}
+
+fn readme(census: &Census, figures: &pictures::Figures) -> String {
+    let mut text = String::new();
+    let status = if census.units_done == census.units_total {
+        "complete".to_string()
+    } else {
+        format!(
+            "in progress: {} of {} units done",
+            thousands(census.units_done as u64),
+            thousands(census.units_total as u64)
+        )
+    };
+    let vortex = census.targets == [VORTEX];
+    let intro = match (census.edition, vortex) {
+        (Edition::First, false) => COLOURED_INTRO.to_string(),
+        (Edition::First, true) => VORTEX_INTRO.to_string(),
+        _ => dd_intro(census),
+    };
+    let _ = writeln!(text, "{}", intro.replace("{status}", &status));
+    let _ = writeln!(text, "## Findings\n");
+    let _ = writeln!(
+        text,
+        "- Placements analysed: {} in {} units.",
+        thousands(census.placements),
+        census.units_done
+    );
+    for (what, extreme) in [
+        ("all placements", &census.all),
+        ("legal placements", &census.legal),
+    ] {
+        let at = extreme
+            .histogram
+            .get(usize::from(extreme.max_moves))
+            .copied()
+            .unwrap_or(0);
+        let _ = writeln!(
+            text,
+            "- Over {what}: the maximum is **{} moves**, reached by {} placement{}{}; the mean is {:.3} moves.",
+            extreme.max_moves,
+            thousands(at),
+            if at == 1 { "" } else { "s" },
+            if extreme.complete { "" } else { " (the unit files list only part of them)" },
+            extreme.mean_moves
+        );
+    }
+    let checks = &census.provenance;
+    let _ = writeln!(
+        text,
+        "- Checks: {} units computed a second time by another identity with the same result; \
+         {} of the {} units whose maximum is 22 moves or more are among them; {} drawn checks \
+         are still to be made. CPU: {:.2} hours.",
+        checks.verified,
+        checks.record_candidates_verified,
+        checks.record_candidates,
+        checks.check_pending,
+        checks.cpu_hours
+    );
+    let _ = writeln!(
+        text,
+        "\n## Distribution\n\n![distribution](figures/{})\n",
+        figures.distribution
+    );
+    let _ = writeln!(
+        text,
+        "| moves | all placements | legal placements |\n|---:|---:|---:|"
+    );
+    for depth in 1..census.all.histogram.len() {
+        let legal = census.legal.histogram.get(depth).copied().unwrap_or(0);
+        let _ = writeln!(
+            text,
+            "| {depth} | {} | {} |",
+            thousands(census.all.histogram[depth]),
+            thousands(legal)
+        );
+    }
+    let _ = writeln!(
+        text,
+        "\n## Unit maxima\n\nRows are boards (canonical order), columns targets; \
+         the number is the unit's maximum over all placements (left) and over legal ones \
+         (right); grey units are not done yet.\n\n![heatmap](figures/{})\n",
+        figures.heatmap
+    );
+    for (what, extreme, drawn) in [
+        ("all placements", &census.all, &figures.all_records),
+        ("legal placements", &census.legal, &figures.legal_records),
+    ] {
+        let _ = writeln!(
+            text,
+            "## Records over {what}: {} moves\n\n{} placement{} listed in `census.json` with a solution{}{}.\n",
+            extreme.max_moves,
+            extreme.records.len(),
+            if extreme.records.len() == 1 { "" } else { "s" },
+            if LISTED < extreme.records.len() {
+                format!("; the first {LISTED} listed here")
+            } else {
+                String::new()
+            },
+            if drawn.len() < extreme.records.len() {
+                format!(", the first {} drawn", drawn.len())
+            } else {
+                String::new()
+            }
+        );
+        for (index, record) in extreme.records.iter().take(LISTED).enumerate() {
+            let id = (record.dd_id.as_ref())
+                .map(|id| format!(", DriftingDroids game `{id}`"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                text,
+                "- {} {}, placement `{}`{id}: `{}`\n",
+                record.board, record.token, record.placement, record.solution,
+            );
+            if let Some(picture) = drawn.get(index) {
+                let _ = writeln!(
+                    text,
+                    "  ![{} {}](figures/{picture})\n",
+                    record.board, record.token
+                );
+            }
+        }
+    }
+    if let Some(check) = &census.cross_check {
+        let _ = writeln!(text, "{}", crosscheck::markdown(check));
+    }
+    let reproducing = match (census.edition, vortex) {
+        (Edition::First, false) => COLOURED_REPRODUCING.to_string(),
+        (Edition::First, true) => VORTEX_REPRODUCING.to_string(),
+        _ => dd_reproducing(census),
+    };
+    let _ = writeln!(text, "{reproducing}");
+    text
+}
+
+/// The draw of the README: at most [`DRAWN`] records of each maximum.
+pub fn drawn(records: &[Record]) -> &[Record] {
+    &records[..records.len().min(DRAWN)]
+}
+
+fn edition_name<S: serde::Serializer>(edition: &Edition, to: S) -> Result<S::Ok, S::Error> {
+    to.serialize_str(edition.script_name())
+}

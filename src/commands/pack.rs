@@ -1,0 +1,514 @@
+//! `rrm pack`: a curated puzzle pack from the mined results (seeds, or the placements an
+//! exhaustive campaign lists by depth), as a printable HTML page or a JSON file for apps.
+//! Same store and flags, same pack: candidates are taken hardest first, then by seed or
+//! unit, and every step after that is deterministic.
+
+use crate::client::backend::{Backend, BackendArgs};
+use crate::commands::show::{metrics_json, SOLUTION_COUNT_CAP};
+use crate::commands::top::placement_puzzle;
+use crate::output::outfile::OutFile;
+use anyhow::{bail, Context, Result};
+use clap::builder::RangedU64ValueParser;
+use clap::Args;
+use ricochet::metrics::{metrics_under, Metrics};
+use ricochet::svg::{escape, Picture};
+use ricochet::{Generator, Move, Puzzle};
+use rrm_coordinator::UnitBoard;
+use rrm_model::{CampaignSpec, MinedPlacement, Rules};
+use serde_json::json;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Candidates read from the store at most.
+pub(crate) const CANDIDATES: usize = 100_000;
+
+#[derive(Args)]
+pub struct PackArgs {
+    /// Exactly this many optimal moves (instead of --min-moves and --max-moves).
+    #[arg(long, conflicts_with_all = ["min_moves", "max_moves"], required_unless_present_all = ["min_moves", "max_moves"])]
+    moves: Option<u8>,
+    /// Fewest optimal moves of a puzzle in the pack.
+    #[arg(long, requires = "max_moves")]
+    min_moves: Option<u8>,
+    /// Most optimal moves of a puzzle in the pack.
+    #[arg(long, requires = "min_moves")]
+    max_moves: Option<u8>,
+    /// Puzzles in the pack.
+    #[arg(long, value_parser = crate::input::at_least_one)]
+    count: usize,
+    /// Only puzzles with exactly one optimal solution.
+    #[arg(long)]
+    unique: bool,
+    /// Only puzzles whose solution moves at least this many robots.
+    #[arg(long, default_value_t = 1, value_parser = RangedU64ValueParser::<usize>::new().range(1..=5))]
+    min_robots: usize,
+    /// At most one puzzle per board (arrangement of tiles as generated; for exhaustive
+    /// campaigns the board up to rotation).
+    #[arg(long, visible_alias = "one-per-board")]
+    distinct_boards: bool,
+    /// Exhaustive campaigns: also placements with a robot on one of the board's targets,
+    /// which Fogleman's generator never deals (by default only legal placements).
+    #[arg(long)]
+    all_placements: bool,
+    /// The campaign (default: the only one).
+    #[arg(long)]
+    campaign: Option<String>,
+    /// Output file: `.html` (printable page) or `.json` (for apps), unless --format says.
+    #[arg(long)]
+    out: PathBuf,
+    /// The pack's format: `html`, `json`, `dd-id` (one DriftingDroids game ID per line)
+    /// or `kcox` (K. Cox's text of each puzzle, a blank line between them).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Where a candidate comes from: a mined seed, or a placement of an exhaustive campaign.
+enum Origin {
+    Seed(u64),
+    Placement(MinedPlacement),
+}
+
+/// A puzzle the store offers, with the move count it claims.
+struct Candidate {
+    origin: Origin,
+    moves: u8,
+}
+
+/// A puzzle chosen for the pack.
+struct Chosen {
+    origin: Origin,
+    puzzle: Puzzle,
+    token: String,
+    /// The board arrangement (seeds) or the canonical board (placements).
+    board: String,
+    solution: Vec<Move>,
+    metrics: Metrics,
+    /// The candidate's place in the store's order (hardest first, then by seed or unit).
+    rank: usize,
+}
+
+pub fn run(args: PackArgs) -> Result<ExitCode> {
+    // Every argument is checked before the minutes of solving.
+    let format = match (args.format, args.out.extension().and_then(|e| e.to_str())) {
+        (Some(format), _) => format,
+        (None, Some("html")) => Format::Html,
+        (None, Some("json")) => Format::Json,
+        _ => bail!(
+            "--out must end in .html or .json, or --format name the format, not {}",
+            args.out.display()
+        ),
+    };
+    let moves = match (args.moves, args.min_moves, args.max_moves) {
+        (Some(moves), _, _) => moves..=moves,
+        (None, Some(min), Some(max)) if min <= max => min..=max,
+        (None, Some(min), Some(max)) => bail!("--min-moves {min} is above --max-moves {max}"),
+        _ => unreachable!("clap requires --moves or both bounds"),
+    };
+    let out = OutFile::create(&args.out)?;
+    let mut backend = Backend::open(&args.backend)?;
+    let name = backend.campaign_name(args.campaign.as_deref())?;
+    let spec = backend.status(&name)?.campaign.spec;
+    let rules = spec.rules;
+    if spec.generator == Generator::Ricocheckers.name() {
+        if args.unique || args.distinct_boards || !matches!(format, Format::Html | Format::Json) {
+            bail!("a Ricocheckers pack is HTML or JSON, without --unique or --distinct-boards");
+        }
+        let html = format == Format::Html;
+        let (content, chosen) = crate::commands::ricocheckers::mined::pack(
+            &mut backend,
+            &name,
+            moves,
+            args.count,
+            args.min_robots,
+            html,
+        )?;
+        out.write(content.as_bytes())?;
+        let positions = crate::output::report::count(chosen as u64, "position");
+        writeln!(
+            crate::output::stdout::lock(),
+            "wrote {positions} to {}",
+            args.out.display()
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rules.restricts_moves() && args.unique {
+        bail!("--unique counts optimal solutions under the standard moves; {name} is mined under the rules {rules}");
+    }
+    // Positions the rules' minimum refuses are never in a pack.
+    let moves = (*moves.start()).max(rules.min_moves)..=*moves.end();
+    if moves.is_empty() {
+        bail!(
+            "{name}'s rules {rules} refuse every position of fewer than {} moves",
+            rules.min_moves
+        );
+    }
+    let (generator, candidates): (_, Vec<Candidate>) = if spec.is_exhaustive() {
+        let placements = backend.find_placements(&name, moves.clone(), CANDIDATES, false)?;
+        // One board per unit, not per candidate: a unit lists hundreds.
+        let mut boards: HashMap<u64, UnitBoard> = HashMap::new();
+        let mut candidates = Vec::with_capacity(placements.len());
+        for mined in placements {
+            let unit = match boards.entry(mined.unit) {
+                Entry::Occupied(known) => known.into_mut(),
+                Entry::Vacant(new) => new.insert(UnitBoard::new(&mined.board, &mined.token)?),
+            };
+            if args.all_placements || unit.is_legal(&mined.placement, mined.moves) {
+                candidates.push(Candidate {
+                    moves: mined.moves,
+                    origin: Origin::Placement(mined),
+                });
+            }
+        }
+        (None, candidates)
+    } else {
+        let generator: Generator = spec.generator.parse()?;
+        let seeds = backend.find_puzzles(&name, moves.clone(), CANDIDATES)?;
+        let candidates = seeds
+            .into_iter()
+            .map(|(seed, moves)| Candidate {
+                origin: Origin::Seed(seed),
+                moves,
+            })
+            .collect();
+        (Some(generator), candidates)
+    };
+    let offered = candidates.len();
+    let (chosen, passed_over) = choose(&args, generator, rules, candidates)?;
+    if chosen.len() < args.count {
+        bail!(
+            "only {} of the {offered} candidates with {}..={} moves pass the filters ({}), not the {} asked for; no pack written (ask for fewer, or widen the moves or the filters)",
+            chosen.len(),
+            moves.start(),
+            moves.end(),
+            passed_over.text(),
+            args.count
+        );
+    }
+    let content = match format {
+        Format::Html => html(
+            &name,
+            &chosen,
+            &json_pack(&name, &spec, &args, &moves, &chosen),
+        ),
+        Format::Json => json_pack(&name, &spec, &args, &moves, &chosen).to_string(),
+        Format::DdId => game_ids(&chosen)?,
+        Format::Kcox => (chosen.iter())
+            .map(|c| ricochet::kcox::write(&c.puzzle).with_context(|| c.origin.label()))
+            .collect::<Result<Vec<_>>>()?
+            .join("\n"),
+    };
+    out.write(content.as_bytes())?;
+    writeln!(
+        crate::output::stdout::lock(),
+        "wrote {} to {}",
+        crate::output::report::count(chosen.len() as u64, "puzzle"),
+        args.out.display()
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Html,
+    Json,
+    DdId,
+    Kcox,
+}
+
+/// One DriftingDroids game ID per line; a note on stderr when a board is Fogleman's (the
+/// IDs' boards add the vortex's walls).
+fn game_ids(chosen: &[Chosen]) -> Result<String> {
+    let mut ids = String::new();
+    let mut noted = false;
+    for c in chosen {
+        let tiles = crate::output::formats::tiles_named(&c.board);
+        let (game, note) = crate::output::formats::driftingdroids_game(&c.puzzle, tiles)
+            .with_context(|| c.origin.label())?;
+        if let (Some(note), false) = (note, noted) {
+            eprintln!("rrm pack: {note}");
+            noted = true;
+        }
+        ids += &(game.id() + "\n");
+    }
+    Ok(ids)
+}
+
+impl Origin {
+    /// The puzzle, its token and its board.
+    fn draw(&self, generator: Option<Generator>) -> Result<(Puzzle, String, String)> {
+        match self {
+            Origin::Seed(seed) => {
+                let generator = generator.context("a seed without its generator")?;
+                let generated = generator.generate(*seed)?;
+                Ok((generated.puzzle, generated.token, generated.arrangement))
+            }
+            Origin::Placement(mined) => Ok((
+                placement_puzzle(mined)?,
+                mined.token.clone(),
+                mined.board.clone(),
+            )),
+        }
+    }
+
+    /// How the pack names it: `seed 4242` or `1A 3B 4A 2B RT 57,17,40,200`.
+    fn label(&self) -> String {
+        match self {
+            Origin::Seed(seed) => format!("seed {seed}"),
+            Origin::Placement(mined) => format!(
+                "{} {} {}",
+                mined.board,
+                mined.token,
+                mined.placement.map(|c| c.to_string()).join(",")
+            ),
+        }
+    }
+}
+
+/// The candidates a pack passed over, by the filter that refused each.
+#[derive(Default)]
+struct PassedOver {
+    same_board: usize,
+    few_robots: usize,
+    not_unique: usize,
+    /// Uniqueness not decided: counting the optimal solutions passed its bound.
+    undecided: usize,
+}
+
+impl PassedOver {
+    /// "3 not unique, 2 undecided (counting stopped at its bound), …", or "none refused".
+    fn text(&self) -> String {
+        let parts: Vec<String> = [
+            (self.same_board, "on a board already chosen"),
+            (self.few_robots, "moving too few robots"),
+            (self.not_unique, "not unique"),
+            (
+                self.undecided,
+                "undecided: counting their solutions stopped at its bound",
+            ),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        match parts.is_empty() {
+            true => "none refused".into(),
+            false => parts.join(", "),
+        }
+    }
+}
+
+/// Candidates looked at before the pack says, once, that most of them cannot be decided.
+const UNDECIDED_WARNING_AFTER: usize = 10;
+
+fn choose(
+    args: &PackArgs,
+    generator: Option<Generator>,
+    rules: Rules,
+    candidates: Vec<Candidate>,
+) -> Result<(Vec<Chosen>, PassedOver)> {
+    let bar = crate::output::progress::bar_with_message(args.count as u64, "puzzles chosen");
+    let mut boards = HashSet::new();
+    let mut chosen = Vec::new();
+    let mut passed_over = PassedOver::default();
+    let mut warned = false;
+    let total = candidates.len();
+    for (rank, Candidate { origin, moves }) in candidates.into_iter().enumerate() {
+        if chosen.len() == args.count {
+            break;
+        }
+        bar.set_message(format!(
+            "{rank} of {total} candidates looked at; passed over: {}",
+            passed_over.text()
+        ));
+        if !warned && rank == UNDECIDED_WARNING_AFTER && passed_over.undecided * 2 > rank {
+            warned = true;
+            bar.suspend(|| {
+                eprintln!(
+                    "rrm pack: {} of the first {rank} candidates could not be decided unique \
+                     (too many states to count); fewer moves decide more often",
+                    passed_over.undecided
+                )
+            });
+        }
+        let (puzzle, token, board) = origin.draw(generator)?;
+        if args.distinct_boards && boards.contains(&board) {
+            passed_over.same_board += 1;
+            continue;
+        }
+        // Every puzzle is solved again: the store's move count must be the optimum.
+        let label = origin.label();
+        let solution = ricochet::rules::solve_on_thread(&puzzle, rules, moves)
+            .with_context(|| format!("{label} has no solution"))?
+            .moves;
+        if solution.len() != usize::from(moves) {
+            bail!(
+                "{label}: the store says {moves} moves, the solver finds {}",
+                solution.len()
+            );
+        }
+        if ricochet::puzzle::robots_moved(&solution) < args.min_robots {
+            passed_over.few_robots += 1;
+            continue;
+        }
+        let cap = if args.unique { 2 } else { SOLUTION_COUNT_CAP };
+        let measured = metrics_under(&puzzle, &solution, cap, rules);
+        match measured.optimal_solutions {
+            _ if !args.unique => {}
+            Some(1) => {}
+            Some(_) => {
+                passed_over.not_unique += 1;
+                continue;
+            }
+            None => {
+                passed_over.undecided += 1;
+                continue;
+            }
+        }
+        boards.insert(board.clone());
+        chosen.push(Chosen {
+            origin,
+            puzzle,
+            token,
+            board,
+            solution,
+            metrics: measured,
+            rank,
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    // Easiest first, like a puzzle book.
+    chosen.sort_by_key(|c| (c.solution.len(), c.rank));
+    Ok((chosen, passed_over))
+}
+
+fn notation(moves: &[Move]) -> Vec<String> {
+    moves.iter().map(Move::notation).collect()
+}
+
+/// The pack as JSON: see docs/editions.md, "Puzzle pack JSON".
+fn json_pack(
+    name: &str,
+    spec: &CampaignSpec,
+    args: &PackArgs,
+    moves: &RangeInclusive<u8>,
+    chosen: &[Chosen],
+) -> serde_json::Value {
+    json!({
+        "format": crate::input::PACK_FORMAT,
+        "campaign": name,
+        "generator": spec.generator,
+        "rules": spec.rules.to_string(),
+        "filters": {
+            "min_moves": moves.start(),
+            "max_moves": moves.end(),
+            "count": args.count,
+            "unique": args.unique,
+            "min_robots": args.min_robots,
+            "distinct_boards": args.distinct_boards,
+        },
+        "puzzles": chosen.iter().enumerate().map(|(index, c)| {
+            let mut record = c.puzzle.to_record(Some(c.origin.label()));
+            record.moves = Some(c.solution.len() as u32);
+            let mut entry = json!({
+                "number": index + 1,
+                "token": c.token,
+                "puzzle": record,
+                "moves": c.solution.len(),
+                "solution": notation(&c.solution),
+                "metrics": metrics_json(&c.metrics, c.solution.len()),
+            });
+            match &c.origin {
+                Origin::Seed(seed) => {
+                    entry["seed"] = json!(seed);
+                    entry["arrangement"] = json!(c.board);
+                }
+                Origin::Placement(mined) => {
+                    entry["unit"] = json!(mined.unit);
+                    entry["board"] = json!(c.board);
+                    entry["placement"] = json!(mined.placement);
+                }
+            }
+            entry
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// One self-contained printable page: the puzzles, then their solutions on new pages.
+/// A printable pack page's head and style, the `<body>` opened: a 2-column grid of
+/// `.card`s, `.moves` in monospace, `.solutions` on a new page.
+pub(crate) fn page_head(title: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{}</title>
+<style>
+body {{ font-family: Georgia, serif; margin: 1.5cm; color: #1d1d1d; }}
+h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom: 1em; }}
+.grid {{ display: grid; grid-template-columns: repeat(2, 1fr); gap: 1em 1.5em; }}
+.card {{ break-inside: avoid; page-break-inside: avoid; }}
+.card h2 {{ font-size: 1.05em; margin: .3em 0; }} .card svg {{ width: 100%; height: auto; }}
+.moves {{ font-family: monospace; font-size: .95em; }}
+.solutions {{ page-break-before: always; break-before: page; }}
+@media print {{ body {{ margin: 0; }} }}
+</style></head><body>"#,
+        escape(title)
+    )
+}
+
+/// The printable page, carrying its JSON pack so that `rrm solve --puzzles` reads it back.
+fn html(name: &str, chosen: &[Chosen], pack: &serde_json::Value) -> String {
+    let title = format!(
+        "Ricochet Robots: {}",
+        crate::output::report::count(chosen.len() as u64, "puzzle")
+    );
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        r#"{head}
+<h1>{title}</h1><div class="sub">{count} from campaign {campaign}, easiest first. Move the robot of the target's colour onto it; robots slide until they hit a wall or another robot. Solutions at the end.</div>
+<div class="grid">"#,
+        head = page_head(&title),
+        title = escape(&title),
+        count = crate::output::report::count(chosen.len() as u64, "puzzle"),
+        campaign = escape(name)
+    );
+    for (index, c) in chosen.iter().enumerate() {
+        let board = ricochet::svg::board(&c.puzzle, &Picture::default());
+        let _ = write!(
+            page,
+            r#"<div class="card" id="puzzle-{number}"><h2>Puzzle {number} · {moves} moves · {label}</h2>{board}</div>"#,
+            number = index + 1,
+            moves = c.solution.len(),
+            label = escape(&c.origin.label())
+        );
+    }
+    page.push_str(r#"</div><div class="solutions"><h1>Solutions</h1><div class="grid">"#);
+    for (index, c) in chosen.iter().enumerate() {
+        let board = ricochet::svg::board(
+            &c.puzzle,
+            &Picture {
+                solution: Some(&c.solution),
+                ..Picture::default()
+            },
+        );
+        let _ = write!(
+            page,
+            r#"<div class="card"><h2>Puzzle {number}</h2>{board}<div class="moves">{moves}</div></div>"#,
+            number = index + 1,
+            moves = escape(&notation(&c.solution).join(" "))
+        );
+    }
+    page.push_str("</div></div>");
+    // `<` escaped, so no text in the JSON can close the script.
+    let json = pack.to_string().replace('<', "\\u003c");
+    let _ = write!(page, "{}{json}</script>", crate::input::PACK_SCRIPT);
+    page.push_str("</body></html>\n");
+    page
+}

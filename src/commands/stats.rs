@@ -1,0 +1,299 @@
+//! `rrm stats`: difficulty statistics of a campaign, as text, JSON or an SVG histogram;
+//! for an exhaustive campaign its exact distributions (`exact`).
+
+mod exact;
+
+use crate::client::backend::{Backend, BackendArgs};
+use crate::output::outfile::OutFile;
+use anyhow::{bail, Result};
+use clap::Args;
+use rrm_charts::{rarity, Counted};
+use rrm_model::{Aggregates, Group, Rules};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Percentiles reported besides the median.
+const PERCENTILES: [(&str, f64); 5] = [
+    ("p10", 0.10),
+    ("p90", 0.90),
+    ("p99", 0.99),
+    ("p99.9", 0.999),
+    ("p99.99", 0.9999),
+];
+/// Arrangements listed in text: this many hardest and easiest by mean.
+const ARRANGEMENTS_SHOWN: usize = 5;
+
+#[derive(Args)]
+pub struct StatsArgs {
+    /// The campaign (default: the only one).
+    #[arg(long)]
+    campaign: Option<String>,
+    /// Another campaign to put side by side.
+    #[arg(long)]
+    compare: Option<String>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also draw the histogram as SVG into this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+pub fn run(args: StatsArgs) -> Result<ExitCode> {
+    let svg = args.svg.as_deref().map(OutFile::create).transpose()?;
+    let mut backend = Backend::open(&args.backend)?;
+    let name = backend.campaign_name(args.campaign.as_deref())?;
+    let stats = backend.stats(&name)?;
+    let rules = backend.status(&name)?.campaign.spec.rules;
+    let mut campaigns = vec![(name.clone(), stats.aggregates.clone())];
+    if let Some(other) = &args.compare {
+        let other_rules = backend.status(other)?.campaign.spec.rules;
+        if other_rules != rules {
+            bail!("{name} is mined under the rules {rules} and {other} under {other_rules}: results under different rules are never compared");
+        }
+        campaigns.push((other.clone(), backend.stats(other)?.aggregates));
+    }
+    let exact = match &stats.exhaustive {
+        Some(exact) => Some((backend.status(&name)?.units_total, exact)),
+        None => None,
+    };
+    if let Some(svg) = svg {
+        let mut series: Vec<(String, &[u64])> = campaigns
+            .iter()
+            .map(|(name, a)| (name.clone(), a.histogram.as_slice()))
+            .collect();
+        if let Some((_, exact)) = exact {
+            series[0].0 = format!("{name}, all placements");
+            series.insert(
+                1,
+                (
+                    format!("{name}, legal placements"),
+                    exact.overall.legal_histogram.as_slice(),
+                ),
+            );
+        }
+        let series: Vec<(&str, &[u64])> = series.iter().map(|(n, h)| (n.as_str(), *h)).collect();
+        let title = match &args.compare {
+            Some(other) => format!("Optimal move counts: {name} and {other}"),
+            None => format!("Optimal move counts: {name}"),
+        };
+        svg.write(rrm_charts::histogram_svg(&title, Counted::Puzzles, &series).as_bytes())?;
+    }
+    let mut out = crate::output::stdout::lock();
+    if args.json {
+        let mut report = summary_json(&name, &campaigns[0].1);
+        report["rules"] = json!(rules.to_string());
+        report["refused"] = json!(refused(rules, &campaigns[0].1));
+        if let Some((other, aggregates)) = campaigns.get(1) {
+            report["compare"] = summary_json(other, aggregates);
+        }
+        if let Some((units_total, exact)) = exact {
+            report["legal_histogram"] = json!(exact.overall.legal_histogram);
+            report["unsolvable"] = json!(exact.overall.unsolvable);
+            report["exhaustive"] = exact::json(units_total, exact);
+        }
+        writeln!(out, "{report}")?;
+    } else if let Some((units_total, exact)) = exact {
+        writeln!(out, "rules: {rules}")?;
+        if args.compare.is_some() {
+            writeln!(out, "{}", text(&campaigns))?;
+        }
+        write!(out, "{}", exact::text(&name, units_total, exact))?;
+    } else {
+        writeln!(out, "rules: {rules}")?;
+        if rules.min_moves > 1 {
+            writeln!(
+                out,
+                "refused (fewer than {} moves): {} puzzles, counted below but never in packs",
+                rules.min_moves,
+                refused(rules, &campaigns[0].1)
+            )?;
+        }
+        write!(out, "{}", text(&campaigns))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Puzzles the rules' minimum refuses.
+fn refused(rules: Rules, a: &Aggregates) -> u64 {
+    let below = usize::from(rules.min_moves).min(a.histogram.len());
+    a.histogram[..below].iter().sum()
+}
+
+fn share(count: u64, total: u64) -> f64 {
+    count as f64 / total.max(1) as f64
+}
+
+fn summary_json(name: &str, a: &Aggregates) -> Value {
+    let total = a.puzzles();
+    let groups = |groups: &BTreeMap<String, Group>| -> Vec<Value> {
+        groups
+            .iter()
+            .map(|(group, g)| {
+                json!({
+                    "group": group,
+                    "puzzles": g.puzzles,
+                    "mean_moves": g.mean(),
+                    "max_moves": g.max_moves,
+                })
+            })
+            .collect()
+    };
+    // An empty campaign has no mean, median or maximum: null, not a made-up zero.
+    let mined = total > 0;
+    let percentile = |p: f64| mined.then(|| a.percentile(p));
+    json!({
+        "campaign": name,
+        "puzzles": total,
+        "mean": mined.then(|| a.mean()),
+        "median": percentile(0.5),
+        "percentiles": PERCENTILES.iter().map(|(label, p)| (label.to_string(), json!(percentile(*p)))).collect::<serde_json::Map<_, _>>(),
+        "max": mined.then(|| a.max_moves()),
+        "histogram": a.histogram.iter().enumerate().filter(|(_, &c)| c > 0).map(|(moves, &count)| json!({
+            "moves": moves,
+            "puzzles": count,
+            "share": share(count, total),
+            "rarity": rarity(count, total),
+        })).collect::<Vec<_>>(),
+        "by_target": groups(&a.by_target),
+        "by_colour": groups(&by_letter(a, 0)),
+        "by_shape": groups(&by_letter(a, 1)),
+        "by_arrangement": groups(&a.by_arrangement),
+        "by_robots_moved": a.by_robots_moved.iter().enumerate().filter(|(_, &c)| c > 0).map(|(robots, &count)| json!({
+            "robots": robots,
+            "puzzles": count,
+            "share": share(count, total),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Target groups merged by one letter of the token: 0 = colour, 1 = shape.
+fn by_letter(a: &Aggregates, position: usize) -> BTreeMap<String, Group> {
+    let mut merged: BTreeMap<String, Group> = BTreeMap::new();
+    for (token, group) in &a.by_target {
+        let key = token
+            .chars()
+            .nth(position)
+            .map_or_else(|| "none".to_string(), |c| c.to_string());
+        merged.entry(key).or_default().merge(group);
+    }
+    merged
+}
+
+fn text(campaigns: &[(String, Aggregates)]) -> String {
+    let mut out = String::new();
+    for (name, a) in campaigns {
+        if a.puzzles() == 0 {
+            out += &format!("{name}: no puzzles mined yet\n");
+            continue;
+        }
+        out += &format!("{name}: {}\n", summary_line(a, "puzzles"));
+    }
+    let mined: Vec<&(String, Aggregates)> =
+        campaigns.iter().filter(|(_, a)| a.puzzles() > 0).collect();
+    if mined.is_empty() {
+        return out;
+    }
+    // The histogram, one column group per campaign, each as wide as its full name.
+    let widths: Vec<usize> = mined
+        .iter()
+        .map(|(name, _)| name.chars().count().max(10))
+        .collect();
+    let bins = mined
+        .iter()
+        .map(|(_, a)| a.histogram.len())
+        .max()
+        .unwrap_or(0);
+    out += "\nmoves";
+    for ((name, _), width) in mined.iter().zip(&widths) {
+        out += &format!(" | {name:>width$} {:>8} {:>14}", "share", "rarity");
+    }
+    out += "\n";
+    for moves in 0..bins {
+        if mined
+            .iter()
+            .all(|(_, a)| a.histogram.get(moves).copied().unwrap_or(0) == 0)
+        {
+            continue;
+        }
+        out += &format!("{moves:>5}");
+        for ((_, a), width) in mined.iter().zip(&widths) {
+            let count = a.histogram.get(moves).copied().unwrap_or(0);
+            out += &format!(
+                " | {count:>width$} {:>7.3}% {:>14}",
+                share(count, a.puzzles()) * 100.0,
+                rarity(count, a.puzzles())
+            );
+        }
+        out += "\n";
+    }
+    for (name, a) in mined {
+        out += &format!("\n{name} by target colour: ");
+        out += &groups_line(&by_letter(a, 0));
+        out += &format!("\n{name} by target shape: ");
+        out += &groups_line(&by_letter(a, 1));
+        out += &format!("\n{name} by robots the solution moves: ");
+        out += &a
+            .by_robots_moved
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(robots, &c)| format!("{robots}: {c} ({:.2}%)", share(c, a.puzzles()) * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut arrangements: Vec<(&String, &Group)> = a.by_arrangement.iter().collect();
+        arrangements.sort_by(|x, y| y.1.mean().total_cmp(&x.1.mean()).then(x.0.cmp(y.0)));
+        out += &format!(
+            "\n{name} by board arrangement ({} seen; mean moves): hardest ",
+            arrangements.len()
+        );
+        out += &arrangement_list(arrangements.iter().take(ARRANGEMENTS_SHOWN));
+        out += "; easiest ";
+        out += &arrangement_list(arrangements.iter().rev().take(ARRANGEMENTS_SHOWN));
+        out += "\n";
+    }
+    out
+}
+
+/// Count, mean, median, percentiles and maximum in one line: `N {what}, mean ...`.
+fn summary_line(a: &Aggregates, what: &str) -> String {
+    format!(
+        "{} {what}, mean {:.3} moves, median {}, {}, max {}",
+        a.puzzles(),
+        a.mean(),
+        a.percentile(0.5),
+        PERCENTILES
+            .iter()
+            .map(|(label, p)| format!("{label} {}", a.percentile(*p)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        a.max_moves()
+    )
+}
+
+fn groups_line(groups: &BTreeMap<String, Group>) -> String {
+    groups
+        .iter()
+        .map(|(key, g)| {
+            format!(
+                "{key} {} (mean {:.2}, max {})",
+                g.puzzles,
+                g.mean(),
+                g.max_moves
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn arrangement_list<'a>(items: impl Iterator<Item = &'a (&'a String, &'a Group)>) -> String {
+    items
+        .map(|(name, g)| format!("[{name}] {:.2}", g.mean()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,337 @@
+//! `rrm-dev peer-bench`: rrm against the public solvers on the same puzzles. The peers are
+//! DriftingDroids, K. Cox's `ricochetrobots` crate and Fogleman's C solver, each behind a
+//! driver of ours that `bench/peers/build` compiles from the peer's own sources.
+//!
+//! Every solver is a process of its own, pinned to one core, one process at a time, the
+//! solvers' order rotating from run to run so that a drift of the machine falls on all of
+//! them. The figures are each process's CPU time (user + system, from `wait4`; the median
+//! over the runs) and peak resident memory. Start-up counts: it is part of what a user
+//! waits for. Every answer is replayed on its puzzle and must have the optimal length
+//! (the published count, or else rrm's); a wrong answer fails the command.
+
+mod answers;
+mod process;
+
+use crate::dev::bench::median;
+use crate::input;
+use answers::{check, read_driver, read_rrm, Verdict};
+use anyhow::{Context, Result};
+use clap::Args;
+use ricochet::{Puzzle, Solver};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+/// The peers' drivers, as `bench/peers/build` names them in its output directory.
+const PEERS: [&str; 3] = ["driftingdroids", "kcox", "fogleman"];
+
+#[derive(Args)]
+pub struct PeerBenchArgs {
+    /// The directory of the peers' drivers (`bench/peers/build` writes them there).
+    #[arg(long, default_value = "/tmp/rrm-peers")]
+    peers: PathBuf,
+    /// Runs of every solver on every set; the median CPU time is reported.
+    #[arg(long, default_value_t = 3, value_parser = input::at_least_one)]
+    runs: usize,
+    /// Hard positions (JSON Lines puzzle file), each timed alone; default: the built-in set.
+    #[arg(long)]
+    positions: Option<PathBuf>,
+    /// Random 4-robot puzzles (coloured targets, the target robot elsewhere, 2 or more
+    /// moves) solved as one batch.
+    #[arg(long, default_value_t = 5000)]
+    random4: usize,
+    /// Random 5-robot puzzles, chosen alike, solved as one batch.
+    #[arg(long, default_value_t = 2000)]
+    random5: usize,
+    /// The core every solver process is pinned to.
+    #[arg(long, default_value_t = 1)]
+    cpu: usize,
+    /// A process running longer than this many seconds is killed and counted as failed.
+    #[arg(long, default_value_t = 900)]
+    timeout: u64,
+    /// Also write every measurement as JSON Lines to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// Puzzles timed together in one process: a hard position alone, or a random batch.
+struct Set {
+    label: String,
+    /// Name, puzzle, optimal count.
+    puzzles: Vec<(String, Puzzle, usize)>,
+    file: PathBuf,
+}
+
+/// A solver and how its process is started on a set's file.
+struct Contender {
+    name: String,
+    program: PathBuf,
+    args: Vec<String>,
+    reads_json: bool,
+}
+
+impl Contender {
+    fn command(&self, file: &Path) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args).arg(file);
+        command
+    }
+}
+
+/// One solver on one set, over the runs.
+#[derive(Default)]
+struct Row {
+    cpu: Vec<f64>,
+    peak_mb: f64,
+    verdict: Verdict,
+    failure: Option<String>,
+}
+
+pub fn run(args: PeerBenchArgs) -> Result<ExitCode> {
+    let work = tempfile::tempdir().context("a scratch directory")?;
+    let sets = puzzle_sets(&args, work.path())?;
+    let solvers = solvers(&args.peers)?;
+    let mut rows: Vec<Vec<Row>> = sets
+        .iter()
+        .map(|_| solvers.iter().map(|_| Row::default()).collect())
+        .collect();
+    let progress =
+        crate::output::progress::bar((sets.len() * solvers.len() * args.runs) as u64, "runs");
+    let limit = Duration::from_secs(args.timeout);
+    let mut problems = Vec::new();
+    for run in 0..args.runs {
+        for (s, set) in sets.iter().enumerate() {
+            for k in 0..solvers.len() {
+                let which = (k + run + s) % solvers.len();
+                let solver = &solvers[which];
+                let row = &mut rows[s][which];
+                progress.set_message(format!("{} on {}", solver.name, set.label));
+                let stdout = work.path().join("answers");
+                let measured =
+                    process::run_pinned(solver.command(&set.file), args.cpu, &stdout, limit)?;
+                progress.inc(1);
+                let usage = match measured {
+                    Ok(usage) => usage,
+                    Err(failure) => {
+                        row.failure = Some(failure.to_string());
+                        continue;
+                    }
+                };
+                let output = std::fs::read_to_string(&stdout)?;
+                let answers = if solver.reads_json {
+                    read_rrm(&output)
+                } else {
+                    read_driver(&output)
+                };
+                row.verdict = check(&set.puzzles, &answers, |name, why| {
+                    problems.push(format!("{} on {name}: {why}", solver.name))
+                });
+                row.cpu.push(usage.cpu_seconds);
+                row.peak_mb = row.peak_mb.max(usage.peak_mb);
+                if let Some(json) = &args.json {
+                    append_json(json, run, &set.label, &solver.name, &usage, row.verdict)?;
+                }
+            }
+        }
+    }
+    progress.finish_and_clear();
+    let mut out = crate::output::stdout::lock();
+    print_table(&mut out, &args, &sets, &solvers, &mut rows)?;
+    for problem in problems.iter().take(20) {
+        writeln!(out, "WRONG: {problem}")?;
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// rrm itself (`rrm solve` on one thread, the `rrm` beside this executable), then the
+/// peers found in `dir`.
+fn solvers(dir: &Path) -> Result<Vec<Contender>> {
+    let this = std::env::current_exe().context("this executable")?;
+    let rrm = this.with_file_name("rrm");
+    anyhow::ensure!(
+        rrm.is_file(),
+        "no rrm beside {} (cargo build --release builds both)",
+        this.display()
+    );
+    let mut solvers = vec![Contender {
+        name: "rrm".to_string(),
+        program: rrm,
+        args: ["solve", "--json", "--threads", "1", "--puzzles"]
+            .map(String::from)
+            .to_vec(),
+        reads_json: true,
+    }];
+    for peer in PEERS {
+        let program = dir.join(peer);
+        if program.is_file() {
+            solvers.push(Contender {
+                name: peer.to_string(),
+                program,
+                args: Vec::new(),
+                reads_json: false,
+            });
+        } else {
+            eprintln!(
+                "rrm: no {} (run bench/peers/build); left out",
+                program.display()
+            );
+        }
+    }
+    Ok(solvers)
+}
+
+/// The hard positions one by one, then the random batches, written where the solvers
+/// read them, each puzzle with its optimal count.
+fn puzzle_sets(args: &PeerBenchArgs, dir: &Path) -> Result<Vec<Set>> {
+    let jobs = match &args.positions {
+        Some(path) => input::read_puzzles(path)?,
+        None => input::parse_puzzles(crate::dev::bench::HARD_POSITIONS)?,
+    };
+    let mut sets = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let (name, expected) = match &job.source {
+            input::Source::File {
+                name,
+                expected_moves,
+            } => (
+                name.clone().unwrap_or(format!("position {}", i + 1)),
+                *expected_moves,
+            ),
+            input::Source::Seed(game) => (format!("seed {}", game.seed), None),
+        };
+        // The file's count where it has one (every answer, rrm's too, is checked
+        // against it); else rrm's, found here.
+        let moves = match expected {
+            Some(moves) => moves as usize,
+            None => Solver::new()
+                .solve(&job.puzzle)
+                .with_context(|| format!("solving {name}"))?
+                .moves
+                .len(),
+        };
+        let puzzles = vec![(name.clone(), job.puzzle.clone(), moves)];
+        sets.push(write_set(dir, format!("{name} ({moves})"), puzzles)?);
+    }
+    for (robots, count) in [(4, args.random4), (5, args.random5)] {
+        if count == 0 {
+            continue;
+        }
+        // The peers take a target of one colour only. A target robot standing on the
+        // target is left out: rrm counts a move away and back (2 moves), the drivers
+        // answer 0, and DriftingDroids demands a ricochet.
+        let keep = |puzzle: &Puzzle| {
+            let target = puzzle.target();
+            target
+                .colour
+                .is_some_and(|colour| puzzle.robots()[colour.robot()] != target.cell)
+        };
+        let puzzles = crate::dev::bench::random_puzzles(robots, count, keep)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (puzzle, moves))| (format!("r{robots}-{}", i + 1), puzzle, moves))
+            .collect();
+        sets.push(write_set(
+            dir,
+            format!("{count} random, {robots} robots"),
+            puzzles,
+        )?);
+    }
+    Ok(sets)
+}
+
+fn write_set(dir: &Path, label: String, puzzles: Vec<(String, Puzzle, usize)>) -> Result<Set> {
+    let file = dir.join(format!(
+        "set-{}.jsonl",
+        label.replace([' ', ',', '(', ')'], "_")
+    ));
+    let mut text = String::new();
+    for (name, puzzle, _) in &puzzles {
+        text += &serde_json::to_string(&puzzle.to_record(Some(name.clone())))?;
+        text.push('\n');
+    }
+    std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+    Ok(Set {
+        label,
+        puzzles,
+        file,
+    })
+}
+
+fn append_json(
+    path: &Path,
+    run: usize,
+    set: &str,
+    solver: &str,
+    usage: &process::Usage,
+    verdict: Verdict,
+) -> Result<()> {
+    let line = serde_json::json!({
+        "run": run, "set": set, "solver": solver,
+        "cpu_seconds": usage.cpu_seconds, "wall_seconds": usage.wall_seconds,
+        "peak_mb": usage.peak_mb, "right": verdict.right,
+        "unsupported": verdict.unsupported, "wrong": verdict.wrong,
+    });
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    writeln!(file, "{line}")?;
+    Ok(())
+}
+
+fn print_table(
+    out: &mut impl Write,
+    args: &PeerBenchArgs,
+    sets: &[Set],
+    solvers: &[Contender],
+    rows: &mut [Vec<Row>],
+) -> Result<()> {
+    writeln!(
+        out,
+        "process CPU s (user + system), median of {} runs, one core; peak RSS",
+        args.runs
+    )?;
+    writeln!(
+        out,
+        "{:<30} {:<14} {:>8} {:>7} {:>6} {:>9}",
+        "puzzles", "solver", "CPU s", "peak MB", "÷ rrm", "optimal"
+    )?;
+    for (set, set_rows) in sets.iter().zip(rows.iter_mut()) {
+        let rrm_cpu = median(&mut set_rows[0].cpu);
+        for (k, (solver, row)) in solvers.iter().zip(set_rows.iter_mut()).enumerate() {
+            let label = if k == 0 { set.label.as_str() } else { "" };
+            let answered = format!(
+                "{}/{}{}",
+                row.verdict.right,
+                set.puzzles.len(),
+                if row.verdict.unsupported > 0 {
+                    format!(" ({} unsupp.)", row.verdict.unsupported)
+                } else {
+                    String::new()
+                }
+            );
+            match (&row.failure, median(&mut row.cpu)) {
+                (Some(failure), _) => writeln!(out, "{label:<30} {:<14} {failure}", solver.name)?,
+                (None, cpu) => {
+                    // A ratio only where the solver answered something.
+                    let ratio = match row.verdict.right {
+                        0 => "-".to_string(),
+                        _ => format!("{:.1}", cpu / rrm_cpu),
+                    };
+                    writeln!(
+                        out,
+                        "{label:<30} {:<14} {cpu:>8.2} {:>7.0} {ratio:>6} {answered:>9}",
+                        solver.name, row.peak_mb,
+                    )?
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! What the commands write: puzzles in the players' formats, reports, summaries, unit
+//! result files, progress bars, and output files written whole or not at all.
+
+pub mod formats;
+pub mod outfile;
+pub mod progress;
+pub mod report;
+pub mod stdout;
+pub mod summary;
+pub mod unit_result;
