@@ -116,7 +116,7 @@ impl Board {
             .chain(blocked.chunks_exact(8))
             .fold(0u64, |hash, chunk| {
                 let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-                (hash.rotate_left(23) ^ word).wrapping_mul(crate::table::KEY_SPREAD)
+                (hash.rotate_left(23) ^ word).wrapping_mul(crate::transposition::KEY_SPREAD)
             })
     }
 

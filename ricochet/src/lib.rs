@@ -21,7 +21,7 @@ pub mod ricocheckers;
 pub mod rules;
 pub mod solver;
 pub mod svg;
-mod table;
+mod transposition;
 
 pub use board::{Board, BoardError, Cell, Direction};
 pub use fogleman::{Game, Layout, LayoutError, SeedError};

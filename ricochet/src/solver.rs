@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use crate::board::{Cell, Direction, GRID};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
-use crate::table::TransTable;
+use crate::transposition::TransTable;
 
 mod bounds;
 mod fringe;

@@ -10,8 +10,8 @@ use cpu_time::ProcessTime;
 use ricochet::mt::PyRandom;
 use ricochet::ricocheckers::players::{Player, Published, PUBLISHED_PLIES};
 use ricochet::ricocheckers::proof::forced_win;
+use ricochet::ricocheckers::rrm_player::RrmSearch;
 use ricochet::ricocheckers::slab::{SlabScan, Slabs};
-use ricochet::ricocheckers::strong::Strong;
 use ricochet::ricocheckers::{Field, Position};
 use std::io::Write;
 use std::process::ExitCode;
@@ -91,7 +91,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let cpu = ProcessTime::now();
     let mut nodes = 0;
     for position in &positions {
-        nodes += Strong::new(&field, 20_000, 40)
+        nodes += RrmSearch::new(&field, 20_000, 40)
             .choose(&field, position)
             .nodes;
     }

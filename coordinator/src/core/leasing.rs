@@ -1,9 +1,9 @@
-//! Leasing as the coordinator does it: under the lock, it asks [`super::leases`] what
+//! Leasing as the coordinator does it: under the lock, it asks [`super::lease_decisions`] what
 //! changes, stores each change, counts it in the metrics, and only then lets memory
 //! take it.
 
 use super::campaign_state::CampaignState;
-use super::leases::{self, Change, Event, Now, Policy};
+use super::lease_decisions::{self, Change, Event, Now, Policy};
 use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Worker};
 use crate::stages::Stage;
 use std::sync::atomic::Ordering;
@@ -32,7 +32,7 @@ impl Coordinator {
             for campaign in state.campaigns.values_mut() {
                 let registered = |worker| state.workers.contains(worker);
                 let quotas = (&mut state.stalls, &mut state.credit);
-                let changes = leases::expired(campaign, now, registered, quotas, &policy);
+                let changes = lease_decisions::expired(campaign, now, registered, quotas, &policy);
                 self.apply(campaign, changes)?;
             }
             let out = state.leases_out().map(|(lease, _)| lease).collect();
@@ -52,7 +52,9 @@ impl Coordinator {
                 .values_mut()
                 .nth(index)
                 .expect("index < count");
-            if let Some((change, assignment)) = leases::next(campaign, worker, deadline, &policy)? {
+            if let Some((change, assignment)) =
+                lease_decisions::next(campaign, worker, deadline, &policy)?
+            {
                 self.apply(campaign, vec![change])?;
                 state.round_robin = index + 1;
                 return Ok(Some(assignment));
@@ -66,7 +68,7 @@ impl Coordinator {
     pub fn release_leases(&self) -> Result<()> {
         let mut state = self.lock();
         for campaign in state.campaigns.values_mut() {
-            let changes = leases::released(campaign);
+            let changes = lease_decisions::released(campaign);
             self.apply(campaign, changes)?;
         }
         Ok(())
@@ -89,7 +91,9 @@ impl Coordinator {
             let held = state
                 .campaigns
                 .get_mut(lease.campaign.as_str())
-                .and_then(|campaign| leases::extend(campaign, lease, &worker.identity, deadline));
+                .and_then(|campaign| {
+                    lease_decisions::extend(campaign, lease, &worker.identity, deadline)
+                });
             match held {
                 Some(work) => {
                     let solved = seeds_solved.get(i).copied().unwrap_or(0);
@@ -110,7 +114,7 @@ impl Coordinator {
             .campaigns
             .get_mut(name)
             .ok_or_else(|| CoordinatorError::UnknownCampaign(name.to_string()))?;
-        let changes = leases::retried(campaign, unit)?;
+        let changes = lease_decisions::retried(campaign, unit)?;
         let released: Vec<u64> = changes.iter().map(|change| change.unit).collect();
         self.apply(campaign, changes)?;
         tracing::info!(

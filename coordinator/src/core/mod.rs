@@ -24,16 +24,16 @@ mod error;
 mod exhaustive;
 mod hardest;
 mod identity;
-mod leases;
+mod lease_decisions;
 mod leasing;
 mod progress;
 mod queries;
 mod quotas;
 mod recovery;
 mod registry;
-mod standing;
+mod replication;
+mod store_check;
 mod submission;
-mod verify;
 
 pub use checks::SPOT_SHARE;
 pub use disk::{DiskReserve, SpaceProbe};
@@ -50,7 +50,7 @@ use rrm_model::{
     Assignment, CampaignStats, CampaignStatus, ExactStats, ExhaustiveUnit, LeaseRef,
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission,
 };
-pub use verify::{verify_store, VerifyReport};
+pub use store_check::{verify_store, VerifyReport};
 
 use crate::metrics::Metrics;
 use crate::stages::{Stage, StageClock, StageTimes};
@@ -74,7 +74,7 @@ struct State {
     /// Results each identity had taken since this coordinator started.
     credit: quotas::Credit,
     /// Confirmed units per identity: whose results are solved again in full.
-    standing: standing::Standing,
+    standing: replication::Standing,
     /// Registered workers by id.
     workers: registry::Registry,
     /// Identities proven wrong, as stored.

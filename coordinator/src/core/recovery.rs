@@ -4,7 +4,7 @@
 use super::campaign_state::{CampaignState, Kind};
 use super::checks::add_counts;
 use super::disk::DiskGuard;
-use super::standing::Standing;
+use super::replication::Standing;
 use super::{Coordinator, CoordinatorError, Result, State};
 use crate::metrics::Metrics;
 use crate::{unix_ms, Config};

@@ -13,8 +13,8 @@ pub mod players;
 pub mod proof;
 pub mod puzzles;
 pub mod render;
+pub mod rrm_player;
 pub mod slab;
-pub mod strong;
 pub mod tournament;
 
 use crate::board::{Board, BoardError, Cell, Direction};

@@ -1,6 +1,6 @@
 //! The players: the published program's random, minimax and alpha-beta players (its
 //! evaluation, its leaf rule and its anti-backtrack rule), and rrm's own
-//! ([`super::strong`]), behind one trait. Every player is deterministic given its seed.
+//! ([`super::rrm_player`]), behind one trait. Every player is deterministic given its seed.
 //!
 //! The published evaluation (`gameValue`) scores the mover's own pieces only: a win is
 //! +1, a loss and a tie −1; otherwise, for the goal cells no piece stands on, greedily
@@ -10,7 +10,7 @@
 //! searches to the end of the game and plays its own pieces for the opponent (a bug); here
 //! it is depth-limited and correct, so that alpha-beta returns its value at equal depth.
 
-use super::strong::Strong;
+use super::rrm_player::RrmSearch;
 use super::{Field, Outcome, Position, Step, PIECES};
 use crate::board::{Cell, Direction, CELLS};
 use crate::mt::PyRandom;
@@ -85,7 +85,7 @@ impl Kind {
             Kind::Random => Box::new(RandomPlayer(PyRandom::new(seed))),
             Kind::Minimax { plies } => Box::new(Published::new(plies, false)),
             Kind::AlphaBeta { plies } => Box::new(Published::new(plies, true)),
-            Kind::Rrm { nodes } => Box::new(RrmPlayer(Strong::new(field, nodes, 40))),
+            Kind::Rrm { nodes } => Box::new(RrmPlayer(RrmSearch::new(field, nodes, 40))),
         }
     }
 }
@@ -110,7 +110,7 @@ impl Player for RandomPlayer {
     }
 }
 
-struct RrmPlayer(Strong);
+struct RrmPlayer(RrmSearch);
 
 impl Player for RrmPlayer {
     fn choose(&mut self, field: &Field, position: &Position) -> Step {

@@ -363,7 +363,7 @@ fn openings_vary_the_games_of_deterministic_players() {
 fn the_rrm_player_keeps_every_forced_win_within_three_moves() {
     use super::proof::forced_win;
     use super::puzzles::{answer, deal};
-    use super::strong::{Strong, WIN};
+    use super::rrm_player::{RrmSearch, WIN};
     let field = Field::standard();
     let mut kept = [0; 4];
     for seed in 1..4000 {
@@ -372,7 +372,7 @@ fn the_rrm_player_keeps_every_forced_win_within_three_moves() {
         if moves == 0 {
             continue;
         }
-        let choice = Strong::new(&field, 10_000, 40).choose(&field, &position);
+        let choice = RrmSearch::new(&field, 10_000, 40).choose(&field, &position);
         assert!(
             choice.score > WIN - 100,
             "seed {seed}: the win in {moves} not seen"

@@ -104,12 +104,12 @@ impl Fringe {
     #[inline(always)]
     fn home(&self, key: u64) -> usize {
         let shift = 64 - self.table.len().trailing_zeros();
-        (key.wrapping_mul(crate::table::KEY_SPREAD) >> shift) as usize
+        (key.wrapping_mul(crate::transposition::KEY_SPREAD) >> shift) as usize
     }
 
     #[inline(always)]
     fn prefetch(&self, key: u64) {
-        crate::table::prefetch_line(self.table.as_ptr().wrapping_add(self.home(key)));
+        crate::transposition::prefetch_line(self.table.as_ptr().wrapping_add(self.home(key)));
     }
 
     /// Records state `key` reached at depth `g` by a move from `from` of the robot now in
@@ -179,7 +179,7 @@ impl Fringe {
 }
 
 fn zeroed(slots: usize) -> Vec<u64> {
-    let mut table = crate::table::with_huge_pages(slots);
+    let mut table = crate::transposition::with_huge_pages(slots);
     table.resize(slots, 0);
     table
 }

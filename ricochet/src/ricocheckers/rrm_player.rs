@@ -153,7 +153,7 @@ struct Entry {
 }
 
 /// The searcher's state between moves: its distances, its table and its budget.
-pub struct Strong {
+pub struct RrmSearch {
     /// Nodes per move; iterative deepening stops after the depth that passes it.
     pub nodes_per_move: u64,
     /// The deepest search.
@@ -172,10 +172,10 @@ pub struct Choice {
     pub nodes: u64,
 }
 
-impl Strong {
+impl RrmSearch {
     /// A searcher for positions of `field`.
-    pub fn new(field: &Field, nodes_per_move: u64, max_depth: u8) -> Strong {
-        Strong {
+    pub fn new(field: &Field, nodes_per_move: u64, max_depth: u8) -> RrmSearch {
+        RrmSearch {
             nodes_per_move,
             max_depth,
             distances: GoalDistances::new(field),
