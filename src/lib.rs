@@ -4,8 +4,10 @@
 //!
 //! - [`commands`]: the user commands, one module each;
 //! - [`client`]: where a command gets its answers (a local store or a coordinator);
-//! - [`output`]: formats, reports, progress and output files;
-//! - [`input`]: reading what the user names (seeds, puzzles, placements);
+//! - [`format`]: every puzzle and pack format, read and written in one place;
+//! - [`output`]: reports, summaries, progress and output files;
+//! - [`input`]: reading what the user names (seeds, ranges, placements);
+//! - [`interrupt`]: Ctrl-C for the synchronous commands;
 //! - [`dev`]: the developer tools.
 //!
 //! The game lives in `ricochet`, the domain in `rrm_model`, the services in
@@ -14,6 +16,7 @@
 pub mod client;
 pub mod commands;
 pub mod dev;
+pub mod format;
 pub mod input;
 pub mod interrupt;
 pub mod output;

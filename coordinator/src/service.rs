@@ -1,4 +1,4 @@
-//! The gRPC edge: `rrm.v1` requests go through `crate::wire` to the coordinator's types
+//! The gRPC edge: `rrm.v1` requests go through `rrm_proto::wire` to the coordinator's types
 //! and back, and its errors become status codes. No bookkeeping happens here.
 
 use crate::auth::{Caller, Gate, Roles};

@@ -1,4 +1,9 @@
-//! Ricochet Robots: the game model, Fogleman's seed generator and the optimal solver.
+//! Ricochet Robots as computation: the board and its moves ([`board`], [`mirrors`],
+//! [`rules`]), the boards and deals of the editions and tools players use ([`fogleman`],
+//! [`driftingdroids`], [`edition`], [`kcox`], [`generator`]), the optimal solver
+//! ([`solver`]) and the exhaustive engine that counts every placement of a unit
+//! ([`exhaustive`]), quality [`metrics`], pictures ([`render`], [`svg`]), and
+//! Ricochet's two-player game ([`ricocheckers`]), whose puzzles the same generator deals.
 //!
 //! This crate is pure computation: no I/O, no async, no protobuf. Callers build a
 //! [`Puzzle`] (from a [`PuzzleRecord`] or a [`fogleman::Game`]) and hand it to a

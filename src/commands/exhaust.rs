@@ -177,7 +177,7 @@ fn units(args: &ExhaustArgs) -> Result<Vec<Unit>> {
         return Ok(vec![unit]);
     }
     if let Some(path) = &args.puzzle {
-        let Job { puzzle, source } = input::read_puzzle(path)?;
+        let Job { puzzle, source } = crate::format::read_puzzle(path)?;
         let name = match source {
             Source::File {
                 name: Some(name), ..

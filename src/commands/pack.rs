@@ -4,21 +4,20 @@
 //! unit, and every step after that is deterministic.
 
 use crate::client::backend::{Backend, BackendArgs};
-use crate::commands::show::{metrics_json, SOLUTION_COUNT_CAP};
+use crate::commands::show::SOLUTION_COUNT_CAP;
 use crate::commands::top::placement_puzzle;
+use crate::format::pack::{EntryOrigin, Filters, Pack, PackEntry, PackFormat, PACK_FORMAT};
+use crate::format::MetricsJson;
 use crate::output::outfile::OutFile;
 use anyhow::{bail, Context, Result};
 use clap::builder::RangedU64ValueParser;
 use clap::Args;
 use ricochet::metrics::{metrics_under, Metrics};
-use ricochet::svg::{escape, Picture};
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
 use rrm_model::{CampaignSpec, MinedPlacement, Rules};
-use serde_json::json;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
@@ -64,7 +63,7 @@ pub struct PackArgs {
     /// The pack's format: `html`, `json`, `dd-id` (one DriftingDroids game ID per line)
     /// or `kcox` (K. Cox's text of each puzzle, a blank line between them).
     #[arg(long, value_enum)]
-    format: Option<Format>,
+    format: Option<PackFormat>,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -98,8 +97,9 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     // Every argument is checked before the minutes of solving.
     let format = match (args.format, args.out.extension().and_then(|e| e.to_str())) {
         (Some(format), _) => format,
-        (None, Some("html")) => Format::Html,
-        (None, Some("json")) => Format::Json,
+        (None, Some(extension)) if PackFormat::of_extension(extension).is_some() => {
+            PackFormat::of_extension(extension).unwrap()
+        }
         _ => bail!(
             "--out must end in .html or .json, or --format name the format, not {}",
             args.out.display()
@@ -117,10 +117,10 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     let spec = backend.status(&name)?.campaign.spec;
     let rules = spec.rules;
     if spec.generator == Generator::Ricocheckers.name() {
-        if args.unique || args.distinct_boards || !matches!(format, Format::Html | Format::Json) {
+        if args.unique || args.distinct_boards || !format.carries_solutions() {
             bail!("a Ricocheckers pack is HTML or JSON, without --unique or --distinct-boards");
         }
-        let html = format == Format::Html;
+        let html = format == PackFormat::Html;
         let (content, chosen) = crate::commands::ricocheckers::mined::pack(
             &mut backend,
             &name,
@@ -191,19 +191,11 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
             args.count
         );
     }
-    let content = match format {
-        Format::Html => html(
-            &name,
-            &chosen,
-            &json_pack(&name, &spec, &args, &moves, &chosen),
-        ),
-        Format::Json => json_pack(&name, &spec, &args, &moves, &chosen).to_string(),
-        Format::DdId => game_ids(&chosen)?,
-        Format::Kcox => (chosen.iter())
-            .map(|c| ricochet::kcox::write(&c.puzzle).with_context(|| c.origin.label()))
-            .collect::<Result<Vec<_>>>()?
-            .join("\n"),
-    };
+    let pack = pack_of(&name, &spec, &args, &moves, &chosen);
+    let (content, note) = crate::format::pack::write(&pack, format)?;
+    if let Some(note) = note {
+        eprintln!("rrm pack: {note}");
+    }
     out.write(content.as_bytes())?;
     writeln!(
         crate::output::stdout::lock(),
@@ -212,32 +204,6 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
         args.out.display()
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    Html,
-    Json,
-    DdId,
-    Kcox,
-}
-
-/// One DriftingDroids game ID per line; a note on stderr when a board is Fogleman's (the
-/// IDs' boards add the vortex's walls).
-fn game_ids(chosen: &[Chosen]) -> Result<String> {
-    let mut ids = String::new();
-    let mut noted = false;
-    for c in chosen {
-        let tiles = crate::output::formats::tiles_named(&c.board);
-        let (game, note) = crate::output::formats::driftingdroids_game(&c.puzzle, tiles)
-            .with_context(|| c.origin.label())?;
-        if let (Some(note), false) = (note, noted) {
-            eprintln!("rrm pack: {note}");
-            noted = true;
-        }
-        ids += &(game.id() + "\n");
-    }
-    Ok(ids)
 }
 
 impl Origin {
@@ -389,126 +355,53 @@ fn choose(
     Ok((chosen, passed_over))
 }
 
-fn notation(moves: &[Move]) -> Vec<String> {
-    moves.iter().map(Move::notation).collect()
-}
-
-/// The pack as JSON: see docs/editions.md, "Puzzle pack JSON".
-fn json_pack(
+/// The pack of the chosen puzzles (docs/editions.md, "Puzzle pack JSON").
+fn pack_of(
     name: &str,
     spec: &CampaignSpec,
     args: &PackArgs,
     moves: &RangeInclusive<u8>,
     chosen: &[Chosen],
-) -> serde_json::Value {
-    json!({
-        "format": crate::input::PACK_FORMAT,
-        "campaign": name,
-        "generator": spec.generator,
-        "rules": spec.rules.to_string(),
-        "filters": {
-            "min_moves": moves.start(),
-            "max_moves": moves.end(),
-            "count": args.count,
-            "unique": args.unique,
-            "min_robots": args.min_robots,
-            "distinct_boards": args.distinct_boards,
-        },
-        "puzzles": chosen.iter().enumerate().map(|(index, c)| {
+) -> Pack {
+    let puzzles = (chosen.iter().enumerate())
+        .map(|(index, c)| {
             let mut record = c.puzzle.to_record(Some(c.origin.label()));
             record.moves = Some(c.solution.len() as u32);
-            let mut entry = json!({
-                "number": index + 1,
-                "token": c.token,
-                "puzzle": record,
-                "moves": c.solution.len(),
-                "solution": notation(&c.solution),
-                "metrics": metrics_json(&c.metrics, c.solution.len()),
-            });
-            match &c.origin {
-                Origin::Seed(seed) => {
-                    entry["seed"] = json!(seed);
-                    entry["arrangement"] = json!(c.board);
-                }
-                Origin::Placement(mined) => {
-                    entry["unit"] = json!(mined.unit);
-                    entry["board"] = json!(c.board);
-                    entry["placement"] = json!(mined.placement);
-                }
+            let origin = match &c.origin {
+                Origin::Seed(seed) => EntryOrigin::Seed {
+                    seed: *seed,
+                    arrangement: c.board.clone(),
+                },
+                Origin::Placement(mined) => EntryOrigin::Placement {
+                    unit: mined.unit,
+                    board: c.board.clone(),
+                    placement: mined.placement,
+                },
+            };
+            PackEntry {
+                number: index + 1,
+                token: c.token.clone(),
+                puzzle: record,
+                moves: c.solution.len(),
+                solution: c.solution.iter().map(Move::notation).collect(),
+                metrics: MetricsJson::new(&c.metrics, c.solution.len()),
+                origin,
             }
-            entry
-        }).collect::<Vec<_>>(),
-    })
-}
-
-/// One self-contained printable page: the puzzles, then their solutions on new pages.
-/// A printable pack page's head and style, the `<body>` opened: a 2-column grid of
-/// `.card`s, `.moves` in monospace, `.solutions` on a new page.
-pub(crate) fn page_head(title: &str) -> String {
-    format!(
-        r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{}</title>
-<style>
-body {{ font-family: Georgia, serif; margin: 1.5cm; color: #1d1d1d; }}
-h1 {{ font-size: 1.6em; margin: 0 0 .2em; }} .sub {{ color: #555; margin-bottom: 1em; }}
-.grid {{ display: grid; grid-template-columns: repeat(2, 1fr); gap: 1em 1.5em; }}
-.card {{ break-inside: avoid; page-break-inside: avoid; }}
-.card h2 {{ font-size: 1.05em; margin: .3em 0; }} .card svg {{ width: 100%; height: auto; }}
-.moves {{ font-family: monospace; font-size: .95em; }}
-.solutions {{ page-break-before: always; break-before: page; }}
-@media print {{ body {{ margin: 0; }} }}
-</style></head><body>"#,
-        escape(title)
-    )
-}
-
-/// The printable page, carrying its JSON pack so that `rrm solve --puzzles` reads it back.
-fn html(name: &str, chosen: &[Chosen], pack: &serde_json::Value) -> String {
-    let title = format!(
-        "Ricochet Robots: {}",
-        crate::output::report::count(chosen.len() as u64, "puzzle")
-    );
-    let mut page = String::new();
-    let _ = write!(
-        page,
-        r#"{head}
-<h1>{title}</h1><div class="sub">{count} from campaign {campaign}, easiest first. Move the robot of the target's colour onto it; robots slide until they hit a wall or another robot. Solutions at the end.</div>
-<div class="grid">"#,
-        head = page_head(&title),
-        title = escape(&title),
-        count = crate::output::report::count(chosen.len() as u64, "puzzle"),
-        campaign = escape(name)
-    );
-    for (index, c) in chosen.iter().enumerate() {
-        let board = ricochet::svg::board(&c.puzzle, &Picture::default());
-        let _ = write!(
-            page,
-            r#"<div class="card" id="puzzle-{number}"><h2>Puzzle {number} · {moves} moves · {label}</h2>{board}</div>"#,
-            number = index + 1,
-            moves = c.solution.len(),
-            label = escape(&c.origin.label())
-        );
+        })
+        .collect();
+    Pack {
+        format: PACK_FORMAT.to_string(),
+        campaign: name.to_string(),
+        generator: spec.generator.clone(),
+        rules: spec.rules.to_string(),
+        filters: Filters {
+            min_moves: *moves.start(),
+            max_moves: *moves.end(),
+            count: args.count,
+            unique: args.unique,
+            min_robots: args.min_robots,
+            distinct_boards: args.distinct_boards,
+        },
+        puzzles,
     }
-    page.push_str(r#"</div><div class="solutions"><h1>Solutions</h1><div class="grid">"#);
-    for (index, c) in chosen.iter().enumerate() {
-        let board = ricochet::svg::board(
-            &c.puzzle,
-            &Picture {
-                solution: Some(&c.solution),
-                ..Picture::default()
-            },
-        );
-        let _ = write!(
-            page,
-            r#"<div class="card"><h2>Puzzle {number}</h2>{board}<div class="moves">{moves}</div></div>"#,
-            number = index + 1,
-            moves = escape(&notation(&c.solution).join(" "))
-        );
-    }
-    page.push_str("</div></div>");
-    // `<` escaped, so no text in the JSON can close the script.
-    let json = pack.to_string().replace('<', "\\u003c");
-    let _ = write!(page, "{}{json}</script>", crate::input::PACK_SCRIPT);
-    page.push_str("</body></html>\n");
-    page
 }

@@ -2,15 +2,14 @@
 //! campaign) as ASCII in the terminal and, with `--svg`, as a picture; with `--solution`,
 //! an optimal solution (numbered arrows in the picture) and its metrics.
 
+use crate::format::PuzzleFormat;
 use crate::input::{self, Job, Source};
-use crate::output::formats::OutputFormat;
 use crate::output::outfile::OutFile;
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
 use ricochet::metrics::{metrics, Metrics};
 use ricochet::svg::Picture;
 use ricochet::{render, Move, Solver};
-use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,7 +48,7 @@ pub struct ShowArgs {
     /// Print the puzzle alone on stdout as rrm's JSON puzzle, or as a DriftingDroids game
     /// ID or dump, instead of the board in text.
     #[arg(long, value_enum)]
-    format: Option<OutputFormat>,
+    format: Option<PuzzleFormat>,
 }
 
 pub fn run(args: ShowArgs) -> Result<ExitCode> {
@@ -61,7 +60,7 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
             (job, others)
         }
         (_, Some(puzzle), _) => (
-            input::read_puzzle_arg(puzzle, input::PuzzleFormat::Auto)?,
+            crate::format::read_puzzle_arg(puzzle, PuzzleFormat::Auto)?,
             Vec::new(),
         ),
         (_, _, Some(board)) => {
@@ -75,7 +74,7 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
         _ => unreachable!("clap requires one input"),
     };
     if let Some(format) = args.format {
-        let (written, note) = crate::output::formats::write(&job, format)?;
+        let (written, note) = crate::format::write(&job, format)?;
         if let Some(note) = note {
             tracing::warn!("{note}");
         }
@@ -167,16 +166,4 @@ fn solutions_text(m: &Metrics) -> String {
         (Some(n), true) => format!("{n}+"),
         (None, _) => "not counted (too many states)".into(),
     }
-}
-
-/// Quality metrics as JSON fields.
-pub fn metrics_json(m: &Metrics, optimum: usize) -> serde_json::Value {
-    json!({
-        "optimal_solutions": m.optimal_solutions,
-        "optimal_solutions_capped": m.capped,
-        "robots_moved": m.robots_moved,
-        "ricochets": m.ricochets,
-        "solo_moves": m.solo_moves,
-        "solo_gap": m.solo_gap(optimum),
-    })
 }

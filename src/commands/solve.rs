@@ -27,8 +27,8 @@ pub struct SolveArgs {
     #[arg(long)]
     puzzle: Option<String>,
     /// How `--puzzle` or `--puzzles` is written (seeds have no format to choose).
-    #[arg(long, value_enum, default_value_t = input::PuzzleFormat::Auto, conflicts_with_all = ["seed", "seeds"])]
-    format: input::PuzzleFormat,
+    #[arg(long, value_enum, default_value_t = crate::format::PuzzleFormat::Auto, conflicts_with_all = ["seed", "seeds"])]
+    format: crate::format::PuzzleFormat,
     /// The rule set (see docs/editions.md, "Rules implemented"): `standard`, or rules joined by commas:
     /// `no-rebounds`, `ricochet` (the rulebook's), `dd-ricochet` (DriftingDroids'),
     /// `min-moves=N` (positions needing fewer moves are refused).
@@ -117,7 +117,7 @@ impl SolveArgs {
 pub fn run(args: SolveArgs) -> Result<ExitCode> {
     let single = match (&args.seed, &args.puzzle) {
         (Some(seed), _) => Some(input::seed_job(*seed)?),
-        (_, Some(puzzle)) => Some(input::read_puzzle_arg(puzzle, args.format)?),
+        (_, Some(puzzle)) => Some(crate::format::read_puzzle_arg(puzzle, args.format)?),
         _ => None,
     };
     if let Some(job) = single {
@@ -148,7 +148,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode> {
                 (last - first + 1, Box::new(batches))
             }
             (_, Some(path)) => {
-                let mut jobs = input::read_puzzles_as(path, args.format)?;
+                let mut jobs = crate::format::read_puzzles_as(path, args.format)?;
                 let total = jobs.len() as u64;
                 let mut batches = Vec::new();
                 while !jobs.is_empty() {

@@ -2,7 +2,8 @@
 //! exhaustive campaign the proven record table: its units' hardest placements.
 
 use crate::client::backend::{Backend, BackendArgs};
-use crate::commands::show::{metrics_json, metrics_line, SOLUTION_COUNT_CAP};
+use crate::commands::show::{metrics_line, SOLUTION_COUNT_CAP};
+use crate::format::{ListFormat, MetricsJson};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ricochet::metrics::{metrics_under, Metrics};
@@ -10,7 +11,7 @@ use ricochet::solver::with_thread_solver;
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
 use rrm_model::{MinedPlacement, Rules};
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -25,48 +26,58 @@ pub struct TopArgs {
     /// The campaign (default: the only one).
     #[arg(long)]
     campaign: Option<String>,
-    /// One JSON object per puzzle instead of text.
-    #[arg(long, conflicts_with = "dd_ids")]
+    /// How the list is written: `text`, `json` (one object per puzzle), `dd-id` (one
+    /// DriftingDroids game ID per line, for its players: Fogleman's boards there have the
+    /// vortex's two walls, so an optimum may differ) or `kcox` (K. Cox's text).
+    #[arg(long, value_enum, conflicts_with_all = ["json", "dd_ids", "kcox"])]
+    format: Option<ListFormat>,
+    /// Same as `--format json`.
+    #[arg(long, conflicts_with_all = ["dd_ids", "kcox"])]
     json: bool,
-    /// One DriftingDroids game ID per puzzle instead of text, for its players (Fogleman's
-    /// boards there have the vortex's two walls, so an optimum may differ).
-    #[arg(long)]
+    /// Same as `--format dd-id`.
+    #[arg(long, conflicts_with = "kcox")]
     dd_ids: bool,
-    /// Each puzzle in K. Cox's text format instead, a blank line between them.
-    #[arg(long, conflicts_with_all = ["json", "dd_ids"])]
+    /// Same as `--format kcox`.
+    #[arg(long)]
     kcox: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
 
 pub fn run(args: TopArgs) -> Result<ExitCode> {
+    let format = ListFormat::or_flags(args.format, args.json, args.dd_ids, args.kcox);
     let mut backend = Backend::open(&args.backend)?;
     let name = backend.campaign_name(args.campaign.as_deref())?;
     if is_exhaustive(&mut backend, &name)? {
-        return records(&mut backend, &name, &args);
+        return records(&mut backend, &name, &args, format);
     }
     let generator = generator_of(&mut backend, &name)?;
     let puzzles = backend.hardest(&name, args.limit, args.min_moves)?;
     if generator == Generator::Ricocheckers {
-        if args.dd_ids || args.kcox {
+        if matches!(format, ListFormat::DdId | ListFormat::Kcox) {
             bail!(
                 "{name} holds Ricocheckers positions, which have no DriftingDroids or K. Cox form"
             );
         }
-        crate::commands::ricocheckers::mined::top(&name, &puzzles, args.json, args.min_moves)?;
+        crate::commands::ricocheckers::mined::top(
+            &name,
+            &puzzles,
+            format == ListFormat::Json,
+            args.min_moves,
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
-    if args.dd_ids {
+    if format == ListFormat::DdId {
         let games = (puzzles.iter())
             .map(|mined| {
                 let generated = generator.generate(mined.seed)?;
-                let tiles = crate::output::formats::tiles_named(&generated.arrangement);
-                crate::output::formats::driftingdroids_game(&generated.puzzle, tiles)
+                let tiles = crate::format::tiles_named(&generated.arrangement);
+                crate::format::driftingdroids_game(&generated.puzzle, tiles)
             })
             .collect::<Result<Vec<_>>>()?;
         return print_game_ids(&games);
     }
-    if args.kcox {
+    if format == ListFormat::Kcox {
         let puzzles = (puzzles.iter())
             .map(|mined| Ok(generator.generate(mined.seed)?.puzzle))
             .collect::<Result<Vec<_>>>()?;
@@ -77,10 +88,10 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
         Ok((generator.generate(mined.seed)?.puzzle, &mined.solution))
     })?;
     let mut out = crate::output::stdout::lock();
-    if rules != Rules::STANDARD && !args.json {
+    if rules != Rules::STANDARD && format != ListFormat::Json {
         writeln!(out, "{name}: rules {rules}")?;
     }
-    if puzzles.is_empty() && !args.json {
+    if puzzles.is_empty() && format != ListFormat::Json {
         writeln!(
             out,
             "{name}: no kept puzzles with at least {} moves yet",
@@ -88,18 +99,18 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
         )?;
     }
     for (rank, (mined, (_, metrics, optimum))) in puzzles.iter().zip(&measured).enumerate() {
-        if args.json {
-            let row = json!({
-                "campaign": name,
-                "rules": rules.to_string(),
-                "rank": rank + 1,
-                "seed": mined.seed,
-                "moves": mined.moves,
-                "solution": mined.solution,
-                "re_solved": mined.re_solved,
-                "metrics": metrics_json(metrics, *optimum),
-            });
-            writeln!(out, "{row}")?;
+        if format == ListFormat::Json {
+            let row = SeedRow {
+                campaign: &name,
+                rules: rules.to_string(),
+                rank: rank + 1,
+                seed: mined.seed,
+                moves: mined.moves,
+                solution: &mined.solution,
+                re_solved: mined.re_solved,
+                metrics: MetricsJson::new(metrics, *optimum),
+            };
+            writeln!(out, "{}", serde_json::to_string(&row)?)?;
         } else {
             writeln!(
                 out,
@@ -114,6 +125,35 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One mined seed of `top --format json`.
+#[derive(Serialize)]
+struct SeedRow<'a> {
+    campaign: &'a str,
+    rules: String,
+    rank: usize,
+    seed: u64,
+    moves: u8,
+    solution: &'a [String],
+    re_solved: bool,
+    metrics: MetricsJson,
+}
+
+/// One record placement of an exhaustive campaign in `top --format json`.
+#[derive(Serialize)]
+struct PlacementRow<'a> {
+    campaign: &'a str,
+    rules: String,
+    rank: usize,
+    unit: u64,
+    board: &'a str,
+    token: &'a str,
+    placement: [u8; 4],
+    moves: u8,
+    solution: &'a [String],
+    puzzle: ricochet::PuzzleRecord,
+    metrics: MetricsJson,
 }
 
 /// Prints one game ID per line, and the first note (they are alike) as a plain line on
@@ -211,19 +251,24 @@ pub fn solve_exactly(puzzle: &Puzzle, moves: u8) -> Result<Vec<String>> {
 /// The record table of an exhaustive campaign: every unit's hardest placements, most
 /// moves first, with their metrics and the coordinator's solutions (solved here for the
 /// placements a unit lists beyond those the coordinator re-solved).
-fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode> {
+fn records(
+    backend: &mut Backend,
+    name: &str,
+    args: &TopArgs,
+    format: ListFormat,
+) -> Result<ExitCode> {
     let mut placements =
         backend.find_placements(name, args.min_moves..=u8::MAX, args.limit, true)?;
-    if args.dd_ids {
+    if format == ListFormat::DdId {
         let games = (placements.iter())
             .map(|mined| {
-                let tiles = crate::output::formats::tiles_named(&mined.board);
-                crate::output::formats::driftingdroids_game(&placement_puzzle(mined)?, tiles)
+                let tiles = crate::format::tiles_named(&mined.board);
+                crate::format::driftingdroids_game(&placement_puzzle(mined)?, tiles)
             })
             .collect::<Result<Vec<_>>>()?;
         return print_game_ids(&games);
     }
-    if args.kcox {
+    if format == ListFormat::Kcox {
         let puzzles = (placements.iter())
             .map(placement_puzzle)
             .collect::<Result<Vec<_>>>()?;
@@ -237,7 +282,7 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
         Ok((placement_puzzle(mined)?, &mined.solution))
     })?;
     let mut out = crate::output::stdout::lock();
-    if placements.is_empty() && !args.json {
+    if placements.is_empty() && format != ListFormat::Json {
         writeln!(
             out,
             "{name}: no units with at least {} moves yet",
@@ -248,21 +293,21 @@ fn records(backend: &mut Backend, name: &str, args: &TopArgs) -> Result<ExitCode
     {
         let title = format!("{} {} unit {}", mined.board, mined.token, mined.unit);
         let placement = mined.placement.map(|c| c.to_string()).join(",");
-        if args.json {
-            let row = json!({
-                "campaign": name,
-                "rules": Rules::STANDARD.to_string(),
-                "rank": rank + 1,
-                "unit": mined.unit,
-                "board": mined.board,
-                "token": mined.token,
-                "placement": mined.placement,
-                "moves": mined.moves,
-                "solution": mined.solution,
-                "puzzle": puzzle.to_record(Some(title)),
-                "metrics": metrics_json(metrics, *optimum),
-            });
-            writeln!(out, "{row}")?;
+        if format == ListFormat::Json {
+            let row = PlacementRow {
+                campaign: name,
+                rules: Rules::STANDARD.to_string(),
+                rank: rank + 1,
+                unit: mined.unit,
+                board: &mined.board,
+                token: &mined.token,
+                placement: mined.placement,
+                moves: mined.moves,
+                solution: &mined.solution,
+                puzzle: puzzle.to_record(Some(title)),
+                metrics: MetricsJson::new(metrics, *optimum),
+            };
+            writeln!(out, "{}", serde_json::to_string(&row)?)?;
         } else {
             writeln!(
                 out,

@@ -41,8 +41,8 @@ pub struct BenchArgs {
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let jobs = match &args.positions {
-        Some(path) => input::read_puzzles(path)?,
-        None => input::parse_puzzles(HARD_POSITIONS).context("built-in hard positions")?,
+        Some(path) => crate::format::read_puzzles(path)?,
+        None => crate::format::parse_puzzles(HARD_POSITIONS).context("built-in hard positions")?,
     };
     let mut out = crate::output::stdout::lock();
     writeln!(out, "machine: {}", machine_description())?;

@@ -1,7 +1,6 @@
-//! What the commands write: puzzles in the players' formats, reports, summaries, unit
+//! What the commands write besides puzzles (`crate::format`): reports, summaries, unit
 //! result files, progress bars, and output files written whole or not at all.
 
-pub mod formats;
 pub mod outfile;
 pub mod progress;
 pub mod report;

@@ -1,4 +1,5 @@
-//! The durable store of mined results (sled), opened by the coordinator alone.
+//! The durable store of mined results (sled), opened by one process at a time: the coordinator
+//! (also in-process, for local commands), or an offline `rrm store` command.
 //!
 //! # Schema
 //! Keys are big-endian, so sled's byte order is numeric order. Values are postcard.

@@ -9,12 +9,12 @@
 //!
 //! One child module per concern, each adding methods to [`Coordinator`]:
 //! `recovery` (opening a store), `identity` (registrations, sessions, distrust),
-//! `leasing` (storing what `leases` decides), `submission`, `disputes` (settling
+//! `leasing` (storing what `lease_decisions` decides), `submission`, `disputes` (settling
 //! results that disagree), `queries`, `progress` (seeds reported in heartbeats, what is
 //! left for a worker), `exhaustive` (exhaustive campaigns: creation, import, their
 //! checks and queries). Parts that need no store are types or pure functions with
 //! their own unit tests: `campaign_state` (one campaign in memory), `registry`,
-//! `leases`, `quotas`, `checks`; `error` holds the public error types.
+//! `lease_decisions`, `quotas`, `checks`; `error` holds the public error types.
 
 mod campaign_state;
 mod checks;

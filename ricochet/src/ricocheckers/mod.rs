@@ -6,7 +6,7 @@
 //! 11×11 board is built in ([`Field::standard`]).
 //!
 //! Pure computation: the rules here, the players in [`players`], rrm's own player in
-//! [`strong`], exact forced-win search in [`proof`], the
+//! [`rrm_player`], exact forced-win search in [`proof`], the
 //! puzzles a mining campaign deals in [`puzzles`].
 
 pub mod players;

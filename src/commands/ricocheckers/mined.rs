@@ -190,7 +190,7 @@ fn html_pack(name: &str, chosen: &[Chosen]) -> String {
         r#"{head}
 <h1>Ricocheckers: win in N</h1><div class="sub">{count} positions from campaign {campaign}, easiest first. The side to move forces a win in the moves given, whatever the opponent plays: fill the opponent's three start cells (marked) with your own pieces. Pieces slide like Ricochet robots. Every win is proven by exhaustive search; main lines at the end.</div>
 <div class="grid">"#,
-        head = crate::commands::pack::page_head("Ricocheckers: win in N"),
+        head = crate::format::pack::page_head("Ricocheckers: win in N"),
         count = chosen.len(),
         campaign = escape(name)
     );

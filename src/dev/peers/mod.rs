@@ -189,8 +189,8 @@ fn solvers(dir: &Path) -> Result<Vec<Contender>> {
 /// read them, each puzzle with its optimal count.
 fn puzzle_sets(args: &PeerBenchArgs, dir: &Path) -> Result<Vec<Set>> {
     let jobs = match &args.positions {
-        Some(path) => input::read_puzzles(path)?,
-        None => input::parse_puzzles(crate::dev::bench::HARD_POSITIONS)?,
+        Some(path) => crate::format::read_puzzles(path)?,
+        None => crate::format::parse_puzzles(crate::dev::bench::HARD_POSITIONS)?,
     };
     let mut sets = Vec::new();
     for (i, job) in jobs.iter().enumerate() {

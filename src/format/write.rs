@@ -1,23 +1,11 @@
 //! Writing a puzzle in the formats of the tools players already use: rrm's JSON puzzle
 //! format, DriftingDroids' game IDs and its game dumps, K. Cox's text.
 
+use super::PuzzleFormat;
 use crate::input::{Job, Source};
 use anyhow::{bail, Context, Result};
 use ricochet::driftingdroids::{write_dump, DdBoard, DdGame, TileSide};
 use ricochet::Puzzle;
-
-/// A format `show` can write besides its text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// rrm's JSON puzzle format (docs/editions.md).
-    Json,
-    /// A DriftingDroids game ID.
-    DdId,
-    /// A DriftingDroids game dump (`!DriftingDroids_game!…`), which it pastes in.
-    DdDump,
-    /// K. Cox's text format (a four-robot puzzle's fifth robot shut in the centre).
-    Kcox,
-}
 
 /// The DriftingDroids game of `puzzle`: its own board, or for a board of Fogleman's tiles
 /// (`fogleman_tiles`, in slot order) the same tile sides in DriftingDroids, with a note
@@ -71,9 +59,9 @@ fn tiles_of(job: &Job) -> Option<[&str; 4]> {
 
 /// `job`'s puzzle written as `format`, and a note for stderr when the written puzzle is
 /// not exactly the same.
-pub fn write(job: &Job, format: OutputFormat) -> Result<(String, Option<String>)> {
+pub fn write(job: &Job, format: PuzzleFormat) -> Result<(String, Option<String>)> {
     Ok(match format {
-        OutputFormat::Json => {
+        PuzzleFormat::Auto | PuzzleFormat::Json => {
             let name = match &job.source {
                 Source::Seed(game) => Some(format!("seed {}", game.seed)),
                 Source::File { name, .. } => name.clone(),
@@ -81,11 +69,11 @@ pub fn write(job: &Job, format: OutputFormat) -> Result<(String, Option<String>)
             let record = job.puzzle.to_record(name);
             (serde_json::to_string(&record)? + "\n", None)
         }
-        OutputFormat::DdId => {
+        PuzzleFormat::DdId => {
             let (game, note) = driftingdroids_game(&job.puzzle, tiles_of(job))?;
             (game.id() + "\n", note)
         }
-        OutputFormat::DdDump => (write_dump(&job.puzzle) + "\n", None),
-        OutputFormat::Kcox => (ricochet::kcox::write(&job.puzzle)?, None),
+        PuzzleFormat::DdDump => (write_dump(&job.puzzle) + "\n", None),
+        PuzzleFormat::Kcox => (ricochet::kcox::write(&job.puzzle)?, None),
     })
 }
