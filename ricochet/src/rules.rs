@@ -561,31 +561,28 @@ pub fn reachable_at_once(puzzle: &Puzzle) -> bool {
         })
 }
 
-/// Whether `moves` obey the move rules of `rules` on `puzzle` (a solution's replay checks
-/// the slides and the finish themselves).
+/// Whether `moves` obey the move rules of `rules` on `puzzle`, replayed through the
+/// search's own [`Mover`]: every step moves its robot as the rules allow, and only the last
+/// may finish (whether it reaches the target is the solution replay's to check).
 pub fn obeys(puzzle: &Puzzle, moves: &[Move], rules: Rules) -> bool {
-    let (must_turn, no_early_stop) = ricochet_duties(puzzle, rules);
-    let mut robots = puzzle.robots().to_vec();
-    let mut lines = vec![Line::None; robots.len()];
-    let mut turned = vec![false; robots.len()];
-    for (index, step) in moves.iter().enumerate() {
-        let robot = usize::from(step.robot);
-        let Some(&line) = lines.get(robot) else {
-            return false;
-        };
-        if !rules.rebounds && line == Line::of(step.dir) {
+    let mover = Mover::new(puzzle, rules);
+    let mut state = State::start(puzzle.robots());
+    for (index, &step) in moves.iter().enumerate() {
+        if usize::from(step.robot) >= puzzle.robots().len() {
             return false;
         }
-        turned[robot] |= line.turns_to(step.dir);
-        lines[robot] = Line::of(step.dir);
-        robots[robot] = puzzle.slide(&robots, *step);
-        let on_target = robots[robot] == puzzle.target().cell && puzzle.may_finish(robot);
-        let last = index + 1 == moves.len();
-        if (on_target && no_early_stop && !last) || (last && must_turn && !turned[robot]) {
-            return false;
+        match mover.play(&state, step) {
+            Play::NoMove => return false,
+            Play::Finishes => return index + 1 == moves.len(),
+            Play::Continues(next) => state = next,
         }
     }
-    true
+    // A last move onto the target that does not finish (the finishing robot has not
+    // turned) breaks the rules; one that stops elsewhere is for the replay to refuse.
+    moves.last().is_none_or(|step| {
+        let robot = usize::from(step.robot);
+        state.robots[robot] != puzzle.target().cell || !puzzle.may_finish(robot)
+    })
 }
 
 #[cfg(test)]

@@ -18,8 +18,12 @@ pub(crate) const BLOCK_EXHAUSTIVE_V1: u8 = 3;
 pub(crate) const BLOCK_EXHAUSTIVE: u8 = 4;
 /// The version byte before an [`ExhaustiveSpec`] in the `exhaustive` tree.
 pub(crate) const EXHAUSTIVE_SPEC_V1: u8 = 1;
-/// The version byte of a `rules` value.
+/// The version byte of a `rules` value holding a positional record of three rules (read
+/// only: a new rule would have needed a migration).
 pub(crate) const CAMPAIGN_RULES_V1: u8 = 1;
+/// The version byte of a `rules` value holding the rules' canonical text
+/// (`no-rebounds,min-moves=3`, as `Rules::parse` reads it): a new rule needs no new version.
+pub(crate) const CAMPAIGN_RULES: u8 = 2;
 /// Units up to this many seeds are stored raw: deflate would save little and its set-up
 /// (large match tables) would dominate tiny units.
 pub(crate) const RAW_UP_TO: usize = 128;

@@ -19,7 +19,7 @@
 //! | `meta` | `journal_group` | `u64`: the last journal group applied (see `journal`) |
 //! | `meta` | `journal_intent` | the record of the last group of several changes, written before them |
 //! | `exhaustive` | campaign id | version byte 1, then `ExhaustiveSpec`: only exhaustive campaigns have one |
-//! | `rules` | campaign id | version byte 1, then the campaign's `Rules`: only campaigns under other rules than the standard ones have one |
+//! | `rules` | campaign id | version byte 2, then the campaign's rules as their canonical text (`no-rebounds,min-moves=3`; version 1, read only: a positional record): only campaigns under other rules than the standard ones have one |
 //!
 //! Every write is one group of changes, appended to the write-ahead journal
 //! (`journal`) before sled sees it, so a group survives a crash whole or not at all
@@ -243,7 +243,7 @@ impl Store {
         spec.validate()?;
         let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
         let rules = (spec.rules != Rules::STANDARD)
-            .then(|| [&[CAMPAIGN_RULES_V1][..], &encode(&spec.rules)].concat());
+            .then(|| [&[CAMPAIGN_RULES][..], spec.rules.to_string().as_bytes()].concat());
         self.write_checked(|| {
             if self
                 .table(Table::Campaigns)?
@@ -301,7 +301,16 @@ impl Store {
     fn with_rules(&self, mut campaign: Campaign) -> Result<Campaign> {
         if let Some(value) = self.table(Table::Rules)?.get(campaign.id.to_be_bytes())? {
             campaign.spec.rules = match value.split_first() {
-                Some((&CAMPAIGN_RULES_V1, bytes)) => decode("campaign rules", bytes)?,
+                Some((&CAMPAIGN_RULES, bytes)) => std::str::from_utf8(bytes)
+                    .ok()
+                    .and_then(|text| Rules::parse(text).ok())
+                    .ok_or_else(|| StoreError::Corrupt {
+                        what: "campaign rules",
+                        detail: format!("not a rule set: {:?}", String::from_utf8_lossy(bytes)),
+                    })?,
+                Some((&CAMPAIGN_RULES_V1, bytes)) => {
+                    decode_record::<records::v2::Rules>("campaign rules", bytes)?.try_into()?
+                }
                 _ => {
                     return Err(StoreError::Corrupt {
                         what: "campaign rules",

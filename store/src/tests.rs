@@ -107,6 +107,36 @@ fn campaigns_are_unique_and_validated() {
     assert_eq!(top.unit_seeds(0), u64::MAX - 10..u64::MAX);
 }
 
+/// Rules are kept as their canonical text, so a rule added later needs no new record
+/// version; a store written with the positional record of version 1 still reads, and a
+/// damaged text is refused as corrupt, not read as the standard rules.
+#[test]
+fn campaign_rules_are_kept_as_text_and_the_old_record_still_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let mut ruled = spec("ruled");
+    ruled.rules = Rules::parse("no-rebounds,min-moves=3").unwrap();
+    let id = store.create_campaign(ruled, 1).unwrap().id;
+    let rules = store.table(Table::Rules).unwrap();
+    let key = id.to_be_bytes();
+    let kept = rules.get(key).unwrap().unwrap();
+    assert_eq!(&kept[..], b"\x02no-rebounds,min-moves=3");
+
+    // Version 1: rebounds false, the rulebook's ricochet (1), min-moves 3, postcard.
+    rules.insert(key, &[1u8, 0, 1, 3][..]).unwrap();
+    let read = store.campaign("ruled").unwrap().unwrap().spec.rules;
+    assert_eq!(
+        read,
+        Rules::parse("no-rebounds,ricochet,min-moves=3").unwrap()
+    );
+
+    rules
+        .insert(key, &b"\x02no-rebounds,warp-drive"[..])
+        .unwrap();
+    let damaged = store.campaign("ruled").unwrap_err().to_string();
+    assert!(damaged.contains("warp-drive"), "{damaged}");
+}
+
 /// A campaign's rules come back with it after reopening; standard campaigns (every one
 /// of an older store) keep no entry in `rules` and read as standard.
 #[test]

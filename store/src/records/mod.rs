@@ -28,13 +28,6 @@ impl Stored for model::Campaign {
     }
 }
 
-impl Stored for model::Rules {
-    type Record = v2::Rules;
-    fn from_record(record: v2::Rules) -> Result<Self> {
-        record.try_into()
-    }
-}
-
 /// The records that read back whole into their domain type.
 macro_rules! stored_as {
     ($($domain:ident => $record:ident),* $(,)?) => {$(

@@ -66,28 +66,14 @@ impl TryFrom<Campaign> for model::Campaign {
     }
 }
 
-/// A campaign's rules, kept only when they are not the standard ones.
+/// A campaign's rules as stores before the canonical text kept them (read only: the
+/// `rules` tree now holds the text, see `CAMPAIGN_RULES`).
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Rules {
     rebounds: bool,
     /// 0: none, 1: the rulebook's, 2: DriftingDroids'.
     ricochet: u8,
     min_moves: u8,
-}
-
-impl From<&model::Rules> for Rules {
-    fn from(rules: &model::Rules) -> Rules {
-        use model::Ricochet;
-        Rules {
-            rebounds: rules.rebounds,
-            ricochet: match rules.ricochet {
-                Ricochet::None => 0,
-                Ricochet::Official => 1,
-                Ricochet::DriftingDroids => 2,
-            },
-            min_moves: rules.min_moves,
-        }
-    }
 }
 
 impl TryFrom<Rules> for model::Rules {
