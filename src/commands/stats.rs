@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use rrm_charts::{rarity, Counted};
 use rrm_model::{Aggregates, Group, Rules};
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -86,18 +86,14 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     }
     let mut out = crate::output::stdout::lock();
     if args.json {
-        let mut report = summary_json(&name, &campaigns[0].1);
-        report["rules"] = json!(rules.to_string());
-        report["refused"] = json!(refused(rules, &campaigns[0].1));
-        if let Some((other, aggregates)) = campaigns.get(1) {
-            report["compare"] = summary_json(other, aggregates);
-        }
-        if let Some((units_total, exact)) = exact {
-            report["legal_histogram"] = json!(exact.overall.legal_histogram);
-            report["unsolvable"] = json!(exact.overall.unsolvable);
-            report["exhaustive"] = exact::json(units_total, exact);
-        }
-        writeln!(out, "{report}")?;
+        let report = StatsJson {
+            campaign: CampaignJson::new(&name, rules, &campaigns[0].1),
+            compare: (campaigns.get(1)).map(|(other, a)| CampaignJson::new(other, rules, a)),
+            legal_histogram: exact.map(|(_, exact)| exact.overall.legal_histogram.clone()),
+            unsolvable: exact.map(|(_, exact)| exact.overall.unsolvable),
+            exhaustive: exact.map(|(units_total, exact)| exact::json(units_total, exact)),
+        };
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
     } else if let Some((units_total, exact)) = exact {
         writeln!(out, "rules: {rules}")?;
         if args.compare.is_some() {
@@ -129,47 +125,119 @@ fn share(count: u64, total: u64) -> f64 {
     count as f64 / total.max(1) as f64
 }
 
-fn summary_json(name: &str, a: &Aggregates) -> Value {
-    let total = a.puzzles();
-    let groups = |groups: &BTreeMap<String, Group>| -> Vec<Value> {
-        groups
-            .iter()
-            .map(|(group, g)| {
-                json!({
-                    "group": group,
-                    "puzzles": g.puzzles,
-                    "mean_moves": g.mean(),
-                    "max_moves": g.max_moves,
+/// `rrm stats --json`: the campaign's summary, the one compared with it, and an
+/// exhaustive campaign's exact distributions.
+#[derive(Serialize)]
+struct StatsJson {
+    #[serde(flatten)]
+    campaign: CampaignJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compare: Option<CampaignJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    legal_histogram: Option<Vec<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unsolvable: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exhaustive: Option<exact::ExhaustiveJson>,
+}
+
+/// One campaign's summary: counts, mean, percentiles, maximum, histogram and groups,
+/// with the rules it was mined under and the puzzles their minimum refuses. Statistics
+/// of an empty campaign are null, not a made-up zero.
+#[derive(Serialize)]
+struct CampaignJson {
+    campaign: String,
+    rules: String,
+    refused: u64,
+    puzzles: u64,
+    mean: Option<f64>,
+    median: Option<u8>,
+    percentiles: BTreeMap<&'static str, Option<u8>>,
+    max: Option<u8>,
+    histogram: Vec<BinJson>,
+    by_target: Vec<GroupJson>,
+    by_colour: Vec<GroupJson>,
+    by_shape: Vec<GroupJson>,
+    by_arrangement: Vec<GroupJson>,
+    by_robots_moved: Vec<RobotsJson>,
+}
+
+/// A histogram's bin of puzzles needing `moves` moves (empty bins left out).
+#[derive(Serialize)]
+struct BinJson {
+    moves: usize,
+    puzzles: u64,
+    share: f64,
+    rarity: String,
+}
+
+#[derive(Serialize)]
+struct GroupJson {
+    group: String,
+    puzzles: u64,
+    mean_moves: f64,
+    max_moves: u8,
+}
+
+#[derive(Serialize)]
+struct RobotsJson {
+    robots: usize,
+    puzzles: u64,
+    share: f64,
+}
+
+impl CampaignJson {
+    fn new(name: &str, rules: Rules, a: &Aggregates) -> Self {
+        let total = a.puzzles();
+        let groups = |groups: &BTreeMap<String, Group>| -> Vec<GroupJson> {
+            (groups.iter())
+                .map(|(group, g)| GroupJson {
+                    group: group.clone(),
+                    puzzles: g.puzzles,
+                    mean_moves: g.mean(),
+                    max_moves: g.max_moves,
                 })
-            })
-            .collect()
-    };
-    // An empty campaign has no mean, median or maximum: null, not a made-up zero.
-    let mined = total > 0;
-    let percentile = |p: f64| mined.then(|| a.percentile(p));
-    json!({
-        "campaign": name,
-        "puzzles": total,
-        "mean": mined.then(|| a.mean()),
-        "median": percentile(0.5),
-        "percentiles": PERCENTILES.iter().map(|(label, p)| (label.to_string(), json!(percentile(*p)))).collect::<serde_json::Map<_, _>>(),
-        "max": mined.then(|| a.max_moves()),
-        "histogram": a.histogram.iter().enumerate().filter(|(_, &c)| c > 0).map(|(moves, &count)| json!({
-            "moves": moves,
-            "puzzles": count,
-            "share": share(count, total),
-            "rarity": rarity(count, total),
-        })).collect::<Vec<_>>(),
-        "by_target": groups(&a.by_target),
-        "by_colour": groups(&by_letter(a, 0)),
-        "by_shape": groups(&by_letter(a, 1)),
-        "by_arrangement": groups(&a.by_arrangement),
-        "by_robots_moved": a.by_robots_moved.iter().enumerate().filter(|(_, &c)| c > 0).map(|(robots, &count)| json!({
-            "robots": robots,
-            "puzzles": count,
-            "share": share(count, total),
-        })).collect::<Vec<_>>(),
-    })
+                .collect()
+        };
+        let mined = total > 0;
+        let percentile = |p: f64| mined.then(|| a.percentile(p));
+        let bins = |histogram: &[u64]| -> Vec<(usize, u64)> {
+            (histogram.iter().copied().enumerate())
+                .filter(|&(_, count)| count > 0)
+                .collect()
+        };
+        CampaignJson {
+            campaign: name.to_string(),
+            rules: rules.to_string(),
+            refused: refused(rules, a),
+            puzzles: total,
+            mean: mined.then(|| a.mean()),
+            median: percentile(0.5),
+            percentiles: (PERCENTILES.iter())
+                .map(|&(label, p)| (label, percentile(p)))
+                .collect(),
+            max: mined.then(|| a.max_moves()),
+            histogram: (bins(&a.histogram).into_iter())
+                .map(|(moves, count)| BinJson {
+                    moves,
+                    puzzles: count,
+                    share: share(count, total),
+                    rarity: rarity(count, total),
+                })
+                .collect(),
+            by_target: groups(&a.by_target),
+            by_colour: groups(&by_letter(a, 0)),
+            by_shape: groups(&by_letter(a, 1)),
+            by_arrangement: groups(&a.by_arrangement),
+            by_robots_moved: (bins(&a.by_robots_moved).into_iter())
+                .map(|(robots, count)| RobotsJson {
+                    robots,
+                    puzzles: count,
+                    share: share(count, total),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Target groups merged by one letter of the token: 0 = colour, 1 = shape.

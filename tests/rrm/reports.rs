@@ -21,6 +21,16 @@ pub(crate) fn mine(data: &Path, seeds: &str) {
     ]);
 }
 
+/// Fails unless `value` is an object with each of `fields`.
+fn has_fields(value: &Value, fields: &[&str]) {
+    let object = value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"));
+    for field in fields {
+        assert!(object.contains_key(*field), "no {field:?} in {value}");
+    }
+}
+
 #[test]
 fn stats_top_show_and_packs() {
     let store = tempfile::tempdir().unwrap();
@@ -71,6 +81,39 @@ fn stats_top_show_and_packs() {
     ]))
     .unwrap();
     assert_eq!(compared["compare"]["puzzles"], 1000);
+    // The documented fields, the compared campaign's rules and refusals among them.
+    const CAMPAIGN_FIELDS: [&str; 15] = [
+        "campaign",
+        "rules",
+        "refused",
+        "puzzles",
+        "mean",
+        "median",
+        "percentiles",
+        "max",
+        "histogram",
+        "by_target",
+        "by_colour",
+        "by_shape",
+        "by_arrangement",
+        "by_robots_moved",
+        "puzzles",
+    ];
+    has_fields(&compared, &CAMPAIGN_FIELDS);
+    has_fields(&compared["compare"], &CAMPAIGN_FIELDS);
+    assert_eq!(compared["compare"]["rules"], "standard");
+    has_fields(
+        &compared["histogram"][0],
+        &["moves", "puzzles", "share", "rarity"],
+    );
+    has_fields(
+        &compared["by_target"][0],
+        &["group", "puzzles", "mean_moves", "max_moves"],
+    );
+    has_fields(
+        &compared["by_robots_moved"][0],
+        &["robots", "puzzles", "share"],
+    );
     let picture = std::fs::read_to_string(&svg).unwrap();
     let bins = |v: &Value| v["histogram"].as_array().unwrap().len();
     assert_eq!(
@@ -97,6 +140,28 @@ fn stats_top_show_and_packs() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(rows.len(), 3);
+    for row in &rows {
+        has_fields(
+            row,
+            &[
+                "campaign",
+                "rules",
+                "rank",
+                "seed",
+                "moves",
+                "solution",
+                "re_solved",
+                "metrics",
+            ],
+        );
+    }
+    // `--format` names the same outputs as the old flags.
+    assert_eq!(rrm_ok(&top_as("--format=json")), top);
+    assert_eq!(
+        rrm_ok(&top_as("--format=dd-id")),
+        rrm_ok(&top_as("--dd-ids"))
+    );
+    assert_eq!(rrm_ok(&top_as("--format=kcox")), rrm_ok(&top_as("--kcox")));
     // The same list as DriftingDroids game IDs: each the seed's robots and target on
     // its tiles in DriftingDroids' names.
     let ids = rrm(&top_as("--dd-ids"));
@@ -195,8 +260,45 @@ fn stats_top_show_and_packs() {
         "packs are reproducible"
     );
     let pack: Value = serde_json::from_slice(&first).unwrap();
+    has_fields(
+        &pack,
+        &[
+            "format",
+            "campaign",
+            "generator",
+            "rules",
+            "filters",
+            "puzzles",
+        ],
+    );
+    has_fields(
+        &pack["filters"],
+        &[
+            "min_moves",
+            "max_moves",
+            "count",
+            "unique",
+            "min_robots",
+            "distinct_boards",
+        ],
+    );
     let puzzles = pack["puzzles"].as_array().unwrap();
     assert_eq!(puzzles.len(), 5);
+    for entry in puzzles {
+        has_fields(
+            entry,
+            &[
+                "number",
+                "token",
+                "puzzle",
+                "moves",
+                "solution",
+                "metrics",
+                "seed",
+                "arrangement",
+            ],
+        );
+    }
     let mut boards = std::collections::HashSet::new();
     for entry in puzzles {
         let moves = entry["moves"].as_u64().unwrap();

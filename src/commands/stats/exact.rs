@@ -6,50 +6,84 @@ use super::{share, summary_line, PERCENTILES};
 use rrm_charts::rarity;
 use rrm_model::Aggregates;
 use rrm_model::{Distribution, ExactStats};
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// One histogram's count, mean, median, percentiles and maximum, and its bins.
-fn histogram_json(a: &Aggregates) -> Value {
-    let total = a.puzzles();
-    let some = total > 0;
-    let percentile = |p: f64| some.then(|| a.percentile(p));
-    json!({
-        "placements": total,
-        "mean": some.then(|| a.mean()),
-        "median": percentile(0.5),
-        "percentiles": PERCENTILES.iter().map(|(label, p)| (label.to_string(), json!(percentile(*p)))).collect::<serde_json::Map<_, _>>(),
-        "max": some.then(|| a.max_moves()),
-        "histogram": a.histogram,
-    })
+#[derive(Serialize)]
+pub struct HistogramJson {
+    placements: u64,
+    mean: Option<f64>,
+    median: Option<u8>,
+    percentiles: BTreeMap<&'static str, Option<u8>>,
+    max: Option<u8>,
+    histogram: Vec<u64>,
 }
 
-fn distribution_json(group: Option<&str>, d: &Distribution) -> Value {
-    let mut value = json!({
-        "units": d.units,
-        "unsolvable": d.unsolvable,
-        "all": histogram_json(&d.all()),
-        "legal": histogram_json(&d.legal()),
-    });
-    if let Some(group) = group {
-        value["group"] = json!(group);
+impl HistogramJson {
+    fn new(a: &Aggregates) -> Self {
+        let total = a.puzzles();
+        let some = total > 0;
+        let percentile = |p: f64| some.then(|| a.percentile(p));
+        HistogramJson {
+            placements: total,
+            mean: some.then(|| a.mean()),
+            median: percentile(0.5),
+            percentiles: (PERCENTILES.iter())
+                .map(|&(label, p)| (label, percentile(p)))
+                .collect(),
+            max: some.then(|| a.max_moves()),
+            histogram: a.histogram.clone(),
+        }
     }
-    value
+}
+
+/// A distribution over all placements and legal ones, of a group (a target or a board)
+/// or of the whole campaign.
+#[derive(Serialize)]
+pub struct DistributionJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<String>,
+    units: u64,
+    unsolvable: u64,
+    all: HistogramJson,
+    legal: HistogramJson,
+}
+
+impl DistributionJson {
+    fn new(group: Option<&str>, d: &Distribution) -> Self {
+        DistributionJson {
+            group: group.map(str::to_string),
+            units: d.units,
+            unsolvable: d.unsolvable,
+            all: HistogramJson::new(&d.all()),
+            legal: HistogramJson::new(&d.legal()),
+        }
+    }
 }
 
 /// The `exhaustive` object of `rrm stats --json`.
-pub fn json(units_total: u64, exact: &ExactStats) -> Value {
-    let groups = |groups: &BTreeMap<String, Distribution>| -> Vec<Value> {
-        groups
-            .iter()
-            .map(|(name, d)| distribution_json(Some(name), d))
+#[derive(Serialize)]
+pub struct ExhaustiveJson {
+    #[serde(flatten)]
+    overall: DistributionJson,
+    units_total: u64,
+    by_target: Vec<DistributionJson>,
+    by_board: Vec<DistributionJson>,
+}
+
+pub fn json(units_total: u64, exact: &ExactStats) -> ExhaustiveJson {
+    let groups = |groups: &BTreeMap<String, Distribution>| -> Vec<DistributionJson> {
+        (groups.iter())
+            .map(|(name, d)| DistributionJson::new(Some(name), d))
             .collect()
     };
-    let mut value = distribution_json(None, &exact.overall);
-    value["units_total"] = json!(units_total);
-    value["by_target"] = json!(groups(&exact.by_target));
-    value["by_board"] = json!(groups(&exact.by_board));
-    value
+    ExhaustiveJson {
+        overall: DistributionJson::new(None, &exact.overall),
+        units_total,
+        by_target: groups(&exact.by_target),
+        by_board: groups(&exact.by_board),
+    }
 }
 
 /// The report in text: the summary of all and legal placements, the histogram of both,
