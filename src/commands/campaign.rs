@@ -11,6 +11,7 @@ use clap::{Args, Subcommand};
 use ricochet::edition::EditionBoard;
 use rrm_model::{CampaignName, CampaignSpec, Resolution, Rules};
 use rrm_model::{CampaignStatus, ExhaustiveRequest};
+use serde::Serialize;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -284,7 +285,7 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
             let statuses = Backend::open(&args.backend)?.campaigns()?;
             for status in &statuses {
                 if args.json {
-                    writeln!(out, "{}", status_json(status))?;
+                    writeln!(out, "{}", serde_json::to_string(&status_json(status))?)?;
                 } else {
                     writeln!(out, "{}", status_line(status))?;
                 }
@@ -418,44 +419,111 @@ fn resolution_text(resolution: Resolution) -> &'static str {
     }
 }
 
-fn status_json(status: &CampaignStatus) -> serde_json::Value {
+/// `rrm campaign list --json`: one campaign's definition and progress.
+#[derive(Serialize)]
+struct StatusJson<'a> {
+    name: &'a str,
+    generator: &'a str,
+    rules: String,
+    seed_start: u64,
+    seed_end: u64,
+    unit_size: u64,
+    record_threshold: u8,
+    units_total: u64,
+    units_done: u64,
+    seeds_in_progress: u64,
+    units_leased: u64,
+    units_quarantined: u64,
+    units_verified: u64,
+    units_to_check: u64,
+    seeds_done: u64,
+    seeds_per_second: f64,
+    placements_per_unit: Option<u64>,
+    hardest_moves: u8,
+    quarantined: Vec<QuarantinedJson<'a>>,
+    mismatches_resolved: usize,
+    mismatches_pending: usize,
+    mismatches: Vec<MismatchJson<'a>>,
+    distrusted: Vec<DistrustJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct QuarantinedJson<'a> {
+    unit: u64,
+    failures: u32,
+    last_error: &'a str,
+}
+
+#[derive(Serialize)]
+struct MismatchJson<'a> {
+    unit: u64,
+    lease: u64,
+    producer: &'a str,
+    verifier: &'a str,
+    resolution: &'static str,
+    detail: &'a str,
+}
+
+#[derive(Serialize)]
+struct DistrustJson<'a> {
+    identity: &'a str,
+    since_unix_ms: i64,
+    reason: &'a str,
+}
+
+fn status_json(status: &CampaignStatus) -> StatusJson<'_> {
     let spec = &status.campaign.spec;
-    serde_json::json!({
-        "name": spec.name.as_str(),
-        "generator": spec.generator,
-        "rules": spec.rules.to_string(),
-        "seed_start": spec.seed_start,
-        "seed_end": spec.seed_end,
-        "unit_size": spec.unit_size,
-        "record_threshold": spec.record_threshold,
-        "units_total": status.units_total,
-        "units_done": status.units_done,
-        "seeds_in_progress": status.seeds_in_progress,
-        "units_leased": status.units_leased,
-        "units_quarantined": status.units_quarantined,
-        "units_verified": status.units_verified,
-        "units_to_check": status.units_to_check,
-        "seeds_done": status.seeds_done,
-        "seeds_per_second": status.seeds_per_second,
-        "placements_per_unit": status.placements_per_unit,
-        "hardest_moves": status.hardest_moves,
-        "quarantined": status.quarantined.iter().map(|q| serde_json::json!({"unit": q.unit, "failures": q.failures, "last_error": q.last_error})).collect::<Vec<_>>(),
-        "mismatches_resolved": status.mismatches.iter().filter(|m| !m.resolution.is_pending()).count(),
-        "mismatches_pending": status.mismatches.iter().filter(|m| m.resolution.is_pending()).count(),
-        "mismatches": status.mismatches.iter().map(|m| serde_json::json!({
-            "unit": m.unit,
-            "lease": m.lease,
-            "producer": m.producer,
-            "verifier": m.verifier,
-            "resolution": resolution_text(m.resolution),
-            "detail": m.detail,
-        })).collect::<Vec<_>>(),
-        "distrusted": status.distrusted.iter().map(|d| serde_json::json!({
-            "identity": d.identity,
-            "since_unix_ms": d.since_unix_ms,
-            "reason": d.reason,
-        })).collect::<Vec<_>>(),
-    })
+    let pending = status
+        .mismatches
+        .iter()
+        .filter(|m| m.resolution.is_pending())
+        .count();
+    StatusJson {
+        name: spec.name.as_str(),
+        generator: &spec.generator,
+        rules: spec.rules.to_string(),
+        seed_start: spec.seed_start,
+        seed_end: spec.seed_end,
+        unit_size: spec.unit_size,
+        record_threshold: spec.record_threshold,
+        units_total: status.units_total,
+        units_done: status.units_done,
+        seeds_in_progress: status.seeds_in_progress,
+        units_leased: status.units_leased,
+        units_quarantined: status.units_quarantined,
+        units_verified: status.units_verified,
+        units_to_check: status.units_to_check,
+        seeds_done: status.seeds_done,
+        seeds_per_second: status.seeds_per_second,
+        placements_per_unit: status.placements_per_unit,
+        hardest_moves: status.hardest_moves,
+        quarantined: (status.quarantined.iter())
+            .map(|q| QuarantinedJson {
+                unit: q.unit,
+                failures: q.failures,
+                last_error: &q.last_error,
+            })
+            .collect(),
+        mismatches_resolved: status.mismatches.len() - pending,
+        mismatches_pending: pending,
+        mismatches: (status.mismatches.iter())
+            .map(|m| MismatchJson {
+                unit: m.unit,
+                lease: m.lease,
+                producer: &m.producer,
+                verifier: &m.verifier,
+                resolution: resolution_text(m.resolution),
+                detail: &m.detail,
+            })
+            .collect(),
+        distrusted: (status.distrusted.iter())
+            .map(|d| DistrustJson {
+                identity: &d.identity,
+                since_unix_ms: d.since_unix_ms,
+                reason: &d.reason,
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]
@@ -508,5 +576,48 @@ mod tests {
         // Idle, or a seed campaign's status: no rate in placements.
         assert_eq!(placement_rate(&status(Some(656_239_500), 0.0)), "");
         assert_eq!(placement_rate(&status(None, 0.1)), "");
+    }
+
+    /// `campaign list --json` keeps its documented field names, in-process.
+    #[test]
+    fn status_json_has_the_documented_fields() {
+        let json = serde_json::to_value(status_json(&status(None, 0.5))).unwrap();
+        let mut fields: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        fields.sort_unstable();
+        assert_eq!(
+            fields,
+            [
+                "distrusted",
+                "generator",
+                "hardest_moves",
+                "mismatches",
+                "mismatches_pending",
+                "mismatches_resolved",
+                "name",
+                "placements_per_unit",
+                "quarantined",
+                "record_threshold",
+                "rules",
+                "seed_end",
+                "seed_start",
+                "seeds_done",
+                "seeds_in_progress",
+                "seeds_per_second",
+                "unit_size",
+                "units_done",
+                "units_leased",
+                "units_quarantined",
+                "units_to_check",
+                "units_total",
+                "units_verified",
+            ]
+        );
+        assert_eq!(json["rules"], "standard");
+        assert_eq!(json["units_done"], 1036);
     }
 }
