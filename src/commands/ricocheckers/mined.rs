@@ -9,7 +9,7 @@ use ricochet::ricocheckers::{render, Position};
 use ricochet::svg::escape;
 use ricochet::{Dealer, Dealt, Generator};
 use rrm_model::MinedPuzzle;
-use serde_json::json;
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::ops::RangeInclusive;
@@ -37,17 +37,17 @@ pub fn top(name: &str, mined: &[MinedPuzzle], json: bool, min_moves: u8) -> Resu
         let position = position(mined.seed)?;
         let text = field.write_position(&position);
         if json {
-            let row = json!({
-                "campaign": name,
-                "rank": rank + 1,
-                "seed": mined.seed,
-                "moves": mined.moves,
-                "to_move": position.to_move + 1,
-                "position": text,
-                "line": mined.solution,
-                "re_proven": mined.re_solved,
-            });
-            writeln!(out, "{row}")?;
+            let row = TopRow {
+                campaign: name,
+                rank: rank + 1,
+                seed: mined.seed,
+                moves: mined.moves,
+                to_move: position.to_move + 1,
+                position: &text,
+                line: &mined.solution,
+                re_proven: mined.re_solved,
+            };
+            writeln!(out, "{}", serde_json::to_string(&row)?)?;
         } else {
             writeln!(
                 out,
@@ -158,27 +158,72 @@ pub fn pack(
     let content = if html {
         html_pack(name, &chosen)
     } else {
-        json_pack(name, &moves, &chosen).to_string()
+        json_pack(name, &moves, &chosen)?
     };
     Ok((content, chosen.len()))
 }
 
-fn json_pack(name: &str, moves: &RangeInclusive<u8>, chosen: &[Chosen]) -> serde_json::Value {
+/// One forced win of `rrm top --format json` on a Ricocheckers campaign.
+#[derive(Serialize)]
+struct TopRow<'a> {
+    campaign: &'a str,
+    rank: usize,
+    seed: u64,
+    moves: u8,
+    to_move: u8,
+    position: &'a str,
+    line: &'a [String],
+    re_proven: bool,
+}
+
+/// A Ricocheckers pack as JSON (`rrm-ricocheckers-pack/1`).
+#[derive(Serialize)]
+struct PackJson<'a> {
+    format: &'static str,
+    campaign: &'a str,
+    generator: &'static str,
+    filters: PackFilters,
+    puzzles: Vec<PackPosition<'a>>,
+}
+
+#[derive(Serialize)]
+struct PackFilters {
+    min_moves: u8,
+    max_moves: u8,
+}
+
+#[derive(Serialize)]
+struct PackPosition<'a> {
+    number: usize,
+    seed: u64,
+    position: String,
+    to_move: u8,
+    moves: u8,
+    line: &'a [String],
+}
+
+fn json_pack(name: &str, moves: &RangeInclusive<u8>, chosen: &[Chosen]) -> Result<String> {
     let field = standard_field();
-    json!({
-        "format": "rrm-ricocheckers-pack/1",
-        "campaign": name,
-        "generator": Generator::Ricocheckers.name(),
-        "filters": {"min_moves": moves.start(), "max_moves": moves.end()},
-        "puzzles": chosen.iter().enumerate().map(|(index, c)| json!({
-            "number": index + 1,
-            "seed": c.seed,
-            "position": field.write_position(&c.position),
-            "to_move": c.position.to_move + 1,
-            "moves": c.moves,
-            "line": c.line,
-        })).collect::<Vec<_>>(),
-    })
+    let pack = PackJson {
+        format: "rrm-ricocheckers-pack/1",
+        campaign: name,
+        generator: Generator::Ricocheckers.name(),
+        filters: PackFilters {
+            min_moves: *moves.start(),
+            max_moves: *moves.end(),
+        },
+        puzzles: (chosen.iter().enumerate())
+            .map(|(index, c)| PackPosition {
+                number: index + 1,
+                seed: c.seed,
+                position: field.write_position(&c.position),
+                to_move: c.position.to_move + 1,
+                moves: c.moves,
+                line: &c.line,
+            })
+            .collect(),
+    };
+    Ok(serde_json::to_string(&pack)?)
 }
 
 /// A printable page: the positions, two to a row, then the main lines.

@@ -270,12 +270,30 @@ fn append_json(
     usage: &process::Usage,
     verdict: Verdict,
 ) -> Result<()> {
-    let line = serde_json::json!({
-        "run": run, "set": set, "solver": solver,
-        "cpu_seconds": usage.cpu_seconds, "wall_seconds": usage.wall_seconds,
-        "peak_mb": usage.peak_mb, "right": verdict.right,
-        "unsupported": verdict.unsupported, "wrong": verdict.wrong,
-    });
+    /// One solver's run on one set, a line of `--json-out`.
+    #[derive(serde::Serialize)]
+    struct RunLine<'a> {
+        run: usize,
+        set: &'a str,
+        solver: &'a str,
+        cpu_seconds: f64,
+        wall_seconds: f64,
+        peak_mb: f64,
+        right: usize,
+        unsupported: usize,
+        wrong: usize,
+    }
+    let line = serde_json::to_string(&RunLine {
+        run,
+        set,
+        solver,
+        cpu_seconds: usage.cpu_seconds,
+        wall_seconds: usage.wall_seconds,
+        peak_mb: usage.peak_mb,
+        right: verdict.right,
+        unsupported: verdict.unsupported,
+        wrong: verdict.wrong,
+    })?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
