@@ -7,12 +7,14 @@
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
 //! `/metrics` serves the coordinator's Prometheus metrics (`crate::metrics`).
 
+mod api;
 mod census;
 mod exhaustive;
 mod login;
 
 use crate::core::{Coordinator, CoordinatorError};
 use crate::Security;
+use api::CampaignJson;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Json, Response};
@@ -23,7 +25,6 @@ use ricochet::{Dealt, Move, Puzzle, SeedError};
 use rrm_charts::{histogram_svg, rarity, Counted};
 use rrm_model::numbers::{si, thousands};
 use rrm_model::CampaignStatus;
-use serde_json::{json, Value};
 use std::fmt::Write;
 use std::future::Future;
 use std::sync::Arc;
@@ -99,9 +100,9 @@ fn router(coordinator: Arc<Coordinator>, door: login::Door) -> Router {
         .route("/assets/{file}", get(asset));
     let guarded = Router::new()
         .route("/", get(index))
-        .route("/api/campaigns", get(api_campaigns))
-        .route("/api/campaign/{name}/stats", get(api_stats))
-        .route("/api/campaign/{name}/records", get(exhaustive::api_records))
+        .route("/api/campaigns", get(api::campaigns))
+        .route("/api/campaign/{name}/stats", get(api::stats))
+        .route("/api/campaign/{name}/records", get(api::records))
         .route("/campaign/{name}", get(campaign_page))
         .route("/campaign/{name}/puzzle/{seed}", get(puzzle_page))
         .route(
@@ -180,7 +181,9 @@ impl<E: Into<DashboardError>> From<E> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = Json(json!({ "error": self.0.to_string() }));
+        let body = Json(api::ErrorJson {
+            error: self.0.to_string(),
+        });
         (self.0.status(), body).into_response()
     }
 }
@@ -206,75 +209,29 @@ async fn asset(Path(file): Path<String>) -> Response {
 
 type Coord = State<Arc<Coordinator>>;
 
-fn campaign_json(status: &CampaignStatus) -> Value {
-    let spec = &status.campaign.spec;
-    let total = spec.seed_end - spec.seed_start;
-    let remaining = total - status.seeds_done;
-    let eta = (status.seeds_per_second > 0.0).then(|| remaining as f64 / status.seeds_per_second);
-    json!({
-        "name": spec.name.as_str(),
-        "generator": spec.generator,
-        "rules": spec.rules.to_string(),
-        "seed_start": spec.seed_start,
-        "seed_end": spec.seed_end,
-        "seeds_total": total,
-        "seeds_done": status.seeds_done,
-        "seeds_in_progress": status.seeds_in_progress,
-        "units_total": status.units_total,
-        "units_done": status.units_done,
-        "units_leased": status.units_leased,
-        "units_quarantined": status.units_quarantined,
-        "units_verified": status.units_verified,
-        "units_to_check": status.units_to_check,
-        "mismatches": status.mismatches.len(),
-        "hardest_moves": status.hardest_moves,
-        "seeds_per_second": status.seeds_per_second,
-        "eta_seconds": if remaining == 0 { Some(0.0) } else { eta },
-        // An exhaustive campaign's "seeds" are its units: progress in placements.
-        "exhaustive": status.placements_per_unit.map(|per_unit| json!({
-            "placements_per_unit": per_unit,
-            "placements_total": per_unit * status.units_total,
-            "placements_done": per_unit * status.units_done,
-            "placements_in_progress": status.seeds_in_progress,
-            "placements_per_second": status.seeds_per_second * per_unit as f64,
-        })),
-    })
-}
-
 /// The index's progress cells of a campaign (done, in progress, rate), in seeds or, for
 /// an exhaustive campaign, units and placements (`campaigns.js` writes the same).
-fn progress_texts(c: &Value) -> [String; 3] {
-    match c["exhaustive"].as_object() {
+fn progress_texts(c: &CampaignJson<'_>) -> [String; 3] {
+    match &c.exhaustive {
         Some(e) => [
             format!(
                 "{} / {} units",
-                grouped(&c["units_done"]),
-                grouped(&c["units_total"])
+                thousands(c.units_done),
+                thousands(c.units_total)
             ),
-            format!("{} placements", grouped(&e["placements_in_progress"])),
-            format!(
-                "{} placements/s",
-                si(e["placements_per_second"].as_f64().unwrap_or(0.0))
-            ),
+            format!("{} placements", thousands(e.placements_in_progress)),
+            format!("{} placements/s", si(e.placements_per_second)),
         ],
         None => [
             format!(
                 "{} / {} seeds",
-                grouped(&c["seeds_done"]),
-                grouped(&c["seeds_total"])
+                thousands(c.seeds_done),
+                thousands(c.seeds_total)
             ),
-            format!("{} seeds", grouped(&c["seeds_in_progress"])),
-            format!(
-                "{:.0} seeds/s",
-                c["seeds_per_second"].as_f64().unwrap_or(0.0)
-            ),
+            format!("{} seeds", thousands(c.seeds_in_progress)),
+            format!("{:.0} seeds/s", c.seeds_per_second),
         ],
     }
-}
-
-/// A count of the campaign JSON with thousands separators (`campaigns.js` writes the same).
-fn grouped(count: &Value) -> String {
-    thousands(count.as_u64().unwrap_or(0))
 }
 
 fn statuses(coordinator: &Coordinator) -> Result<Vec<CampaignStatus>, CoordinatorError> {
@@ -283,32 +240,6 @@ fn statuses(coordinator: &Coordinator) -> Result<Vec<CampaignStatus>, Coordinato
         .iter()
         .map(|name| coordinator.status(name))
         .collect()
-}
-
-async fn api_campaigns(State(coordinator): Coord) -> Result<Json<Value>, ApiError> {
-    let campaigns: Vec<Value> = statuses(&coordinator)?.iter().map(campaign_json).collect();
-    Ok(Json(json!({ "campaigns": campaigns })))
-}
-
-async fn api_stats(
-    State(coordinator): Coord,
-    Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    let stats = coordinator.stats(&name)?;
-    if let Some(exact) = &stats.exhaustive {
-        return Ok(Json(exhaustive::stats_json(&name, exact)));
-    }
-    let a = stats.aggregates;
-    Ok(Json(json!({
-        "campaign": name,
-        "puzzles": a.puzzles(),
-        "mean": a.mean(),
-        "median": a.percentile(0.5),
-        "p99": a.percentile(0.99),
-        "max": a.max_moves(),
-        "histogram": a.histogram,
-        "by_robots_moved": a.by_robots_moved,
-    })))
 }
 
 /// A page in the frame; `script` names an asset to run after the body.
@@ -343,24 +274,24 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
         r#"<div class="wide"><table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>done</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
     );
     for status in statuses(&coordinator)? {
-        let c = campaign_json(&status);
+        let c = CampaignJson::new(&status);
         let name = escape(&status.campaign.spec.name);
         let [done_text, in_progress_text, rate_text] = progress_texts(&c);
         let _ = write!(
             body,
             r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done_text}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress_text}</td><td class="num units" data-units-done="{units_done}">{grouped_done} / {grouped_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num to-check" data-to-check="{to_check}">{to_check}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate_text}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
-            total = c["seeds_total"],
-            done = c["seeds_done"],
-            in_progress = c["seeds_in_progress"],
-            units_done = c["units_done"],
-            grouped_done = grouped(&c["units_done"]),
-            grouped_total = grouped(&c["units_total"]),
-            leased = c["units_leased"],
-            quarantined = c["units_quarantined"],
-            to_check = c["units_to_check"],
-            mismatches = c["mismatches"],
-            eta = duration_text(c["eta_seconds"].as_f64()),
-            hardest = c["hardest_moves"],
+            total = c.seeds_total,
+            done = c.seeds_done,
+            in_progress = c.seeds_in_progress,
+            units_done = c.units_done,
+            grouped_done = thousands(c.units_done),
+            grouped_total = thousands(c.units_total),
+            leased = c.units_leased,
+            quarantined = c.units_quarantined,
+            to_check = c.units_to_check,
+            mismatches = c.mismatches,
+            eta = duration_text(c.eta_seconds),
+            hardest = c.hardest_moves,
         );
     }
     body.push_str("</tbody></table></div>");
@@ -378,7 +309,7 @@ async fn campaign_page(
     }
     let a = stats.aggregates;
     let dealer = coordinator.dealer(&name)?;
-    let c = campaign_json(&status);
+    let c = CampaignJson::new(&status);
     let mut body = String::new();
     let _ = write!(
         body,
@@ -394,7 +325,7 @@ async fn campaign_page(
         units_done = thousands(status.units_done),
         units_total = thousands(status.units_total),
         rate = status.seeds_per_second,
-        eta = duration_text(c["eta_seconds"].as_f64()),
+        eta = duration_text(c.eta_seconds),
     );
     body.push_str(&histogram_svg(
         &format!("Optimal move counts: {name}"),

@@ -3,82 +3,22 @@
 //! the record table (each unit's hardest placements as board pictures), with a page per
 //! listed placement; JSON at `/api/campaign/NAME/stats` and `/api/campaign/NAME/records`.
 
-use super::{page, playback, ApiError, Coord, DashboardError, PageError};
+use super::{page, playback, Coord, DashboardError, PageError};
 use crate::core::{Coordinator, UnitBoard};
 use axum::extract::{Path, State};
-use axum::response::{Html, Json};
+use axum::response::Html;
 use ricochet::svg::{escape, Picture};
 use rrm_charts::{histogram_svg, rarity, Counted};
 use rrm_model::numbers::thousands;
-use rrm_model::{Aggregates, CampaignStatus, Distribution, ExactStats, MinedPlacement};
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use rrm_model::{CampaignStatus, Distribution, ExactStats, MinedPlacement};
 use std::fmt::Write;
 
 /// Records listed on a campaign page and by the records API.
 pub(super) const RECORDS_SHOWN: usize = 12;
 
-fn distribution_json(d: &Distribution) -> Value {
-    let side = |a: Aggregates| {
-        json!({
-            "placements": a.puzzles(),
-            "mean": a.mean(),
-            "max": a.max_moves(),
-            "histogram": a.histogram,
-        })
-    };
-    json!({
-        "units": d.units,
-        "unsolvable": d.unsolvable,
-        "all": side(d.all()),
-        "legal": side(d.legal()),
-    })
-}
-
-/// `/api/campaign/NAME/stats` of an exhaustive campaign.
-pub(super) fn stats_json(name: &str, exact: &ExactStats) -> Value {
-    let groups = |groups: &BTreeMap<String, Distribution>| -> Value {
-        groups
-            .iter()
-            .map(|(group, d)| {
-                let mut value = distribution_json(d);
-                value["group"] = json!(group);
-                value
-            })
-            .collect()
-    };
-    let mut value = distribution_json(&exact.overall);
-    value["campaign"] = json!(name);
-    value["exhaustive"] = json!(true);
-    value["by_target"] = groups(&exact.by_target);
-    value["by_board"] = groups(&exact.by_board);
-    value
-}
-
 /// The placement's cells in a URL: `57-17-40-200`.
 fn cells_path(cells: &[u8; 4]) -> String {
     cells.map(|c| c.to_string()).join("-")
-}
-
-fn record_json(mined: &MinedPlacement) -> Value {
-    json!({
-        "unit": mined.unit,
-        "board": mined.board,
-        "token": mined.token,
-        "placement": mined.placement,
-        "moves": mined.moves,
-        "solution": mined.solution,
-    })
-}
-
-/// `/api/campaign/NAME/records`: the record table, most moves first.
-pub(super) async fn api_records(
-    State(coordinator): Coord,
-    Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    let records = coordinator.find_placements(&name, 0..=u8::MAX, RECORDS_SHOWN, true)?;
-    let records: Vec<Value> = records.iter().map(record_json).collect();
-    Ok(Json(json!({ "campaign": name, "records": records })))
 }
 
 /// The table of a distribution: placements by move count, all and legal, with shares.

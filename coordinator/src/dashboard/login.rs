@@ -11,7 +11,6 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Json, Redirect, Response};
 use rrm_proto::access::bearer_token;
 use serde::Deserialize;
-use serde_json::json;
 
 /// The cookie holding the token of a logged-in browser.
 const COOKIE: &str = "rrm_token";
@@ -52,7 +51,9 @@ pub(super) async fn require_reader(
             tracing::warn!(path = %request.uri().path(), "refused a dashboard request: {refusal}");
             let path = request.uri().path();
             if path.starts_with("/api/") || path == "/metrics" {
-                let body = Json(json!({ "error": refusal.to_string() }));
+                let body = Json(super::api::ErrorJson {
+                    error: refusal.to_string(),
+                });
                 let challenge = [(header::WWW_AUTHENTICATE, "Bearer")];
                 (StatusCode::UNAUTHORIZED, challenge, body).into_response()
             } else {
