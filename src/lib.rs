@@ -24,6 +24,15 @@ pub mod output;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// The logging options both binaries take.
+#[derive(clap::Args)]
+pub struct Logging {
+    /// Log lines as human-readable text or as JSON objects (one per line, with the
+    /// fields of their spans).
+    #[arg(long, global = true, env = "RRM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty)]
+    pub log_format: LogFormat,
+}
+
 /// How log lines are written.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum LogFormat {
@@ -37,14 +46,14 @@ pub enum LogFormat {
 /// disposition (ignored): the embedded coordinator and worker of `rrm mine` may write to
 /// a closed loopback socket while shutting down, which must be an error, not the end of
 /// the process; a closed stdout ends commands through `output::stdout::is_closed`.
-pub fn init_logs(format: LogFormat, level: &str) {
+pub fn init_logs(logging: &Logging, level: &str) {
     let logs = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
         )
         .with_writer(std::io::stderr);
-    match format {
+    match logging.log_format {
         LogFormat::Pretty => logs.with_ansi(std::io::stderr().is_terminal()).init(),
         LogFormat::Json => logs
             .json()

@@ -9,7 +9,6 @@ use rrm::commands::{
     campaign, census, exhaust, health, mine, pack, ricocheckers, services, show, solve, stats,
     store, token, top,
 };
-use rrm::LogFormat;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -19,10 +18,8 @@ use std::process::ExitCode;
     about = "Mines Ricochet Robots puzzles and solves them optimally"
 )]
 struct Cli {
-    /// Log lines as human-readable text or as JSON objects (one per line, with the
-    /// fields of their spans).
-    #[arg(long, global = true, env = "RRM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty)]
-    log_format: LogFormat,
+    #[command(flatten)]
+    logging: rrm::Logging,
     #[command(subcommand)]
     command: Command,
 }
@@ -69,7 +66,7 @@ fn main() -> ExitCode {
         Command::Coordinator(_) | Command::Worker(_) => "info",
         _ => "warn",
     };
-    rrm::init_logs(cli.log_format, level);
+    rrm::init_logs(&cli.logging, level);
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Mine(args) => mine::run(args),

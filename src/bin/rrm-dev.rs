@@ -3,7 +3,6 @@
 
 use clap::{Parser, Subcommand};
 use rrm::dev::{bench, checkbench, loadtest, peers, ricocheckers_bench, trustsim};
-use rrm::LogFormat;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -13,9 +12,8 @@ use std::process::ExitCode;
     about = "Measures rrm: its solver, its peers, its coordinator"
 )]
 struct Cli {
-    /// Log lines as human-readable text or as JSON objects.
-    #[arg(long, global = true, env = "RRM_LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty)]
-    log_format: LogFormat,
+    #[command(flatten)]
+    logging: rrm::Logging,
     #[command(subcommand)]
     command: Command,
 }
@@ -50,7 +48,7 @@ fn main() -> ExitCode {
         Command::CheckBench(_) | Command::TrustSim(_) => "error",
         _ => "warn",
     };
-    rrm::init_logs(cli.log_format, level);
+    rrm::init_logs(&cli.logging, level);
     let result = match cli.command {
         Command::Bench(args) => bench::run(args),
         Command::PeerBench(args) => peers::run(args),
