@@ -3,7 +3,7 @@
 //! ```text
 //! board 16 16          16 rows of 16 cells: B (walls north and west), N, W or C (none)
 //! mirrors 1            optional: then one line per mirror, `x y \ colour` or `x y / colour`
-//! 3 4 \ 2
+//! 3 4 \ 2              (colour: a robot number or its name, `green`; rrm writes numbers)
 //! robots 5             five lines `x y`: black, red, green, yellow, blue
 //! target 0 6 14 1      `target 0 x y robot`, robot -1 for any
 //! ```
@@ -22,6 +22,17 @@ use std::fmt::Write as _;
 
 /// rrm's robot (colour order R G B Y S) of each of K. Cox's robot numbers.
 const OURS: [usize; 5] = [4, 0, 1, 3, 2];
+
+/// K. Cox's robot names, by number (`silver`, rrm's name of his black robot, is read too).
+const NAMES: [&str; 5] = ["black", "red", "green", "yellow", "blue"];
+
+/// A mirror's colour as K. Cox's robot number: a number 0-4 or a robot's name.
+fn robot_number(text: &str) -> Option<usize> {
+    let name = text.to_ascii_lowercase();
+    (text.parse().ok().filter(|&c: &usize| c < 5))
+        .or_else(|| NAMES.iter().position(|&n| n == name))
+        .or_else(|| (name == "silver").then_some(0))
+}
 
 /// The centre block's top-left cell, where a four-robot puzzle parks the black robot.
 const CENTRE: Cell = 7 * GRID as Cell + 7;
@@ -134,7 +145,7 @@ pub fn parse(text: &str) -> Result<Puzzle, KcoxError> {
             let mirror = match words[..] {
                 [x, y, lean @ ("\\" | "/"), colour] => (|| {
                     let (x, y) = (coordinate(x)?, coordinate(y)?);
-                    let colour: usize = colour.parse().ok().filter(|&c| c < 5)?;
+                    let colour = robot_number(colour)?;
                     let mirror = Mirror {
                         leans_left: lean == "\\",
                         colour: Colour::ALL[OURS[colour]],
@@ -143,7 +154,13 @@ pub fn parse(text: &str) -> Result<Puzzle, KcoxError> {
                 })(),
                 _ => None,
             };
-            mirrors.push(mirror.ok_or_else(|| bad(line, "a mirror `x y \\|/ colour`", entry))?);
+            mirrors.push(mirror.ok_or_else(|| {
+                bad(
+                    line,
+                    "a mirror `x y \\|/ colour` (colour: 0-4, or black, red, green, yellow, blue)",
+                    entry,
+                )
+            })?);
         }
         board = board.with_mirrors(&mirrors)?;
         (line, text) = next("robots")?;

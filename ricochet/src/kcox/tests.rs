@@ -125,3 +125,48 @@ fn four_robot_games_park_the_black_robot_in_the_centre() {
         assert_eq!(moves(&read), moves(&four), "seed {seed}");
     }
 }
+
+/// A mirror's colour may be K. Cox's robot name as well as its number (any case); an
+/// unknown colour's refusal says which are known.
+#[test]
+fn mirror_colours_read_as_names_or_numbers() {
+    let mut rng = PyRandom::new(1);
+    let puzzle = (1..100)
+        .map(|seed| game_with_mirrors(seed, &mut rng))
+        .find(|p| p.board().has_mirrors())
+        .expect("a game with mirrors");
+    let written = write(&puzzle).unwrap();
+    let (head, rest) = written.split_once("mirrors ").unwrap();
+    let mut lines: Vec<String> = rest.lines().map(String::from).collect();
+    let by_number = parse(&written).unwrap();
+    for (name, number) in [
+        ("black", "0"),
+        ("Red", "1"),
+        ("GREEN", "2"),
+        ("yellow", "3"),
+        ("blue", "4"),
+        ("silver", "0"),
+    ] {
+        let place = lines[1].rsplit_once(' ').unwrap().0.to_string();
+        lines[1] = format!("{place} {name}");
+        let named = parse(&format!("{head}mirrors {}\n", lines.join("\n"))).unwrap();
+        lines[1] = format!("{place} {number}");
+        let numbered = parse(&format!("{head}mirrors {}\n", lines.join("\n"))).unwrap();
+        assert_eq!(
+            named.board().mirror_list(),
+            numbered.board().mirror_list(),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        parse(&written).unwrap().board().mirror_list(),
+        by_number.board().mirror_list()
+    );
+    let place = lines[1].rsplit_once(' ').unwrap().0.to_string();
+    lines[1] = format!("{place} purple");
+    let refused = parse(&format!("{head}mirrors {}\n", lines.join("\n"))).unwrap_err();
+    assert!(
+        refused.to_string().contains("black, red, green"),
+        "{refused}"
+    );
+}
