@@ -115,6 +115,21 @@ pub fn run(args: StatsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The move counts a histogram shows, for one campaign or several side by side: from the
+/// fewest moves any puzzle needs to the most, empty bins between them included, so that
+/// a gap reads as a zero in text and JSON alike.
+fn shown_bins(histograms: &[&[u64]]) -> std::ops::Range<usize> {
+    let first = |h: &&[u64]| h.iter().position(|&count| count > 0);
+    let last = |h: &&[u64]| h.iter().rposition(|&count| count > 0);
+    match (
+        histograms.iter().filter_map(first).min(),
+        histograms.iter().filter_map(last).max(),
+    ) {
+        (Some(first), Some(last)) => first..last + 1,
+        _ => 0..0,
+    }
+}
+
 /// Puzzles the rules' minimum refuses.
 fn refused(rules: Rules, a: &Aggregates) -> u64 {
     let below = usize::from(rules.min_moves).min(a.histogram.len());
@@ -202,8 +217,8 @@ impl CampaignJson {
         let mined = total > 0;
         let percentile = |p: f64| mined.then(|| a.percentile(p));
         let bins = |histogram: &[u64]| -> Vec<(usize, u64)> {
-            (histogram.iter().copied().enumerate())
-                .filter(|&(_, count)| count > 0)
+            (shown_bins(&[histogram]))
+                .map(|moves| (moves, histogram[moves]))
                 .collect()
         };
         CampaignJson {
@@ -272,23 +287,13 @@ fn text(campaigns: &[(String, Aggregates)]) -> String {
         .iter()
         .map(|(name, _)| name.chars().count().max(10))
         .collect();
-    let bins = mined
-        .iter()
-        .map(|(_, a)| a.histogram.len())
-        .max()
-        .unwrap_or(0);
     out += "\nmoves";
     for ((name, _), width) in mined.iter().zip(&widths) {
         out += &format!(" | {name:>width$} {:>8} {:>14}", "share", "rarity");
     }
     out += "\n";
-    for moves in 0..bins {
-        if mined
-            .iter()
-            .all(|(_, a)| a.histogram.get(moves).copied().unwrap_or(0) == 0)
-        {
-            continue;
-        }
+    let histograms: Vec<&[u64]> = mined.iter().map(|(_, a)| a.histogram.as_slice()).collect();
+    for moves in shown_bins(&histograms) {
         out += &format!("{moves:>5}");
         for ((_, a), width) in mined.iter().zip(&widths) {
             let count = a.histogram.get(moves).copied().unwrap_or(0);
@@ -364,4 +369,46 @@ fn arrangement_list<'a>(items: impl Iterator<Item = &'a (&'a String, &'a Group)>
         .map(|(name, g)| format!("[{name}] {:.2}", g.mean()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aggregates(histogram: &[u64]) -> Aggregates {
+        Aggregates {
+            histogram: histogram.to_vec(),
+            by_robots_moved: vec![0, histogram.iter().sum()],
+            ..Aggregates::default()
+        }
+    }
+
+    /// One campaign or two side by side, text or JSON: the same bins, gaps as zeros.
+    #[test]
+    fn empty_bins_between_the_extremes_are_shown_alike() {
+        let one = aggregates(&[0, 3, 0, 2]);
+        let other = aggregates(&[0, 0, 1, 0, 0, 5]);
+        assert_eq!(shown_bins(&[&one.histogram]), 1..4);
+        assert_eq!(shown_bins(&[&one.histogram, &other.histogram]), 1..6);
+        assert_eq!(shown_bins(&[&[0, 0]]), 0..0);
+
+        let alone = text(&[("one".into(), one.clone())]);
+        let row = |moves: usize| format!("\n{moves:>5} | ");
+        assert!(alone.contains(&row(2)), "{alone}");
+        assert!(
+            !alone.contains(&row(0)) && !alone.contains(&row(4)),
+            "{alone}"
+        );
+        let json = serde_json::to_value(CampaignJson::new("one", Rules::STANDARD, &one)).unwrap();
+        let moves: Vec<u64> = (json["histogram"].as_array().unwrap().iter())
+            .map(|bin| bin["moves"].as_u64().unwrap())
+            .collect();
+        assert_eq!(moves, [1, 2, 3]);
+        assert_eq!(json["histogram"][1]["puzzles"], 0);
+
+        let both = text(&[("one".into(), one), ("other".into(), other)]);
+        for moves in 1..6 {
+            assert!(both.contains(&row(moves)), "{moves}: {both}");
+        }
+    }
 }
