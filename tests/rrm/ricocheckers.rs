@@ -111,6 +111,15 @@ fn a_human_types_moves_and_bad_ones_are_refused() {
     // The input ends before the game: an error, not a hang.
     assert!(!ok);
     assert!(stderr.contains("the input ended"), "{stderr}");
+
+    // `q` ends the game at once, and says so.
+    let (ok, stdout, stderr) = rrm_with_input(
+        &["ricocheckers", "play", "--second", "random"],
+        "a W\nquit\n",
+    );
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("q quits"), "{stdout}");
+    assert!(stdout.contains("player 1 quits after 2 plies"), "{stdout}");
 }
 
 #[test]

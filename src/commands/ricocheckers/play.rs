@@ -1,6 +1,6 @@
 //! `rrm ricocheckers play`: one game in the terminal. A human types moves as piece and
-//! direction (`a N`, `c west`); a player answers at once. The board is drawn after every
-//! move.
+//! direction (`a N`, `c west`), or `q` to quit; a player answers at once. The board is
+//! drawn after every move.
 
 use super::{parse_kind, position_of, BoardArgs};
 use anyhow::{bail, Result};
@@ -74,14 +74,27 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
             Side::Human => loop {
                 write!(
                     out,
-                    "player {} move (piece a-c, direction N/E/S/W): ",
+                    "player {} move (piece a-c, direction N/E/S/W; q quits): ",
                     mover + 1
                 )?;
                 out.flush()?;
                 let Some(line) = lines.next() else {
                     bail!("the input ended before the game did");
                 };
-                match Step::parse(&line?) {
+                let line = line?;
+                if matches!(
+                    line.trim().to_ascii_lowercase().as_str(),
+                    "q" | "quit" | "exit"
+                ) {
+                    writeln!(
+                        out,
+                        "player {} quits after {} plies",
+                        mover + 1,
+                        position.plies
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                match Step::parse(&line) {
                     Ok(step) if field.steps(&position).contains(&step) => break step,
                     Ok(step) => writeln!(out, "{step}: that piece cannot move that way")?,
                     Err(error) => writeln!(out, "{error}")?,
