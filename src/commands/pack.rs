@@ -15,7 +15,7 @@ use clap::Args;
 use ricochet::metrics::{metrics_under, Metrics};
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
-use rrm_model::{CampaignSpec, MinedPlacement, Rules};
+use rrm_model::{CampaignSpec, MinedPlacement, PlacementCells, Rules};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
@@ -50,6 +50,11 @@ pub struct PackArgs {
     /// campaigns the board up to rotation).
     #[arg(long, visible_alias = "one-per-board")]
     distinct_boards: bool,
+    /// Exhaustive campaigns: only placements that look dealt, not arranged: no two robots
+    /// in the same 2×2 corner of the board, and the three helpers not one cluster of
+    /// side-by-side robots (`--natural=false` keeps every placement).
+    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    natural: bool,
     /// Exhaustive campaigns: also placements with a robot on one of the board's targets,
     /// which Fogleman's generator never deals (by default only legal placements).
     #[arg(long)]
@@ -241,6 +246,10 @@ impl Origin {
 #[derive(Default)]
 struct PassedOver {
     same_board: usize,
+    /// A placement like one chosen (see [`similar`]).
+    similar: usize,
+    /// A placement that looks arranged (see [`looks_natural`]).
+    unnatural: usize,
     few_robots: usize,
     not_unique: usize,
     /// Uniqueness not decided: counting the optimal solutions passed its bound.
@@ -252,6 +261,11 @@ impl PassedOver {
     fn text(&self) -> String {
         let parts: Vec<String> = [
             (self.same_board, "on a board already chosen"),
+            (
+                self.similar,
+                "like one chosen (same target and placement, one tile apart)",
+            ),
+            (self.unnatural, "arranged-looking (--natural)"),
             (self.few_robots, "moving too few robots"),
             (self.not_unique, "not unique"),
             (
@@ -268,6 +282,51 @@ impl PassedOver {
             false => parts.join(", "),
         }
     }
+}
+
+/// Whether two placements make the same puzzle to a player: the same target and the same
+/// cells on boards that differ in one tile at most (the far tiles rarely matter). A pack
+/// holds one of each such family.
+fn similar(one: &MinedPlacement, other: &MinedPlacement) -> bool {
+    let tiles = |board: &str| -> Vec<String> {
+        board
+            .split_whitespace()
+            .filter(|t| *t != "DD")
+            .map(String::from)
+            .collect()
+    };
+    let (a, b) = (tiles(&one.board), tiles(&other.board));
+    let differing = a.iter().zip(&b).filter(|(x, y)| x != y).count() + a.len().abs_diff(b.len());
+    one.token == other.token && one.placement == other.placement && differing <= 1
+}
+
+/// Whether a placement looks dealt rather than arranged: no two robots in the same 2×2
+/// corner of the board, and the three helpers not one cluster of robots side by side
+/// (each next to another, all connected). Cells are `y * 16 + x`.
+fn looks_natural(placement: &PlacementCells) -> bool {
+    let at = |cell: u8| (i32::from(cell % 16), i32::from(cell / 16));
+    let corner = |cell: u8| {
+        let (x, y) = at(cell);
+        let side = |v: i32| match v {
+            0 | 1 => Some(0),
+            14 | 15 => Some(1),
+            _ => None,
+        };
+        side(x).zip(side(y))
+    };
+    let corners: Vec<_> = placement.iter().filter_map(|&c| corner(c)).collect();
+    let stacked = (1..corners.len()).any(|i| corners[..i].contains(&corners[i]));
+    let next_to = |a: u8, b: u8| {
+        let ((ax, ay), (bx, by)) = (at(a), at(b));
+        (ax - bx).abs() + (ay - by).abs() == 1
+    };
+    let [_, h1, h2, h3] = *placement;
+    // Three cells are one connected cluster when at least two of their pairs touch.
+    let touching = [(h1, h2), (h1, h3), (h2, h3)]
+        .iter()
+        .filter(|&&(a, b)| next_to(a, b))
+        .count();
+    !stacked && touching < 2
 }
 
 /// Candidates looked at before the pack says, once, that most of them cannot be decided.
@@ -302,6 +361,19 @@ fn choose(
                     passed_over.undecided
                 )
             });
+        }
+        if let Origin::Placement(mined) = &origin {
+            if args.natural && !looks_natural(&mined.placement) {
+                passed_over.unnatural += 1;
+                continue;
+            }
+            if chosen.iter().any(|c: &Chosen| match &c.origin {
+                Origin::Placement(other) => similar(mined, other),
+                Origin::Seed(_) => false,
+            }) {
+                passed_over.similar += 1;
+                continue;
+            }
         }
         let (puzzle, token, board) = origin.draw(generator)?;
         if args.distinct_boards && boards.contains(&board) {
@@ -401,7 +473,57 @@ fn pack_of(
             unique: args.unique,
             min_robots: args.min_robots,
             distinct_boards: args.distinct_boards,
+            natural: args.natural,
         },
         puzzles,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placement(board: &str, token: &str, cells: PlacementCells) -> MinedPlacement {
+        MinedPlacement {
+            campaign: "census".into(),
+            unit: 0,
+            board: board.into(),
+            token: token.into(),
+            target_cell: 0,
+            placement: cells,
+            moves: 20,
+            solution: Vec::new(),
+        }
+    }
+
+    /// The similarity rule: same target and cells, boards at most one tile apart.
+    #[test]
+    fn placements_one_tile_apart_are_similar() {
+        let cells = [57, 17, 40, 200];
+        let base = placement("1A 3B 4A 2B", "RT", cells);
+        assert!(similar(&base, &placement("1A 3B 4A 2A", "RT", cells)));
+        assert!(!similar(&base, &placement("1B 3B 4A 2A", "RT", cells)));
+        assert!(!similar(&base, &placement("1A 3B 4A 2A", "GT", cells)));
+        assert!(!similar(
+            &base,
+            &placement("1A 3B 4A 2B", "RT", [57, 17, 40, 201])
+        ));
+        let dd = placement("DD 1C 2D 3C 4D", "RT", cells);
+        assert!(similar(&dd, &placement("DD 1C 2D 3C 4C", "RT", cells)));
+        assert!(!similar(&dd, &placement("DD 1D 2D 3C 4C", "RT", cells)));
+    }
+
+    /// The `--natural` rule: no two robots in one 2×2 corner, helpers not one cluster.
+    #[test]
+    fn arranged_looking_placements_are_told_apart() {
+        // Helpers stacked in the top-left corner (the census pack's complaint).
+        assert!(!looks_natural(&[57, 0, 1, 16]));
+        // The target robot and one helper in the bottom-right corner.
+        assert!(!looks_natural(&[255, 40, 100, 238]));
+        // Three helpers side by side in an L.
+        assert!(!looks_natural(&[50, 100, 101, 117]));
+        // One pair side by side, one corner robot: natural.
+        assert!(looks_natural(&[50, 100, 101, 200]));
+        assert!(looks_natural(&[50, 0, 100, 200]));
     }
 }

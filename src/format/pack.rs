@@ -65,6 +65,9 @@ pub struct Filters {
     pub unique: bool,
     pub min_robots: usize,
     pub distinct_boards: bool,
+    /// Exhaustive campaigns' placements: only those that look dealt (`--natural`).
+    #[serde(default)]
+    pub natural: bool,
 }
 
 /// One puzzle of a pack, numbered from 1, with its optimal solution in move notation.
