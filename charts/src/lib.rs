@@ -8,18 +8,7 @@ use std::fmt::Write;
 /// Bar colours of the series drawn side by side.
 const SERIES_COLOURS: [&str; 3] = ["#2e5eaa", "#d7263d", "#3a9d5d"];
 
-/// "1 in N": how rare `count` puzzles of `total` are.
-pub fn rarity(count: u64, total: u64) -> String {
-    if count == 0 {
-        return "-".into();
-    }
-    let n = total as f64 / count as f64;
-    if n < 10.0 {
-        format!("1 in {n:.1}")
-    } else {
-        format!("1 in {n:.0}")
-    }
-}
+pub use rrm_model::numbers::rarity;
 
 /// What a histogram counts: a seed campaign's puzzles, or an exhaustive analysis's
 /// placements of robots.

@@ -64,3 +64,18 @@ async function refresh() {
 }
 
 setInterval(refresh, 2000);
+
+// Whether the table's last column can be reached: its right edge inside the window, or
+// the table in a container that scrolls sideways. Written on the table (`data-reach`:
+// in-view, scrolls or clipped) so that a narrow window's layout can be checked.
+function markReach() {
+  const table = document.getElementById('campaigns');
+  if (!table) return;
+  const last = table.querySelector('thead th:last-child');
+  const box = table.parentElement;
+  const inView = last.getBoundingClientRect().right <= document.documentElement.clientWidth;
+  const scrolls = box.scrollWidth > box.clientWidth && getComputedStyle(box).overflowX !== 'visible';
+  table.dataset.reach = inView ? 'in-view' : scrolls ? 'scrolls' : 'clipped';
+}
+markReach();
+window.addEventListener('resize', markReach);

@@ -23,7 +23,7 @@ use axum::Router;
 use ricochet::svg::{centre, escape, Picture};
 use ricochet::{Dealt, Move, Puzzle, SeedError};
 use rrm_charts::{histogram_svg, rarity, Counted};
-use rrm_model::numbers::{si, thousands};
+use rrm_model::numbers::{percent, si, thousands};
 use rrm_model::CampaignStatus;
 use std::fmt::Write;
 use std::future::Future;
@@ -313,7 +313,7 @@ async fn campaign_page(
     let mut body = String::new();
     let _ = write!(
         body,
-        r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles_grouped} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. Rate {rate:.0} seeds/s, ETA {eta}.</p>"#,
+        r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles_grouped} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. {pace}</p>"#,
         puzzles = a.puzzles(),
         puzzles_grouped = thousands(a.puzzles()),
         mean = a.mean(),
@@ -324,8 +324,14 @@ async fn campaign_page(
         end = status.campaign.spec.seed_end,
         units_done = thousands(status.units_done),
         units_total = thousands(status.units_total),
-        rate = status.seeds_per_second,
-        eta = duration_text(c.eta_seconds),
+        pace = match c.eta_seconds {
+            Some(0.0) => "Every seed is mined.".to_string(),
+            eta => format!(
+                "Rate {:.0} seeds/s, ETA {}.",
+                status.seeds_per_second,
+                duration_text(eta)
+            ),
+        },
     );
     body.push_str(&histogram_svg(
         &format!("Optimal move counts: {name}"),
@@ -337,9 +343,9 @@ async fn campaign_page(
     for (moves, &count) in a.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
         let _ = write!(
             body,
-            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{}</td><td class="num">{:.3} %</td><td class="num">{}</td></tr>"#,
+            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
             thousands(count),
-            count as f64 * 100.0 / total as f64,
+            percent(count, total),
             rarity(count, total)
         );
     }

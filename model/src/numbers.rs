@@ -1,5 +1,6 @@
-//! How counts and rates read for people, the same in the command line's output and on
-//! the dashboard: `1,234,567` and `19.1k`.
+//! How counts, rates, shares and rarities read for people, the same in the command
+//! line's output and on the dashboard: `1,234,567`, `19.1k`, `0.000028 %`, `1 in 3.6
+//! billion`.
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(value: u64) -> String {
@@ -21,6 +22,35 @@ pub fn si(value: f64) -> String {
         v if v >= 1e6 => format!("{:.1}M", v / 1e6),
         v if v >= 1e3 => format!("{:.1}k", v / 1e3),
         v => format!("{v:.0}"),
+    }
+}
+
+/// `count` of `total` as a percentage with two significant digits at least, so that a
+/// rare bin never reads as `0.00000 %`: `37.5 %`, `0.42 %`, `0.000028 %`, `0 %`.
+pub fn percent(count: u64, total: u64) -> String {
+    if count == 0 || total == 0 {
+        return "0 %".into();
+    }
+    let share = count as f64 * 100.0 / total as f64;
+    let decimals = match share {
+        s if s >= 10.0 => 1,
+        s => (1.0 - s.log10().floor()) as usize,
+    };
+    format!("{share:.decimals$} %")
+}
+
+/// "1 in N": how rare `count` of `total` are, in words past a million (`1 in 3.6
+/// billion`); `-` for none.
+pub fn rarity(count: u64, total: u64) -> String {
+    if count == 0 {
+        return "-".into();
+    }
+    let n = total as f64 / count as f64;
+    match n {
+        n if n < 10.0 => format!("1 in {n:.1}"),
+        n if n < 1e6 => format!("1 in {}", thousands(n.round() as u64)),
+        n if n < 1e9 => format!("1 in {:.1} million", n / 1e6),
+        n => format!("1 in {:.1} billion", n / 1e9),
     }
 }
 
@@ -48,5 +78,18 @@ mod tests {
         for (value, text) in prefixed {
             assert_eq!(si(value), text);
         }
+    }
+
+    #[test]
+    fn shares_keep_two_digits_and_rarities_read_in_words() {
+        assert_eq!(percent(3, 8), "37.5 %");
+        assert_eq!(percent(42, 10_000), "0.42 %");
+        assert_eq!(percent(1, 3_609_317), "0.000028 %");
+        assert_eq!(percent(0, 10), "0 %");
+        assert_eq!(rarity(1, 3_609_317_250), "1 in 3.6 billion");
+        assert_eq!(rarity(2, 5_000_000), "1 in 2.5 million");
+        assert_eq!(rarity(1, 12_345), "1 in 12,345");
+        assert_eq!(rarity(2, 3), "1 in 1.5");
+        assert_eq!(rarity(0, 3), "-");
     }
 }

@@ -9,6 +9,7 @@ use axum::extract::{Path, State};
 use axum::response::Html;
 use ricochet::svg::escape;
 use rrm_charts::{histogram_svg, unit_heatmap_svg, Counted};
+use rrm_model::numbers::thousands;
 use std::fmt::Write;
 
 /// `/campaign/NAME/census`: the heatmap of unit maxima and the records, over all
@@ -63,7 +64,11 @@ pub(super) async fn census_page(
         }
         body.push_str("</div>");
     }
-    Ok(Html(page(&format!("Census {name}"), &body, None)))
+    Ok(Html(page(
+        &format!("{name}: every unit's maximum"),
+        &body,
+        None,
+    )))
 }
 
 /// `/campaign/NAME/unit/N`: one done unit.
@@ -86,7 +91,7 @@ pub(super) async fn unit_page(
         r#"<p id="unit" data-unit="{unit}" data-max="{max}" data-legal-max="{legal_max}">Board <b>{board}</b>, target <b>{token}</b>: {placements} placements, hardest <b>{max}</b> moves ({at_max} placements), hardest legal {legal_max}; {unsolvable} unsolvable.</p><p id="provenance">Computed by <b>{producer}</b> in {cpu:.1} s of CPU (rrm {version}); {check}. <a href="/campaign/{n}/census">Back to the map</a>.</p>"#,
         board = escape(&done.board),
         token = escape(&done.token),
-        placements = result.histogram.iter().sum::<u64>() + result.unsolvable,
+        placements = thousands(result.histogram.iter().sum::<u64>() + result.unsolvable),
         max = result.max_moves,
         at_max = result
             .histogram

@@ -9,7 +9,7 @@ use axum::extract::{Path, State};
 use axum::response::Html;
 use ricochet::svg::{escape, Picture};
 use rrm_charts::{histogram_svg, rarity, Counted};
-use rrm_model::numbers::thousands;
+use rrm_model::numbers::{percent, thousands};
 use rrm_model::{CampaignStatus, Distribution, ExactStats, MinedPlacement};
 use std::fmt::Write;
 
@@ -30,12 +30,12 @@ pub(super) fn histogram_table(body: &mut String, histogram: &[u64], legal_histog
         let legal_count = legal_histogram.get(moves).copied().unwrap_or(0);
         let _ = write!(
             body,
-            r#"<tr data-moves="{moves}" data-count="{count}" data-legal="{legal_count}"><td>{moves}</td><td class="num">{}</td><td class="num">{:.5} %</td><td class="num">{}</td><td class="num">{}</td><td class="num">{:.5} %</td></tr>"#,
+            r#"<tr data-moves="{moves}" data-count="{count}" data-legal="{legal_count}"><td>{moves}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
             thousands(count),
-            count as f64 * 100.0 / all.max(1) as f64,
+            percent(count, all),
             rarity(count, all),
             thousands(legal_count),
-            legal_count as f64 * 100.0 / legal.max(1) as f64,
+            percent(legal_count, legal),
         );
     }
     body.push_str("</table>");
