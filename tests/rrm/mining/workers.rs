@@ -197,7 +197,7 @@ fn interrupted_mining_resumes_to_exact_totals() {
     assert_eq!(aggregates.histogram, direct_histogram(1..6_001));
 }
 
-/// Ctrl-C at several moments: once, the units in flight are finished and stored ("every
+/// Ctrl-C at four random moments: once, the units in flight are finished and stored ("every
 /// seed solved is stored", only whole units); twice, mining stops at once and says how
 /// many solved seeds will be mined again (at most the two units in flight). Each run
 /// resumes the last; the totals end equal to a direct solve.
@@ -221,7 +221,17 @@ fn ctrl_c_in_mine_stores_the_units_in_flight_or_says_what_is_lost() {
         coordinator.status("fogleman-1-8001").unwrap()
     };
     let mut drained = 0;
-    for (round, wait) in [400u64, 900, 1300, 700].into_iter().enumerate() {
+    // Random moments, from a seed printed for a rerun (`RRM_SIGINT_SEED`).
+    let seed: u64 = std::env::var("RRM_SIGINT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| std::process::id().into());
+    eprintln!("SIGINT moments from RRM_SIGINT_SEED={seed}");
+    let mut random = ricochet::mt::PyRandom::new(seed);
+    let waits: Vec<u64> = (0..4)
+        .map(|_| u64::from(random.randint(200, 1500)))
+        .collect();
+    for (round, wait) in waits.into_iter().enumerate() {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rrm"))
             .args(args)
             .stdout(Stdio::null())
