@@ -20,6 +20,7 @@ use axum::http::{header, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use axum::Router;
+use ricochet::ricocheckers::puzzles::FORCED_WIN_BOUND;
 use ricochet::svg::{centre, escape, Picture};
 use ricochet::{Dealt, Move, Puzzle, SeedError};
 use rrm_charts::{histogram_svg, rarity, Counted};
@@ -311,45 +312,68 @@ async fn campaign_page(
     let dealer = coordinator.dealer(&name)?;
     let c = CampaignJson::new(&status);
     let mut body = String::new();
-    let _ = write!(
-        body,
-        r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles_grouped} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. {pace}</p>"#,
-        puzzles = a.puzzles(),
-        puzzles_grouped = thousands(a.puzzles()),
-        mean = a.mean(),
-        median = a.percentile(0.5),
-        p99 = a.percentile(0.99),
-        max = a.max_moves(),
-        start = status.campaign.spec.seed_start,
-        end = status.campaign.spec.seed_end,
-        units_done = thousands(status.units_done),
-        units_total = thousands(status.units_total),
-        pace = match c.eta_seconds {
-            Some(0.0) => "Every seed is mined.".to_string(),
-            eta => format!(
-                "Rate {:.0} seeds/s, ETA {}.",
-                status.seeds_per_second,
-                duration_text(eta)
-            ),
-        },
-    );
+    let games = status.campaign.spec.generator == ricochet::Generator::Ricocheckers.name();
+    if games {
+        forced_win_summary(&mut body, &status, &a);
+    } else {
+        let _ = write!(
+            body,
+            r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles_grouped} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. {pace}</p>"#,
+            puzzles = a.puzzles(),
+            puzzles_grouped = thousands(a.puzzles()),
+            mean = a.mean(),
+            median = a.percentile(0.5),
+            p99 = a.percentile(0.99),
+            max = a.max_moves(),
+            start = status.campaign.spec.seed_start,
+            end = status.campaign.spec.seed_end,
+            units_done = thousands(status.units_done),
+            units_total = thousands(status.units_total),
+            pace = match c.eta_seconds {
+                Some(0.0) => "Every seed is mined.".to_string(),
+                eta => format!(
+                    "Rate {:.0} seeds/s, ETA {}.",
+                    status.seeds_per_second,
+                    duration_text(eta)
+                ),
+            },
+        );
+    }
     body.push_str(&histogram_svg(
         &format!("Optimal move counts: {name}"),
         Counted::Puzzles,
         &[(name.as_str(), a.histogram.as_slice())],
     ));
-    body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>puzzles</th><th>share</th><th>rarity</th></tr>"#);
+    let (length, counted) = match games {
+        true => ("forced win in", "positions"),
+        false => ("moves", "puzzles"),
+    };
+    let _ = write!(
+        body,
+        r#"<h2>Histogram</h2><table id="histogram"><tr><th>{length}</th><th>{counted}</th><th>share</th><th>rarity</th></tr>"#
+    );
     let total = a.puzzles().max(1);
     for (moves, &count) in a.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
+        let label = match (games, moves) {
+            (true, 0) => format!("none within {FORCED_WIN_BOUND}"),
+            _ => moves.to_string(),
+        };
         let _ = write!(
             body,
-            r#"<tr data-moves="{moves}" data-count="{count}"><td>{moves}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            r#"<tr data-moves="{moves}" data-count="{count}"><td>{label}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
             thousands(count),
             percent(count, total),
             rarity(count, total)
         );
     }
-    body.push_str("</table><h2>Hardest puzzles</h2><div class=\"hardest\" id=\"hardest\">");
+    body.push_str(match games {
+        true => "</table><h2>Longest forced wins</h2>",
+        false => "</table><h2>Hardest puzzles</h2>",
+    });
+    if games {
+        body.push_str(RICOCHECKERS_LEGEND);
+    }
+    body.push_str("<div class=\"hardest\" id=\"hardest\">");
     for mined in coordinator.hardest(&name, HARDEST_SHOWN, 0)? {
         let board = match dealer.deal(mined.seed)? {
             Dealt::Puzzle(generated) => {
@@ -359,10 +383,14 @@ async fn campaign_page(
         };
         let _ = write!(
             body,
-            r#"<a class="card" href="/campaign/{n}/puzzle/{seed}" data-seed="{seed}" data-moves="{moves}"><span class="title"><b>seed {seed}</b> · {moves} moves{re}</span>{board}</a>"#,
+            r#"<a class="card" href="/campaign/{n}/puzzle/{seed}" data-seed="{seed}" data-moves="{moves}"><span class="title"><b>seed {seed}</b> · {length}{re}</span>{board}</a>"#,
             n = escape(&name),
             seed = mined.seed,
             moves = mined.moves,
+            length = match games {
+                true => format!("win in {}", mined.moves),
+                false => format!("{} moves", mined.moves),
+            },
             re = if mined.re_solved { " · re-solved" } else { "" },
         );
     }
@@ -380,14 +408,11 @@ async fn puzzle_page(
         Dealt::Puzzle(generated) => generated,
         Dealt::Ricocheckers(position) => {
             let body = format!(
-                r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move {verdict}{re}.</p><div class="card board">{board}</div><p>Main line: <code>{line}</code></p>"#,
+                r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move {verdict}{re}.</p><div class="card board">{board}</div>{legend}<p>Main line: <code>{line}</code></p>"#,
                 side = position.to_move + 1,
                 moves = mined.moves,
                 verdict = match mined.moves {
-                    0 => format!(
-                        "has no forced win within {} moves",
-                        ricochet::ricocheckers::puzzles::FORCED_WIN_BOUND
-                    ),
+                    0 => format!("has no forced win within {} moves", FORCED_WIN_BOUND),
                     moves => format!("forces a win in <b>{moves}</b> moves"),
                 },
                 re = if mined.re_solved {
@@ -396,7 +421,8 @@ async fn puzzle_page(
                     ""
                 },
                 board = ricocheckers_svg(&position, &format!("seed {seed}")),
-                line = escape(&mined.solution.join(" ")),
+                legend = RICOCHECKERS_LEGEND,
+                line = escape(&main_line(position.to_move, &mined.solution)),
             );
             return Ok(Html(page(&format!("Seed {seed}"), &body, None)));
         }
@@ -433,6 +459,43 @@ async fn puzzle_page(
         &body,
         Some("puzzle.js"),
     )))
+}
+
+/// What a Ricocheckers picture's colours mean.
+const RICOCHECKERS_LEGEND: &str = r#"<p class="legend">Player 1's pieces are red, player 2's blue. A cell tinted <span style="background:#f8dcdc">red</span> is one player 1 must fill to win (player 2's start), one tinted <span style="background:#dbe9f6">blue</span> player 2's.</p>"#;
+
+/// A Ricocheckers campaign's summary in its own words: positions, how many have a forced
+/// win within the bound, and the longest.
+fn forced_win_summary(body: &mut String, status: &CampaignStatus, a: &rrm_model::Aggregates) {
+    let positions = a.puzzles();
+    let without = a.histogram.first().copied().unwrap_or(0);
+    let wins = positions - without;
+    let win_moves: u64 = (a.histogram.iter().enumerate().skip(1))
+        .map(|(moves, &count)| moves as u64 * count)
+        .sum();
+    let spec = &status.campaign.spec;
+    let _ = write!(
+        body,
+        r#"<p id="summary" data-puzzles="{positions}" data-max="{max}">{grouped} positions analysed of seeds {start}..{end}: {wins} with a forced win within {FORCED_WIN_BOUND} moves ({share}), {mean}; the longest takes <b>{max}</b> moves.</p>"#,
+        grouped = thousands(positions),
+        start = spec.seed_start,
+        end = spec.seed_end,
+        wins = thousands(wins),
+        share = percent(wins, positions),
+        mean = match wins {
+            0 => "none yet".to_string(),
+            _ => format!("{:.2} moves on average", win_moves as f64 / wins as f64),
+        },
+        max = a.max_moves(),
+    );
+}
+
+/// A main line with each move's player: `1:aW 2:cN …`, starting with the side to move.
+fn main_line(to_move: u8, moves: &[String]) -> String {
+    (moves.iter().enumerate())
+        .map(|(ply, step)| format!("{}:{step}", (usize::from(to_move) + ply) % 2 + 1))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A Ricocheckers position on the built-in board, as SVG.

@@ -13,6 +13,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+/// The Ricocheckers position a seed deals.
+fn dealer_position(dealer: &ricochet::Dealer, seed: u64) -> ricochet::ricocheckers::Position {
+    match dealer.deal(seed).unwrap() {
+        ricochet::Dealt::Ricocheckers(position) => position,
+        ricochet::Dealt::Puzzle(_) => panic!("seed {seed} dealt a Ricochet puzzle"),
+    }
+}
+
 fn chromium() -> Option<PathBuf> {
     ["chromium", "chromium-browser", "google-chrome"]
         .iter()
@@ -454,6 +462,15 @@ fn ricocheckers_campaigns_show_positions_and_forced_wins() {
     let (status, _, page) = get(address, &format!("/campaign/{name}"));
     assert_eq!(status, 200);
     assert!(page.contains("<circle"), "the hardest positions are drawn");
+    // Ricocheckers words, not Ricochet's: positions without a forced win are not 0 moves.
+    assert!(page.contains("with a forced win within 7 moves"), "{page}");
+    assert!(page.contains("<td>none within 7</td>"), "{page}");
+    assert!(
+        page.contains(&format!("win in {}", hardest.moves)),
+        "{page}"
+    );
+    assert!(page.contains(r#"class="legend""#), "{page}");
+    assert!(!page.contains("puzzles mined"), "{page}");
     let (status, _, page) = get(
         address,
         &format!("/campaign/{name}/puzzle/{}", hardest.seed),
@@ -461,7 +478,13 @@ fn ricocheckers_campaigns_show_positions_and_forced_wins() {
     assert_eq!(status, 200);
     let verdict = format!("forces a win in <b>{}</b> moves", hardest.moves);
     assert!(page.contains(&verdict), "{page}");
-    assert!(page.contains(&hardest.solution.join(" ")), "{page}");
+    // The main line names each move's player, the side to move first.
+    let to_move = usize::from(dealer_position(&dealer, hardest.seed).to_move);
+    let line: Vec<String> = (hardest.solution.iter().enumerate())
+        .map(|(ply, step)| format!("{}:{step}", (to_move + ply) % 2 + 1))
+        .collect();
+    assert!(page.contains(&line.join(" ")), "{page}");
+    assert!(page.contains(r#"class="legend""#), "{page}");
     let (status, _, page) = get(address, &format!("/campaign/{name}/puzzle/{no_win}"));
     assert_eq!(status, 200);
     assert!(page.contains("has no forced win within 7 moves"), "{page}");
