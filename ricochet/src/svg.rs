@@ -197,7 +197,13 @@ fn token(svg: &mut String, cell: Cell, colour: Option<Colour>, shape: Option<Sha
     };
     let up = -std::f64::consts::FRAC_PI_2;
     let shape_svg = match shape {
-        Some(Shape::Circle) => format!(r#"<circle cx="{cx}" cy="{cy}" r="{r}"/>"#),
+        // A ring, not a disc: a filled disc reads as a robot.
+        Some(Shape::Circle) => format!(
+            r##"<circle cx="{cx}" cy="{cy}" r="{:.2}" fill="#fff" stroke="{fill}" stroke-width="{:.2}"/><circle cx="{cx}" cy="{cy}" r="{:.2}"/>"##,
+            r * 0.8,
+            r * 0.4,
+            r * 0.2
+        ),
         Some(Shape::Triangle) => format!(r#"<polygon points="{}"/>"#, points(3, up, None)),
         Some(Shape::Square) => format!(
             r#"<rect x="{}" y="{}" width="{}" height="{}"/>"#,
@@ -340,6 +346,23 @@ mod tests {
         assert_eq!(svg.matches(r#"class="mirror""#).count(), 2);
         assert!(svg.contains(colour_hex(Some(Colour::Blue))));
         assert_eq!(board_svg(&puzzle).matches(r#"class="mirror""#).count(), 0);
+    }
+
+    /// A circle target is drawn as a ring around a dot, never as a disc like a robot's.
+    #[test]
+    fn circle_targets_are_rings() {
+        let circle = (1..200)
+            .map(|seed| Game::generate(seed).unwrap().puzzle())
+            .find(|p| p.target().shape == Some(Shape::Circle) && p.target().colour.is_some())
+            .expect("a circle target");
+        let svg = board_svg(&circle);
+        let token = svg.split(r#"class="token""#).last().unwrap();
+        let token = &token[..token.find("</g>").unwrap()];
+        let hex = colour_hex(circle.target().colour);
+        assert!(
+            token.contains(&format!(r##"fill="#fff" stroke="{hex}""##)),
+            "{token}"
+        );
     }
 
     fn board_svg(puzzle: &Puzzle) -> String {
