@@ -141,7 +141,7 @@ fn decade_label(decade: u32) -> String {
 }
 
 /// Side of a heatmap cell.
-const HEAT_CELL: usize = 14;
+const HEAT_CELL: usize = 22;
 
 /// Two panels (all placements, legal placements) of the map's boards × targets, each cell
 /// coloured and labelled by its unit's maximum; units not done are grey. `link` gives
@@ -182,9 +182,12 @@ pub fn unit_heatmap_svg(map: &UnitMap, link: impl Fn(u64) -> Option<String>) -> 
                 let (x, y) = (x0 + t * HEAT_CELL, top + b * HEAT_CELL);
                 let unit = map.maxima.get(&(board.clone(), token.clone()));
                 let value = unit.map(|m| if p == 0 { m.all } else { m.legal });
-                let (fill, text) = match value {
-                    Some(m) => (heat(m, low, high), m.to_string()),
-                    None => ("#dddddd".to_string(), String::new()),
+                let (fill, ink, text) = match value {
+                    Some(m) => {
+                        let (fill, ink) = heat(m, low, high);
+                        (fill, ink, m.to_string())
+                    }
+                    None => ("#dddddd".to_string(), "#1d1d1d", String::new()),
                 };
                 let href = unit.and_then(|m| link(m.unit));
                 if let Some(href) = &href {
@@ -192,14 +195,14 @@ pub fn unit_heatmap_svg(map: &UnitMap, link: impl Fn(u64) -> Option<String>) -> 
                 }
                 let _ = write!(
                     svg,
-                    r#"<rect x="{x}" y="{y}" width="{HEAT_CELL}" height="{HEAT_CELL}" fill="{fill}" stroke="white" stroke-width="0.5" data-board="{b_name}" data-token="{t_name}" data-max="{text}"><title>{b_name} {t_name}: {}</title></rect><text x="{}" y="{}" text-anchor="middle" font-size="8">{text}</text>"#,
+                    r#"<rect x="{x}" y="{y}" width="{HEAT_CELL}" height="{HEAT_CELL}" fill="{fill}" stroke="white" stroke-width="0.5" data-board="{b_name}" data-token="{t_name}" data-max="{text}"><title>{b_name} {t_name}: {}</title></rect><text x="{}" y="{}" text-anchor="middle" font-size="11" fill="{ink}">{text}</text>"#,
                     if text.is_empty() {
                         "not done yet"
                     } else {
                         &text
                     },
                     x + HEAT_CELL / 2,
-                    y + HEAT_CELL - 4,
+                    y + HEAT_CELL - 7,
                     b_name = escape(board),
                     t_name = escape(token),
                 );
@@ -222,25 +225,35 @@ pub fn unit_heatmap_svg(map: &UnitMap, link: impl Fn(u64) -> Option<String>) -> 
     svg
 }
 
-/// Pale yellow for the lowest maximum to deep red for the highest.
-fn heat(value: u8, low: u8, high: u8) -> String {
+/// Pale yellow for the lowest maximum to deep red for the highest, and the ink that reads
+/// on it: dark on the pale half, white on the dark one.
+fn heat(value: u8, low: u8, high: u8) -> (String, &'static str) {
     let t = if high > low {
         f64::from(value - low) / f64::from(high - low)
     } else {
         1.0
     };
     let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
-    format!(
+    let fill = format!(
         "#{:02x}{:02x}{:02x}",
         lerp(255.0, 165.0),
         lerp(237.0, 15.0),
         lerp(160.0, 21.0)
-    )
+    );
+    (fill, if t > 0.5 { "#fff" } else { "#1d1d1d" })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The deepest cells carry white numbers, the palest dark ones.
+    #[test]
+    fn heat_numbers_read_on_their_cells() {
+        assert_eq!(heat(25, 10, 25).1, "#fff");
+        assert_eq!(heat(10, 10, 25).1, "#1d1d1d");
+        assert_eq!(heat(25, 10, 25).0, "#a50f15");
+    }
 
     #[test]
     fn axis_labels_stay_short() {
