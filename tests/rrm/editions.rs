@@ -206,6 +206,8 @@ fn mine_dealt_games(generator: &str, last: u64, robots: usize) -> (tempfile::Tem
                 bin["puzzles"].as_u64().unwrap(),
             )
         })
+        // Empty bins between the extremes are listed as zeros; the direct count has none.
+        .filter(|&(_, puzzles)| puzzles > 0)
         .collect();
     assert_eq!(mined, expected);
     (store, games)
