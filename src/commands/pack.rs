@@ -100,15 +100,15 @@ struct Chosen {
 
 pub fn run(args: PackArgs) -> Result<ExitCode> {
     // Every argument is checked before the minutes of solving.
-    let format = match (args.format, args.out.extension().and_then(|e| e.to_str())) {
-        (Some(format), _) => format,
-        (None, Some(extension)) if PackFormat::of_extension(extension).is_some() => {
-            PackFormat::of_extension(extension).unwrap()
-        }
-        _ => bail!(
+    let extension = args.out.extension().and_then(|e| e.to_str());
+    let Some(format) = args
+        .format
+        .or_else(|| extension.and_then(PackFormat::of_extension))
+    else {
+        bail!(
             "--out must end in .html or .json, or --format name the format, not {}",
             args.out.display()
-        ),
+        );
     };
     let moves = match (args.moves, args.min_moves, args.max_moves) {
         (Some(moves), _, _) => moves..=moves,
