@@ -146,8 +146,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     let (mut refused, mut accepted, mut stored) = (0, 0, 0);
     for file in &args.files {
         bar.inc(1);
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read {}", file.display()))?;
+        let text = crate::output::unit_result::read_text(file)?;
         for unit in serde_json::Deserializer::from_str(&text).into_iter::<UnitResultJson>() {
             let unit = unit.with_context(|| format!("{}: not a unit result", file.display()))?;
             let (board, token) = unit.unit()?;

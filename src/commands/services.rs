@@ -2,6 +2,7 @@
 //! that parses arguments, waits for SIGINT/SIGTERM and calls its crate's `run`.
 
 use crate::client::access::ClientArgs;
+use crate::commands::census::UnitFiles;
 use anyhow::{Context, Result};
 use clap::Args;
 use rrm_coordinator::auth::Keyring;
@@ -36,6 +37,9 @@ pub struct CoordinatorArgs {
     /// writes them), refreshed every 30 s and at shutdown; repeatable.
     #[arg(long, value_name = "NAME=DIR", value_parser = parse_unit_files)]
     unit_files: Vec<(String, PathBuf)>,
+    /// Write the `--unit-files` gzipped (`.json.gz`): a quarter of the size.
+    #[arg(long, requires = "unit_files")]
+    gzip_unit_files: bool,
     #[command(flatten)]
     security: SecurityArgs,
     #[command(flatten)]
@@ -357,13 +361,20 @@ pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
             shutdown_signal().await;
             let _ = stop.send(true);
         };
+        let exports: Exports = Arc::new(std::sync::Mutex::new(
+            (args.unit_files.iter())
+                .map(|(campaign, dir)| {
+                    (campaign.clone(), UnitFiles::new(dir.clone(), args.gzip_unit_files))
+                })
+                .collect(),
+        ));
         let exporting = (!args.unit_files.is_empty())
-            .then(|| tokio::spawn(export_loop(coordinator.clone(), args.unit_files.clone())));
+            .then(|| tokio::spawn(export_loop(coordinator.clone(), exports.clone())));
         rrm_coordinator::run_with(listener, coordinator.clone(), security, health, signal).await?;
         watching.abort();
         if let Some(exporting) = exporting {
             exporting.abort();
-            export_unit_files(coordinator, args.unit_files.clone()).await;
+            export_unit_files(coordinator, exports).await;
         }
         if let Some(dashboard) = dashboard {
             stop_dashboard(dashboard).await;
@@ -388,23 +399,27 @@ fn parse_unit_files(text: &str) -> Result<(String, PathBuf), String> {
 /// How often `--unit-files` directories are refreshed.
 const UNIT_FILES_EVERY: Duration = Duration::from_secs(30);
 
-async fn export_loop(coordinator: Arc<Coordinator>, targets: Vec<(String, PathBuf)>) {
+/// The `--unit-files` directories, each with what it was last written with.
+type Exports = Arc<std::sync::Mutex<Vec<(String, UnitFiles)>>>;
+
+async fn export_loop(coordinator: Arc<Coordinator>, exports: Exports) {
     let mut every = tokio::time::interval(UNIT_FILES_EVERY);
     loop {
         every.tick().await;
-        export_unit_files(coordinator.clone(), targets.clone()).await;
+        export_unit_files(coordinator.clone(), exports.clone()).await;
     }
 }
 
 /// Refreshes the unit files (on a blocking thread: it writes files); failures are
 /// logged, since the store still holds every result.
-async fn export_unit_files(coordinator: Arc<Coordinator>, targets: Vec<(String, PathBuf)>) {
+async fn export_unit_files(coordinator: Arc<Coordinator>, exports: Exports) {
     let exported = tokio::task::spawn_blocking(move || {
-        for (campaign, dir) in &targets {
-            match crate::commands::census::write_unit_files(&coordinator, campaign, dir) {
+        let mut exports = exports.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (campaign, files) in exports.iter_mut() {
+            match files.refresh(&coordinator, campaign) {
                 Ok(written) if written.changed > 0 => tracing::info!(
                     campaign,
-                    dir = %dir.display(),
+                    dir = %files.dir().display(),
                     units = written.units,
                     changed = written.changed,
                     "unit files written"

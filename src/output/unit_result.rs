@@ -6,6 +6,8 @@
 //! wrote `{"target_robot": T, "helpers": [H1, H2, H3]}`, which is still read).
 
 use anyhow::{Context, Result};
+use std::io::{Read, Write};
+use std::path::Path;
 use ricochet::exhaustive::{Analysis, Placement};
 use ricochet::Board;
 use rrm_coordinator::{DoneUnit, UnitBoard};
@@ -307,9 +309,11 @@ impl UnitResultJson {
         })
     }
 
-    /// The file name of a Fogleman unit: board tiles and token, e.g. `1A2B3A4B-RT.json`.
-    pub fn file_name(board: &str, token: &str) -> String {
-        format!("{}-{token}.json", board.replace(' ', ""))
+    /// The file name of a unit: board tiles and token, e.g. `1A2B3A4B-RT.json`, or
+    /// `….json.gz` gzipped.
+    pub fn file_name(board: &str, token: &str, gzip: bool) -> String {
+        let gz = if gzip { ".gz" } else { "" };
+        format!("{}-{token}.json{gz}", board.replace(' ', ""))
     }
 
     /// The Fogleman unit (board, token) the result is for.
@@ -325,4 +329,39 @@ impl UnitResultJson {
             .zip(self.token.as_deref())
             .context("not a Fogleman unit: the result names no board and token")
     }
+}
+
+/// Whether `path` names a unit file: `.json`, or `.json.gz` gzipped.
+pub fn is_unit_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    name.ends_with(".json") || name.ends_with(".json.gz")
+}
+
+/// The text of a unit file, gunzipped if its name ends in `.gz`.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if path.extension().is_none_or(|extension| extension != "gz") {
+        return String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8", path.display()));
+    }
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&bytes[..])
+        .read_to_string(&mut text)
+        .with_context(|| format!("{}: not gzipped UTF-8 text", path.display()))?;
+    Ok(text)
+}
+
+/// Writes a unit file whole (a temporary file renamed over the old one), gzipped if its
+/// name ends in `.gz`.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    let bytes = match path.extension().is_some_and(|extension| extension == "gz") {
+        true => {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gz.write_all(text.as_bytes())?;
+            gz.finish()?
+        }
+        false => text.as_bytes().to_vec(),
+    };
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, bytes).with_context(|| format!("cannot write {}", partial.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }

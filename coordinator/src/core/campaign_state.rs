@@ -190,7 +190,7 @@ impl CampaignState {
             })
     }
 
-    fn finished_but_checks(&self) -> bool {
+    pub(super) fn finished_but_checks(&self) -> bool {
         self.next_unit >= self.campaign.spec.units_total()
             && self.pending.is_empty()
             && self.leased.is_empty()

@@ -52,3 +52,82 @@ impl Standing {
         self.0.get(identity).copied().unwrap_or(0) >= trust_after
     }
 }
+
+/// Whether a done unit's result is or will be checked: by another identity or by the
+/// coordinator.
+fn checked(verification: &Verification) -> bool {
+    !matches!(verification, Verification::NotChosen)
+}
+
+/// The done units to check on top of those drawn, so that at least `share` of a
+/// finished campaign's done units are checked: the draw gives `share` on average only,
+/// and a census promises it. `pick(n)` draws an index below `n` (in secret, so that
+/// which units are added cannot be foreseen either).
+pub(super) fn checks_short_of_share<'a>(
+    records: impl IntoIterator<Item = (&'a u64, &'a UnitRecord)>,
+    share: f64,
+    mut pick: impl FnMut(usize) -> usize,
+) -> Vec<u64> {
+    let mut done = 0usize;
+    let mut already = 0usize;
+    let mut unchecked = Vec::new();
+    for (&unit, record) in records {
+        if let UnitState::Done { verification, .. } = &record.state {
+            done += 1;
+            match checked(verification) {
+                true => already += 1,
+                false => unchecked.push(unit),
+            }
+        }
+    }
+    let wanted = ((done as f64 * share).ceil() as usize).min(done);
+    let mut chosen = Vec::new();
+    while already + chosen.len() < wanted && !unchecked.is_empty() {
+        let index = pick(unchecked.len());
+        chosen.push(unchecked.swap_remove(index));
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn done(verification: Verification) -> UnitRecord {
+        let mut record = UnitRecord::fresh();
+        record.state = UnitState::Done {
+            digest: [0; 32],
+            producer: "p".into(),
+            commit: 1,
+            verification,
+        };
+        record
+    }
+
+    #[test]
+    fn a_finished_campaign_short_of_its_share_gets_the_difference_checked() {
+        let mut records = BTreeMap::new();
+        for unit in 0..100u64 {
+            let verification = match unit {
+                0..=2 => Verification::Agreed { by: "q".into() },
+                3 => Verification::Pending,
+                _ => Verification::NotChosen,
+            };
+            records.insert(unit, done(verification));
+        }
+        records.insert(100, UnitRecord::fresh());
+        let mut next = 0;
+        let chosen = checks_short_of_share(&records, 0.05, |n| {
+            next += 7;
+            next % n
+        });
+        // 5 % of 100 done units is 5; 4 are checked already.
+        assert_eq!(chosen.len(), 1);
+        assert!(chosen[0] >= 4 && chosen[0] < 100);
+        assert!(checks_short_of_share(&records, 0.04, |_| 0).is_empty());
+        let all = checks_short_of_share(&records, 1.0, |n| n - 1);
+        assert_eq!(all, (4..100).collect::<Vec<_>>());
+    }
+}

@@ -4,7 +4,8 @@
 //! wrong also distrusts its sender. Seed and exhaustive units differ only in their
 //! checks and what is stored.
 
-use super::campaign_state::Kind;
+use super::campaign_state::{CampaignState, Kind};
+use super::replication::checks_short_of_share;
 use super::checks::{check_contents, check_integrity, CheckedResult, ContentChecks};
 use super::exhaustive::{
     check_exhaustive, check_exhaustive_integrity, unit_board, unit_work, ReSolving,
@@ -372,6 +373,33 @@ impl Coordinator {
         }
     }
 
+    /// Marks for a check the done units a finished campaign lacks to reach the verify
+    /// share (see [`super::replication::checks_short_of_share`]).
+    pub(super) fn top_up_checks(&self, campaign: &mut CampaignState) -> Result<()> {
+        if !campaign.finished_but_checks() {
+            return Ok(());
+        }
+        let chosen = checks_short_of_share(&campaign.records, self.config.verify_share, |n| {
+            ((secret_draw() * n as f64) as usize).min(n - 1)
+        });
+        if !chosen.is_empty() {
+            tracing::info!(
+                campaign = %campaign.campaign.spec.name,
+                units = chosen.len(),
+                "finished short of the verify share: more units go to a check"
+            );
+        }
+        for unit in chosen {
+            let mut record = campaign.records[&unit].clone();
+            if let UnitState::Done { verification, .. } = &mut record.state {
+                *verification = Verification::Pending;
+            }
+            self.store.put_unit(campaign.campaign.id, unit, &record)?;
+            campaign.track(unit, record, 0);
+        }
+        Ok(())
+    }
+
     /// Stores a checked result with the unit's record (already `Done` with commit
     /// `state.next_commit`) in one atomic write, then updates memory.
     pub(super) fn write_done(
@@ -420,7 +448,7 @@ impl Coordinator {
         campaign.track(unit, record, 0);
         campaign.note_progress(std::time::Instant::now());
         state.next_commit += 1;
-        Ok(())
+        self.top_up_checks(campaign)
     }
 }
 
@@ -430,7 +458,7 @@ impl State {
     pub(super) fn looked_up(
         &mut self,
         lease: &LeaseRef,
-    ) -> (&mut super::campaign_state::CampaignState, UnitRecord) {
+    ) -> (&mut CampaignState, UnitRecord) {
         let campaign = self
             .campaigns
             .get_mut(lease.campaign.as_str())

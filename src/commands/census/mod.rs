@@ -11,10 +11,11 @@ mod pictures;
 mod report;
 
 use crate::client::backend::{Backend, BackendArgs};
-use crate::output::unit_result::UnitResultJson;
+use crate::output::unit_result::{self, UnitResultJson};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use rrm_coordinator::Coordinator;
+use rrm_coordinator::{Coordinator, Provenance};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,6 +44,9 @@ struct ExportArgs {
     /// unchanged is left as it is.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Write the files gzipped (`.json.gz`).
+    #[arg(long)]
+    gzip: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -58,7 +62,7 @@ pub fn run(args: CensusArgs) -> Result<ExitCode> {
 fn export(args: ExportArgs) -> Result<ExitCode> {
     let backend = Backend::open(&args.backend)?;
     let coordinator = backend.local("exporting unit files")?;
-    let written = write_unit_files(coordinator, &args.campaign, &args.out)?;
+    let written = UnitFiles::new(args.out.clone(), args.gzip).refresh(coordinator, &args.campaign)?;
     writeln!(
         crate::output::stdout::lock(),
         "{} of {} unit files written to {}",
@@ -69,7 +73,7 @@ fn export(args: ExportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What [`write_unit_files`] did.
+/// What [`UnitFiles::refresh`] did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Written {
     /// Done units of the campaign.
@@ -78,29 +82,55 @@ pub struct Written {
     pub changed: usize,
 }
 
-/// Writes the unit file of every done unit of `campaign` into `dir`, each whole (a
-/// temporary file renamed over the old one) and only where its content changed.
-pub fn write_unit_files(coordinator: &Coordinator, campaign: &str, dir: &Path) -> Result<Written> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let done = coordinator.done_units(campaign)?;
-    let mut written = Written {
-        units: done.len(),
-        changed: 0,
-    };
-    for unit in &done {
-        let work = coordinator.exhaustive_work(campaign, &unit.board, &unit.token)?;
-        let file = UnitResultJson::of_done(unit, &work)?;
-        let text = serde_json::to_string(&file)? + "\n";
-        let path = dir.join(UnitResultJson::file_name(&unit.board, &unit.token));
-        if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
-            continue;
+/// A directory of unit files kept up to date with one exhaustive campaign: plain JSON,
+/// or gzipped (`.json.gz`, a quarter of the size) for a census too large to commit
+/// plain. Each file is written whole (a temporary file renamed over the old one) and
+/// only where its content changed; a unit whose provenance is as last written is not
+/// even serialised, so refreshing a large campaign costs little.
+pub struct UnitFiles {
+    dir: PathBuf,
+    gzip: bool,
+    written: HashMap<u64, Provenance>,
+}
+
+impl UnitFiles {
+    pub fn new(dir: PathBuf, gzip: bool) -> UnitFiles {
+        UnitFiles {
+            dir,
+            gzip,
+            written: HashMap::new(),
         }
-        let partial = path.with_extension("json.partial");
-        std::fs::write(&partial, &text)
-            .with_context(|| format!("cannot write {}", partial.display()))?;
-        std::fs::rename(&partial, &path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        written.changed += 1;
     }
-    Ok(written)
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes the file of every done unit of `campaign` that changed.
+    pub fn refresh(&mut self, coordinator: &Coordinator, campaign: &str) -> Result<Written> {
+        let dir = &self.dir;
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let provenances = coordinator.done_provenances(campaign)?;
+        let mut written = Written {
+            units: provenances.len(),
+            changed: 0,
+        };
+        for (unit, provenance) in provenances {
+            if self.written.get(&unit) == Some(&provenance) {
+                continue;
+            }
+            let done = coordinator.done_unit(campaign, unit)?;
+            let work = coordinator.exhaustive_work(campaign, &done.board, &done.token)?;
+            let file = UnitResultJson::of_done(&done, &work)?;
+            let text = serde_json::to_string(&file)? + "\n";
+            let path = dir.join(UnitResultJson::file_name(&done.board, &done.token, self.gzip));
+            if !unit_result::read_text(&path).is_ok_and(|old| old == text) {
+                unit_result::write_text(&path, &text)?;
+                written.changed += 1;
+            }
+            self.written.insert(unit, done.provenance);
+        }
+        Ok(written)
+    }
 }

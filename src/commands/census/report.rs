@@ -9,7 +9,7 @@
 
 use super::crosscheck::{self, CrossCheck};
 use super::pictures;
-use crate::output::unit_result::UnitResultJson;
+use crate::output::unit_result::{self, UnitResultJson};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use ricochet::driftingdroids::DdGame;
@@ -271,13 +271,12 @@ fn read_units(dir: &Path) -> Result<Vec<Unit>> {
         .with_context(|| format!("cannot read {}", dir.display()))?
         .map(|entry| entry.map(|e| e.path()))
         .collect::<std::io::Result<_>>()?;
-    paths.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    paths.retain(|path| unit_result::is_unit_file(path));
     paths.sort();
     paths
         .iter()
         .map(|path| {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            let text = unit_result::read_text(path)?;
             let file: UnitResultJson = serde_json::from_str(&text)
                 .with_context(|| format!("{}: not a unit result", path.display()))?;
             let (board, token) = file.unit()?;

@@ -29,6 +29,17 @@ impl Coordinator {
             .collect())
     }
 
+    /// The provenance of every done unit of exhaustive campaign `name`, by unit: what
+    /// tells a unit file writer which files changed, without copying the results.
+    pub fn done_provenances(&self, name: &str) -> Result<Vec<(u64, Provenance)>> {
+        let state = self.lock();
+        let campaign = state.campaign(name)?;
+        let spec = exhaustive_of(campaign)?;
+        Ok((campaign.exhaustive.keys())
+            .filter_map(|&unit| Some((unit, provenance(campaign, &spec, unit)?)))
+            .collect())
+    }
+
     /// Done unit `unit` of exhaustive campaign `name` with its result and provenance.
     pub fn done_unit(&self, name: &str, unit: u64) -> Result<DoneUnit> {
         let state = self.lock();
@@ -216,6 +227,19 @@ fn done_unit(
     record: &ExhaustiveRecord,
 ) -> Option<DoneUnit> {
     let (board, token) = spec.unit(unit)?;
+    Some(DoneUnit {
+        unit,
+        board: board.to_string(),
+        token: token.to_string(),
+        provenance: provenance(campaign, spec, unit)?,
+        record: record.clone(),
+    })
+}
+
+/// Who computed and who checked done unit `unit` (`None` if it is not done).
+fn provenance(campaign: &CampaignState, spec: &ExhaustiveSpec, unit: u64) -> Option<Provenance> {
+    spec.unit(unit)?;
+    let record = campaign.exhaustive.get(&unit)?;
     let Some(UnitState::Done {
         producer,
         verification,
@@ -230,18 +254,12 @@ fn done_unit(
         Verification::Pending | Verification::Leased(_) => (None, true),
         Verification::NotChosen => (None, false),
     };
-    Some(DoneUnit {
-        unit,
-        board: board.to_string(),
-        token: token.to_string(),
-        provenance: Provenance {
-            producer: Some(producer.clone()),
-            verified_by,
-            check_pending,
-            cpu_ms: record.cpu_ms,
-            rrm_version: record.rrm_version.clone(),
-        },
-        record: record.clone(),
+    Some(Provenance {
+        producer: Some(producer.clone()),
+        verified_by,
+        check_pending,
+        cpu_ms: record.cpu_ms,
+        rrm_version: record.rrm_version.clone(),
     })
 }
 
