@@ -98,6 +98,10 @@ fn without_rebounds(moves: &[String]) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: a minute of CPU for the rule's search (the full suite runs it)"
+)]
 fn without_rebounds_the_published_24_move_position_needs_26() {
     let record = hard_position("dd24");
     let report: serde_json::Value = serde_json::from_str(&rrm_ok(&[

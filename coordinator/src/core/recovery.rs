@@ -140,7 +140,6 @@ impl Coordinator {
         } = loaded;
         for campaign in campaigns.values_mut() {
             self.recheck_distrusted(campaign, &distrusted)?;
-            self.top_up_checks(campaign)?;
         }
         state.campaigns = campaigns;
         state.next_commit = next_commit;

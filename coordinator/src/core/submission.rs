@@ -373,8 +373,9 @@ impl Coordinator {
         }
     }
 
-    /// Marks for a check the done units a finished campaign lacks to reach the verify
-    /// share (see [`super::replication::checks_short_of_share`]).
+    /// Marks for a check the done units a campaign lacks to reach the verify share once
+    /// its last unit is done (see [`super::replication::checks_short_of_share`]). Only
+    /// then: opening a store changes nothing in it.
     pub(super) fn top_up_checks(&self, campaign: &mut CampaignState) -> Result<()> {
         if !campaign.finished_but_checks() {
             return Ok(());

@@ -377,6 +377,10 @@ fn writes_resume_by_themselves_once_a_full_filesystem_has_room() {
 /// the campaign finishes exactly.
 #[test]
 #[cfg_attr(rrm_without_mount, ignore = "mounting a tmpfs needs root")]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: fills a filesystem and waits out its drain (the full suite runs it)"
+)]
 fn a_full_filesystem_neither_hangs_nor_loses_acknowledged_results() {
     let (mount, _mounted) = mounted_tmpfs(48);
     let data = mount.path().join("store");
