@@ -53,8 +53,10 @@ pub struct Config {
     pub lease_duration: Duration,
     /// A unit failing this often (expired leases, refused results) is quarantined.
     pub max_failures: u32,
-    /// Share of done units given to another identity, whose digest must agree (drawn
-    /// in secret per unit).
+    /// Share of an established identity's units checked, on a secret schedule per
+    /// identity whose runs of unchecked units never exceed `2 / verify_share` (see
+    /// `core::replication`): a seed unit by the coordinator solving it in full, an
+    /// exhaustive one by another identity the coordinator picks, whose digest must agree.
     pub verify_share: f64,
     /// Exhaustive units whose maximum is this many moves or more are always checked by
     /// another identity: a record candidate never rests on one computation.
@@ -91,7 +93,8 @@ pub struct Config {
     /// charged to its holder, whatever its heartbeats.
     pub stall_timeout: Duration,
     /// An identity's seed units are solved again in full by the coordinator until this
-    /// many were confirmed; then a secret share ([`Config::verify_share`]) stays checked.
+    /// many were confirmed (once per identity and store, not per campaign); then its
+    /// schedule of checks ([`Config::verify_share`]) takes over.
     pub trust_after: u32,
     /// Registrations kept per identity (token) and in all; past them the longest silent
     /// one without a lease is dropped.
@@ -109,7 +112,9 @@ impl Default for Config {
         Config {
             lease_duration: Duration::from_secs(60),
             max_failures: 5,
-            verify_share: 0.05,
+            // Runs of 1 to 22 units, 8.7 % checked: with the spot checks' 1 %, the
+            // checks cost under a tenth of a campaign (BENCHMARKS.md, "Coordinator").
+            verify_share: 0.09,
             verify_from_moves: 22,
             spot_checks: 4,
             top_count: 5,
@@ -124,7 +129,7 @@ impl Default for Config {
             connections: ConnectionLimits::default(),
             min_free_disk: DiskReserve::Default,
             stall_timeout: Duration::from_secs(600),
-            trust_after: 8,
+            trust_after: 4,
             max_registrations_per_identity: 64,
             max_registrations: 4096,
             max_query_results: 100_000,

@@ -364,7 +364,10 @@ pub fn coordinator(args: CoordinatorArgs) -> Result<ExitCode> {
         let exports: Exports = Arc::new(std::sync::Mutex::new(
             (args.unit_files.iter())
                 .map(|(campaign, dir)| {
-                    (campaign.clone(), UnitFiles::new(dir.clone(), args.gzip_unit_files))
+                    (
+                        campaign.clone(),
+                        UnitFiles::new(dir.clone(), args.gzip_unit_files),
+                    )
                 })
                 .collect(),
         ));
@@ -414,7 +417,9 @@ async fn export_loop(coordinator: Arc<Coordinator>, exports: Exports) {
 /// logged, since the store still holds every result.
 async fn export_unit_files(coordinator: Arc<Coordinator>, exports: Exports) {
     let exported = tokio::task::spawn_blocking(move || {
-        let mut exports = exports.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut exports = exports
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         for (campaign, files) in exports.iter_mut() {
             match files.refresh(&coordinator, campaign) {
                 Ok(written) if written.changed > 0 => tracing::info!(

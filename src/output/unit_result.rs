@@ -6,14 +6,14 @@
 //! wrote `{"target_robot": T, "helpers": [H1, H2, H3]}`, which is still read).
 
 use anyhow::{Context, Result};
-use std::io::{Read, Write};
-use std::path::Path;
 use ricochet::exhaustive::{Analysis, Placement};
 use ricochet::Board;
 use rrm_coordinator::{DoneUnit, UnitBoard};
 use rrm_model::ExhaustiveUnit;
 use rrm_model::PlacementCells;
 use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::path::Path;
 
 /// One unit's result. Fields beyond the analysis (timings, the analysed position) are
 /// informative; import ignores them.
@@ -333,7 +333,10 @@ impl UnitResultJson {
 
 /// Whether `path` names a unit file: `.json`, or `.json.gz` gzipped.
 pub fn is_unit_file(path: &Path) -> bool {
-    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
     name.ends_with(".json") || name.ends_with(".json.gz")
 }
 
@@ -362,6 +365,7 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
         false => text.as_bytes().to_vec(),
     };
     let partial = path.with_extension("partial");
-    std::fs::write(&partial, bytes).with_context(|| format!("cannot write {}", partial.display()))?;
+    std::fs::write(&partial, bytes)
+        .with_context(|| format!("cannot write {}", partial.display()))?;
     std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -74,6 +74,19 @@ impl Leases {
         flags
     }
 
+    /// The worker registered again (the coordinator forgot it, e.g. restarted): its held
+    /// leases go on under the new registration, whose heartbeats take them up.
+    pub(crate) fn registered_again(&self, worker: &Credentials) {
+        for held in self.lock().values_mut() {
+            held.worker = worker.clone();
+        }
+    }
+
+    /// The registration a held lease goes under now.
+    pub(crate) fn credentials(&self, key: &LeaseRef) -> Option<Credentials> {
+        self.lock().get(key).map(|held| held.worker.clone())
+    }
+
     /// The unit is solved: from now on only its submission's verdict ends it.
     pub(crate) fn submitting(&self, key: &LeaseRef) {
         if let Some(held) = self.lock().get_mut(key) {

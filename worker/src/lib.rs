@@ -245,10 +245,12 @@ impl Miner {
                 if let Some(old) = self.heartbeats.replace(heartbeats) {
                     old.abort();
                 }
-                self.credentials = Some(Credentials {
+                let credentials = Credentials {
                     id: reply.worker_id,
                     session: reply.session,
-                });
+                };
+                self.shared.leases.registered_again(&credentials);
+                self.credentials = Some(credentials);
                 Ok(())
             }
             Err(status) => {

@@ -72,6 +72,9 @@ pub(crate) async fn mine_unit(
         .await
         .map(|result| Solved::Seeds(seeds, result)),
     };
+    // Submitted under the registration the lease goes under now (the worker may have
+    // registered again while it solved).
+    let credentials = shared.leases.credentials(&key).unwrap_or(credentials);
     let outcome = match solved.and_then(|result| request(&credentials, lease, result)) {
         Some(request) => {
             shared.leases.submitting(&key);

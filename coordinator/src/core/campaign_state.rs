@@ -38,6 +38,9 @@ pub(super) struct CampaignState {
     pub(super) pending: BTreeSet<u64>,
     /// Done units chosen for a second worker's check.
     pub(super) to_verify: BTreeSet<u64>,
+    /// The identity the coordinator picked to check each of them (memory only; picked
+    /// again when it is gone), see `leasing`.
+    pub(super) checkers: BTreeMap<u64, String>,
     /// Units whose main or verification lease is out.
     pub(super) leased: BTreeSet<u64>,
     pub(super) aggregates: Aggregates,
@@ -90,6 +93,7 @@ impl CampaignState {
             next_unit: 0,
             pending: BTreeSet::new(),
             to_verify: BTreeSet::new(),
+            checkers: BTreeMap::new(),
             leased: BTreeSet::new(),
             aggregates,
             hardest: HardestList::default(),
@@ -144,7 +148,17 @@ impl CampaignState {
         }
         self.pending.remove(&unit);
         self.leased.remove(&unit);
-        self.to_verify.remove(&unit);
+        if self.to_verify.remove(&unit)
+            && !matches!(
+                record.state,
+                UnitState::Done {
+                    verification: Verification::Pending | Verification::Leased(_),
+                    ..
+                }
+            )
+        {
+            self.checkers.remove(&unit);
+        }
         match &mut record.state {
             UnitState::Pending { .. } => {
                 self.pending.insert(unit);

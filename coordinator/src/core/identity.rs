@@ -61,6 +61,7 @@ impl Coordinator {
     pub(super) fn remember_distrust(&self, state: &mut State, distrust: Distrust) -> Result<()> {
         tracing::warn!(identity = %distrust.identity, reason = %distrust.reason, "identity distrusted");
         state.standing.forget(&distrust.identity);
+        state.checks.forget(&distrust.identity);
         state.distrusted.insert(distrust.identity.clone(), distrust);
         self.metrics.distrusted();
         for campaign in state.campaigns.values_mut() {

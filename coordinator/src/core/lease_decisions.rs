@@ -62,7 +62,8 @@ pub(super) struct Change {
 
 /// Leases `campaign`'s next unit to `worker` until `deadline_unix_ms`: a unit waiting
 /// again (one its identity failed only when nothing else is left), then a done unit
-/// awaiting another identity's check (never its producer's), then a fresh one.
+/// awaiting a check by `worker`'s identity (picked for it, see
+/// [`pick_checkers`]; never its producer's), then a fresh one.
 pub(super) fn next(
     campaign: &CampaignState,
     worker: &Worker,
@@ -72,6 +73,7 @@ pub(super) fn next(
     let failed_here = |unit: &u64| campaign.records[unit].failed_by.contains(&worker.identity);
     let to_check = campaign.to_verify.iter().copied().find(|unit| {
         matches!(&campaign.records[unit].state, UnitState::Done { producer, .. } if *producer != worker.identity)
+            && campaign.checkers.get(unit) == Some(&worker.identity)
     });
     let spec = &campaign.campaign.spec;
     let fresh = (campaign.next_unit < spec.units_total()).then_some(campaign.next_unit);
@@ -140,7 +142,7 @@ pub(super) fn next(
 pub(super) fn extend(
     campaign: &mut CampaignState,
     lease: &LeaseRef,
-    identity: &str,
+    worker: &Worker,
     deadline_unix_ms: i64,
 ) -> Option<u64> {
     let work = campaign.unit_work_size(lease.unit);
@@ -148,8 +150,11 @@ pub(super) fn extend(
         .records
         .get_mut(&lease.unit)
         .and_then(current_lease_mut)
-        .filter(|held| held.number == lease.lease && held.identity == identity)?;
+        .filter(|held| held.number == lease.lease && held.identity == worker.identity)?;
     held.deadline_unix_ms = deadline_unix_ms;
+    // Its holder's identity registered again (after a restart): the lease is its new
+    // registration's from now on (memory only, as deadlines are).
+    held.worker = worker.id;
     Some(work)
 }
 
@@ -273,3 +278,36 @@ pub(super) fn retried(campaign: &CampaignState, unit: Option<u64>) -> Result<Vec
 
 #[cfg(test)]
 mod tests;
+
+/// Picks the identity that checks each unit awaiting a check, among `registered` (the
+/// identities registered now) but its producer, in secret: a check goes to the identity
+/// the coordinator picks, not to whoever asks first, so that a forger's colluder cannot
+/// make a point of checking its units. A pick whose identity is gone is made again; a
+/// unit whose producer is the only one registered waits unpicked until another
+/// registers. Looks at the first `limit` units awaiting a check, so that a long queue
+/// costs a lease little (the others wait their turn).
+pub(super) fn pick_checkers(
+    campaign: &mut CampaignState,
+    registered: &std::collections::BTreeSet<&str>,
+    limit: usize,
+    mut draw: impl FnMut() -> f64,
+) {
+    for &unit in campaign.to_verify.iter().take(limit) {
+        let UnitState::Done { producer, .. } = &campaign.records[&unit].state else {
+            continue;
+        };
+        if (campaign.checkers.get(&unit)).is_some_and(|picked| registered.contains(picked.as_str()))
+        {
+            continue;
+        }
+        let others: Vec<&str> = (registered.iter().copied())
+            .filter(|identity| identity != producer)
+            .collect();
+        if others.is_empty() {
+            campaign.checkers.remove(&unit);
+            continue;
+        }
+        let pick = others[((draw() * others.len() as f64) as usize).min(others.len() - 1)];
+        campaign.checkers.insert(unit, pick.to_string());
+    }
+}

@@ -3,6 +3,7 @@
 //! take it.
 
 use super::campaign_state::CampaignState;
+use super::identity::secret_draw;
 use super::lease_decisions::{self, Change, Event, Now, Policy};
 use super::{Assignment, Coordinator, CoordinatorError, LeaseRef, Result, Worker};
 use crate::stages::Stage;
@@ -11,6 +12,9 @@ use std::time::{Duration, Instant};
 
 /// How often leasing looks for expired leases (each look walks every lease out).
 const EXPIRY_SCAN: Duration = Duration::from_millis(100);
+
+/// Units awaiting a check whose checker is picked at each lease (the queue's head).
+const PICKED_AHEAD: usize = 64;
 
 impl Coordinator {
     /// The next unit for `worker`, or `None` when nothing is to be done now.
@@ -44,6 +48,16 @@ impl Coordinator {
             state.expiry_scanned = Some(now.instant);
         }
         state.check_lease_quota(&worker.identity)?;
+        let registered: std::collections::BTreeSet<&str> = state.workers.identities();
+        let distrusted = &state.distrusted;
+        let registered = (registered.into_iter())
+            .filter(|identity| !distrusted.contains_key(*identity))
+            .collect();
+        for campaign in state.campaigns.values_mut() {
+            if !campaign.to_verify.is_empty() {
+                lease_decisions::pick_checkers(campaign, &registered, PICKED_AHEAD, secret_draw);
+            }
+        }
         let count = state.campaigns.len();
         for offset in 0..count {
             let index = (state.round_robin + offset) % count;
@@ -91,9 +105,7 @@ impl Coordinator {
             let held = state
                 .campaigns
                 .get_mut(lease.campaign.as_str())
-                .and_then(|campaign| {
-                    lease_decisions::extend(campaign, lease, &worker.identity, deadline)
-                });
+                .and_then(|campaign| lease_decisions::extend(campaign, lease, worker, deadline));
             match held {
                 Some(work) => {
                     let solved = seeds_solved.get(i).copied().unwrap_or(0);

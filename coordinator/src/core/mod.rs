@@ -75,6 +75,8 @@ struct State {
     credit: quotas::Credit,
     /// Confirmed units per identity: whose results are solved again in full.
     standing: replication::Standing,
+    /// When each identity's next unit is checked.
+    checks: replication::CheckSchedule,
     /// Registered workers by id.
     workers: registry::Registry,
     /// Identities proven wrong, as stored.

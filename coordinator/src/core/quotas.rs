@@ -6,6 +6,7 @@
 
 use super::campaign_state::current_lease;
 use super::{Coordinator, CoordinatorError, LeaseRef, Result, State};
+use rrm_model::Lease;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -85,8 +86,8 @@ impl LeaseStalls {
 }
 
 impl State {
-    /// The leases out (main and verification), with their holders' identities.
-    pub(super) fn leases_out(&self) -> impl Iterator<Item = (LeaseRef, &str)> + '_ {
+    /// The leases out (main and verification), with their holders.
+    pub(super) fn leases_out(&self) -> impl Iterator<Item = (LeaseRef, &Lease)> + '_ {
         self.campaigns.values().flat_map(|campaign| {
             campaign.leased.iter().filter_map(|unit| {
                 let lease = current_lease(&campaign.records[unit])?;
@@ -95,17 +96,20 @@ impl State {
                     unit: *unit,
                     lease: lease.number,
                 };
-                Some((reference, lease.identity.as_str()))
+                Some((reference, lease))
             })
         })
     }
 
     /// Refuses a lease to `identity` when it holds as many as its registrations' threads
-    /// allow, or as its record of taken results allows.
+    /// allow, or as its record of taken results allows. A lease of a registration that
+    /// no longer exists (granted before a restart, whose holder has not taken it up
+    /// again with a heartbeat) does not count: nobody can hand it in, and it would keep
+    /// a worker coming back from a restart waiting until it expired.
     pub(super) fn check_lease_quota(&self, identity: &str) -> Result<()> {
         let held = self
             .leases_out()
-            .filter(|(_, holder)| *holder == identity)
+            .filter(|(_, lease)| lease.identity == identity && self.workers.contains(lease.worker))
             .count();
         let allowed = self
             .workers

@@ -99,6 +99,7 @@ impl Coordinator {
                 stalls: Default::default(),
                 credit: Default::default(),
                 standing: Standing::default(),
+                checks: Default::default(),
                 workers: Default::default(),
                 distrusted: HashMap::new(),
                 next_commit: 0,

@@ -144,6 +144,11 @@ impl Registry {
         self.0.contains_key(&id)
     }
 
+    /// The identities registered now.
+    pub(super) fn identities(&self) -> std::collections::BTreeSet<&str> {
+        self.0.values().map(|r| r.identity.as_str()).collect()
+    }
+
     pub(super) fn len(&self) -> usize {
         self.0.len()
     }

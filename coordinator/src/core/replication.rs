@@ -3,13 +3,61 @@
 //! coordinator solving them in full, or by another identity's agreeing check), every
 //! seed unit it sends is solved again in full by the coordinator before it is taken,
 //! and every exhaustive unit (too costly for the coordinator) is checked by another
-//! identity; after that, a secret share stays checked by another identity for good. A distrusted
-//! identity starts over. A check that agrees with a distrusted identity's result is not
-//! enough on its own either (the checker may be its colluder): the coordinator solves
-//! that unit in full before calling it agreed.
+//! identity. After that, checks come on a secret schedule per identity
+//! ([`CheckSchedule`]): the run of unchecked units between two checks is drawn at random
+//! and bounded, so that an identity forging many units is caught, however patient. A
+//! seed unit due for a check is solved in full by the coordinator itself, so no other
+//! identity's word is involved; an exhaustive one goes to a checker the coordinator
+//! picks (`leasing`), never one that asked for it. A distrusted identity starts over. A
+//! check that agrees with a distrusted identity's result is not enough on its own either
+//! (the checker may be its colluder): the coordinator solves that unit in full before
+//! calling it agreed.
 
 use rrm_model::{UnitRecord, UnitState, Verification};
 use std::collections::HashMap;
+
+/// When each identity's next check comes: the units it may still send unchecked. A run
+/// is drawn uniformly from 1 to `2 / share` units (mean about `1 / share`, so checks
+/// cost about `share` of the work), in secret and afresh after each check: an identity
+/// cannot tell which of its units will be checked, and never sends more than `2 / share`
+/// in a row unchecked. Memory only: a restart draws new runs.
+#[derive(Debug, Default)]
+pub(super) struct CheckSchedule(HashMap<String, u32>);
+
+impl CheckSchedule {
+    /// Whether the unit `identity` sends now is checked; `draw` gives a number in [0, 1)
+    /// (the secret generator).
+    pub(super) fn due(
+        &mut self,
+        identity: &str,
+        share: f64,
+        mut draw: impl FnMut() -> f64,
+    ) -> bool {
+        let longest = longest_run(share);
+        let mut run = || 1 + ((draw() * f64::from(longest)) as u32).min(longest - 1);
+        let left = self.0.entry(identity.to_string()).or_insert_with(&mut run);
+        *left -= 1;
+        if *left == 0 {
+            *left = run();
+            return true;
+        }
+        false
+    }
+
+    /// Forgets `identity`'s run (distrusted: it starts over).
+    pub(super) fn forget(&mut self, identity: &str) {
+        self.0.remove(identity);
+    }
+}
+
+/// The longest run of unchecked units at verify share `share` (0 checks nothing: the
+/// run never ends).
+pub(super) fn longest_run(share: f64) -> u32 {
+    match share > 0.0 {
+        true => (2.0 / share).round().clamp(1.0, f64::from(u32::MAX)) as u32,
+        false => u32::MAX,
+    }
+}
 
 /// Confirmed units per identity, as the store shows them.
 #[derive(Debug, Default)]
@@ -104,6 +152,35 @@ mod tests {
             verification,
         };
         record
+    }
+
+    #[test]
+    fn checks_come_at_most_a_bounded_run_apart_and_about_share_of_the_units() {
+        let mut schedule = CheckSchedule::default();
+        let mut state = 12345u64;
+        let mut draw = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut checked, mut run, mut longest) = (0, 0, 0);
+        for _ in 0..100_000 {
+            run += 1;
+            if schedule.due("a", 0.1, &mut draw) {
+                checked += 1;
+                longest = longest.max(run);
+                run = 0;
+            }
+        }
+        assert_eq!(longest_run(0.1), 20);
+        assert!(longest <= 20, "{longest}");
+        assert!(longest >= 18, "{longest}: runs are drawn up to the bound");
+        // Mean run 10.5 units: 9.5 % checked.
+        assert!((9_000..10_000).contains(&checked), "{checked}");
+        // Each identity has its own schedule; none with share 0.
+        let mut never = CheckSchedule::default();
+        assert!((0..10_000).all(|_| !never.due("b", 0.0, &mut draw)));
     }
 
     #[test]

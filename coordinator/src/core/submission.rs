@@ -5,13 +5,13 @@
 //! checks and what is stored.
 
 use super::campaign_state::{CampaignState, Kind};
-use super::replication::checks_short_of_share;
 use super::checks::{check_contents, check_integrity, CheckedResult, ContentChecks};
 use super::exhaustive::{
     check_exhaustive, check_exhaustive_integrity, unit_board, unit_work, ReSolving,
 };
 use super::hardest::Bar;
 use super::identity::secret_draw;
+use super::replication::checks_short_of_share;
 use super::{
     Coordinator, CoordinatorError, ExhaustiveUnit, LeaseRef, Outcome, Rejection, Result, State,
     Submission,
@@ -112,8 +112,29 @@ impl Coordinator {
         submission: &Submission,
         digest: [u8; 32],
     ) -> Result<Outcome> {
+        // An established identity's unit is checked on its secret schedule (this
+        // process's own worker is the coordinator's own solver): a seed unit by the
+        // coordinator solving it in full now, an exhaustive one by another identity.
+        let due = !found.solve_in_full
+            && !submission.own_process
+            && (self.lock().checks).due(
+                &submission.identity,
+                self.config.verify_share,
+                secret_draw,
+            );
+        let in_full;
+        let found = match (&found.kind, due) {
+            (Kind::Seeds(_), true) => {
+                in_full = Found {
+                    solve_in_full: true,
+                    ..found.clone()
+                };
+                &in_full
+            }
+            _ => found,
+        };
         match self.check_fresh(found, submission)? {
-            Ok(checked) => self.accept(submission, digest, checked, found.solve_in_full),
+            Ok(checked) => self.accept(submission, digest, checked, found.solve_in_full, due),
             Err(rejection) => Err(self.refuse(submission, rejection)?),
         }
     }
@@ -316,6 +337,7 @@ impl Coordinator {
         digest: [u8; 32],
         checked: Checked<'_>,
         solved_in_full: bool,
+        due: bool,
     ) -> Result<Outcome> {
         let lease = &submission.lease;
         let mut state = self.lock();
@@ -344,7 +366,7 @@ impl Coordinator {
                     let established = state
                         .standing
                         .established(&submission.identity, self.config.trust_after);
-                    self.draw_verification(&checked, established)
+                    self.draw_verification(&checked, established, due)
                 }
             },
         };
@@ -355,18 +377,19 @@ impl Coordinator {
         Ok(Outcome::Accepted)
     }
 
-    /// Whether another identity checks a result: drawn in secret at the verify share,
-    /// and always for an exhaustive unit whose maximum reaches `verify_from_moves` or
-    /// whose producer is not `established` (a seed unit of such a producer was solved in
-    /// full instead).
+    /// Whether another identity checks a result: when its producer's schedule says so
+    /// (`due`), and always for an exhaustive unit whose maximum reaches
+    /// `verify_from_moves` or whose producer is not `established` (a seed unit of such a
+    /// producer was solved in full instead).
     pub(super) fn draw_verification(
         &self,
         checked: &Checked<'_>,
         established: bool,
+        due: bool,
     ) -> Verification {
         let exhaustive_check = matches!(checked, Checked::Exhaustive(record)
             if record.result.max_moves >= self.config.verify_from_moves || !established);
-        if exhaustive_check || secret_draw() < self.config.verify_share {
+        if exhaustive_check || due {
             Verification::Pending
         } else {
             Verification::NotChosen
@@ -456,10 +479,7 @@ impl Coordinator {
 impl State {
     /// The campaign of a lease [`Coordinator::lookup`] found (campaigns are never
     /// removed) and a copy of its unit's record to change.
-    pub(super) fn looked_up(
-        &mut self,
-        lease: &LeaseRef,
-    ) -> (&mut CampaignState, UnitRecord) {
+    pub(super) fn looked_up(&mut self, lease: &LeaseRef) -> (&mut CampaignState, UnitRecord) {
         let campaign = self
             .campaigns
             .get_mut(lease.campaign.as_str())

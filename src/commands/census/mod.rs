@@ -62,7 +62,8 @@ pub fn run(args: CensusArgs) -> Result<ExitCode> {
 fn export(args: ExportArgs) -> Result<ExitCode> {
     let backend = Backend::open(&args.backend)?;
     let coordinator = backend.local("exporting unit files")?;
-    let written = UnitFiles::new(args.out.clone(), args.gzip).refresh(coordinator, &args.campaign)?;
+    let written =
+        UnitFiles::new(args.out.clone(), args.gzip).refresh(coordinator, &args.campaign)?;
     writeln!(
         crate::output::stdout::lock(),
         "{} of {} unit files written to {}",
@@ -109,8 +110,7 @@ impl UnitFiles {
     /// Writes the file of every done unit of `campaign` that changed.
     pub fn refresh(&mut self, coordinator: &Coordinator, campaign: &str) -> Result<Written> {
         let dir = &self.dir;
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let provenances = coordinator.done_provenances(campaign)?;
         let mut written = Written {
             units: provenances.len(),
@@ -124,7 +124,11 @@ impl UnitFiles {
             let work = coordinator.exhaustive_work(campaign, &done.board, &done.token)?;
             let file = UnitResultJson::of_done(&done, &work)?;
             let text = serde_json::to_string(&file)? + "\n";
-            let path = dir.join(UnitResultJson::file_name(&done.board, &done.token, self.gzip));
+            let path = dir.join(UnitResultJson::file_name(
+                &done.board,
+                &done.token,
+                self.gzip,
+            ));
             if !unit_result::read_text(&path).is_ok_and(|old| old == text) {
                 unit_result::write_text(&path, &text)?;
                 written.changed += 1;

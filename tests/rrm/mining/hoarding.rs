@@ -6,6 +6,7 @@
 use super::attacks::{honest_worker_finishes, secured};
 use super::security::{code, mining, register, register_threads, with_token};
 use super::*;
+use std::time::Instant;
 
 /// Leases for `worker` until refused; returns the units and the refusal's code.
 async fn lease_all(url: &str, token: &str, worker: &Registered) -> (Vec<pb::WorkUnit>, Code) {
@@ -126,4 +127,52 @@ fn registrations_are_capped_per_token_the_longest_silent_going_first() {
     assert!(kept <= 8, "{kept} registrations kept");
     eprintln!("50 registrations of one token, {kept} kept");
     honest_worker_finishes(&server, &tokens, "registry", 1..101);
+}
+
+/// A restart forgets every registration, while the store still holds their leases. A
+/// worker coming back (its token registering again) used to be refused new leases until
+/// those expired (56 s at the default lease): they counted against its token's quota,
+/// and nobody could hand them in. Leases of registrations gone no longer count: it gets
+/// work at once, and an honest worker then finishes the campaign exactly.
+#[test]
+fn a_worker_gets_work_within_seconds_of_a_coordinator_restart() {
+    let config = || Config {
+        lease_duration: Duration::from_secs(20),
+        ..checking(0.0)
+    };
+    let seeds = 1..2_001;
+    let (server, tokens) = secured(config(), spec("reboot", seeds.clone(), 100));
+    let worker = with_token("tok-honest");
+    let url = server.url.clone();
+    block_on(async {
+        let before = register(&url, &worker, "w").await.unwrap();
+        for _ in 0..2 {
+            let lease = mining(&url, &worker).lease(before.lease()).await.unwrap();
+            assert!(lease.into_inner().unit.is_some());
+        }
+        // Its quota is full: the third waits.
+        let full = mining(&url, &worker).lease(before.lease()).await;
+        assert_eq!(code(full), Code::ResourceExhausted);
+    });
+    let server = server.restart(config(), tokens.security());
+    let restarted = Instant::now();
+    let waited = block_on(async {
+        let after = register(&url, &worker, "w").await.unwrap();
+        loop {
+            match mining(&url, &worker).lease(after.lease()).await {
+                Ok(lease) if lease.get_ref().unit.is_some() => break restarted.elapsed(),
+                _ if restarted.elapsed() > Duration::from_secs(60) => panic!("no lease in 60 s"),
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+    });
+    eprintln!(
+        "first lease {:.2} s after the restart",
+        waited.as_secs_f64()
+    );
+    assert!(
+        waited <= Duration::from_secs(5),
+        "{waited:?} to the first lease"
+    );
+    honest_worker_finishes(&server, &tokens, "reboot", seeds);
 }

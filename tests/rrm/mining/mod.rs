@@ -17,6 +17,7 @@ mod memory;
 mod metrics;
 mod own_worker;
 mod partition;
+mod patient_forgers;
 mod recovery;
 mod replication;
 mod ricocheckers;
@@ -58,21 +59,51 @@ impl Server {
 
     /// A server with tokens and perhaps TLS; its URL is `https://localhost:…` with TLS.
     fn start_with(config: Config, security: rrm_coordinator::Security) -> Server {
+        Server::serve(
+            tempfile::tempdir().unwrap(),
+            config,
+            security,
+            "127.0.0.1:0",
+        )
+    }
+
+    /// Stops the server as a crash would leave its store (memory gone, the store as
+    /// written) and starts a new one on the same data and port.
+    fn restart(mut self, config: Config, security: rrm_coordinator::Security) -> Server {
+        let address = self.url.rsplit(':').next().unwrap().to_string();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            thread.join().unwrap();
+        }
+        let data = tempfile::tempdir().unwrap();
+        let data = std::mem::replace(&mut self._data, data);
+        drop(self);
+        Server::serve(data, config, security, &format!("127.0.0.1:{address}"))
+    }
+
+    fn serve(
+        data: tempfile::TempDir,
+        config: Config,
+        security: rrm_coordinator::Security,
+        bind: &str,
+    ) -> Server {
         let scheme = if security.tls.is_some() {
             "https://localhost"
         } else {
             "http://127.0.0.1"
         };
-        let data = tempfile::tempdir().unwrap();
         let coordinator =
             Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap());
+        let bind = bind.to_string();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (address_tx, address_rx) = std::sync::mpsc::channel();
         let served = coordinator.clone();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Runtime::new().unwrap();
             runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let listener = tokio::net::TcpListener::bind(bind).await.unwrap();
                 address_tx.send(listener.local_addr().unwrap()).unwrap();
                 rrm_coordinator::run_with(listener, served, security, None, async {
                     let _ = stopped.await;
@@ -375,6 +406,15 @@ fn coordinator_process(data: &std::path::Path, listen: &str) -> (Process, String
 /// Starts `rrm coordinator`; returns it with the addresses it chose for gRPC and for the
 /// dashboard.
 fn coordinator_with_dashboard(data: &std::path::Path, listen: &str) -> (Process, String, String) {
+    coordinator_leasing_for(data, listen, 3)
+}
+
+/// [`coordinator_with_dashboard`] with leases of `lease_seconds`.
+fn coordinator_leasing_for(
+    data: &std::path::Path,
+    listen: &str,
+    lease_seconds: u32,
+) -> (Process, String, String) {
     let mut process = rrm_process(&[
         "coordinator",
         "--listen",
@@ -382,7 +422,7 @@ fn coordinator_with_dashboard(data: &std::path::Path, listen: &str) -> (Process,
         "--data",
         data.to_str().unwrap(),
         "--lease-seconds",
-        "3",
+        &lease_seconds.to_string(),
         "--dashboard",
         "127.0.0.1:0",
     ]);

@@ -210,9 +210,13 @@ impl Coordinator {
             Some(by) => Verification::Agreed { by },
             // A check drawn before stays drawn: a new draw could drop it.
             None if provenance.check_pending => Verification::Pending,
-            // The operator's word: imported results are drawn as an established
-            // identity's are.
-            None => self.draw_verification(&checked, true),
+            // The operator's word: imported results are checked as an established
+            // identity's are, at the verify share (drawn per unit: the importer has no
+            // run of its own).
+            None => {
+                let due = super::identity::secret_draw() < self.config.verify_share;
+                self.draw_verification(&checked, true, due)
+            }
         };
         let mut state = self.lock();
         let commit = state.next_commit;

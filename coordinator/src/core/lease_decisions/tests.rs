@@ -19,8 +19,11 @@ fn worker(id: u64, identity: &str) -> Worker {
     }
 }
 
-/// Leases the next unit to `who` and files the change, as the coordinator would.
+/// Leases the next unit to `who` and files the change, as the coordinator would (`who`
+/// the only identity registered, so that it is picked for every check it may make).
 fn lease_next(c: &mut CampaignState, who: &Worker, deadline: i64) -> Option<Assignment> {
+    let registered = std::collections::BTreeSet::from([who.identity.as_str()]);
+    pick_checkers(c, &registered, 64, || 0.0);
     let (change, assignment) = next(c, who, deadline, &POLICY).unwrap()?;
     assert_eq!(change.event, Event::Leased);
     assert_eq!(change.unit, assignment.lease.unit);
@@ -219,20 +222,24 @@ fn heartbeats_extend_only_the_holders_current_lease() {
     let mut c = campaign();
     let held = lease_next(&mut c, &worker(1, "a"), 1_000).unwrap().lease;
     let deadline = |c: &CampaignState| current_lease(&c.records[&0]).unwrap().deadline_unix_ms;
-    assert_eq!(extend(&mut c, &held, "b", 9_000), None);
+    assert_eq!(extend(&mut c, &held, &worker(2, "b"), 9_000), None);
     let stale = LeaseRef {
         lease: held.lease + 1,
         ..held.clone()
     };
-    assert_eq!(extend(&mut c, &stale, "a", 9_000), None);
+    assert_eq!(extend(&mut c, &stale, &worker(1, "a"), 9_000), None);
     let elsewhere = LeaseRef {
         unit: 2,
         ..held.clone()
     };
-    assert_eq!(extend(&mut c, &elsewhere, "a", 9_000), None);
+    assert_eq!(extend(&mut c, &elsewhere, &worker(1, "a"), 9_000), None);
     assert_eq!(deadline(&c), 1_000);
-    assert_eq!(extend(&mut c, &held, "a", 9_000), Some(10));
+    assert_eq!(extend(&mut c, &held, &worker(1, "a"), 9_000), Some(10));
     assert_eq!(deadline(&c), 9_000);
+    // The same identity registered again (a restart): the lease is taken up by its new
+    // registration.
+    assert_eq!(extend(&mut c, &held, &worker(7, "a"), 9_500), Some(10));
+    assert_eq!(current_lease(&c.records[&0]).unwrap().worker, 7);
 }
 
 #[test]
@@ -289,4 +296,38 @@ fn a_dead_embedded_worker_s_leases_all_go_back_without_failures() {
     assert_eq!(c.pending.iter().copied().collect::<Vec<_>>(), [1]);
     assert_eq!(c.to_verify.iter().copied().collect::<Vec<_>>(), [0]);
     assert!(c.records.values().all(|record| record.failed_by.is_empty()));
+}
+
+#[test]
+fn a_check_goes_to_the_identity_picked_for_it_not_to_whoever_asks() {
+    let mut c = campaign();
+    for unit in 0..40 {
+        c.track(unit, done("forger"), 0);
+    }
+    let registered = std::collections::BTreeSet::from(["colluder", "forger", "honest"]);
+    let mut draws = [0.1, 0.9].into_iter().cycle();
+    pick_checkers(&mut c, &registered, 64, || draws.next().unwrap());
+    // Never its producer; the two others picked as drawn.
+    let picked = |who: &str| c.checkers.values().filter(|p| *p == who).count();
+    assert_eq!(
+        (picked("colluder"), picked("honest"), picked("forger")),
+        (20, 20, 0)
+    );
+    // The colluder, asking for everything, gets only the checks picked for it.
+    let colluder = worker(3, "colluder");
+    for _ in 0..20 {
+        let (change, assignment) = next(&c, &colluder, 1_000, &POLICY).unwrap().unwrap();
+        assert_eq!(c.checkers[&assignment.lease.unit], "colluder");
+        c.track(change.unit, change.record, 0);
+    }
+    assert!(
+        next(&c, &colluder, 1_000, &POLICY).unwrap().is_none(),
+        "the honest identity's checks are not the colluder's to take"
+    );
+    // A picked identity gone, its checks are picked again among those registered.
+    let left = std::collections::BTreeSet::from(["forger", "honest"]);
+    pick_checkers(&mut c, &left, 64, || 0.5);
+    let waiting: Vec<_> = c.to_verify.iter().collect();
+    assert_eq!(waiting.len(), 20);
+    assert!(waiting.iter().all(|unit| c.checkers[unit] == "honest"));
 }
