@@ -37,14 +37,16 @@ fn a_new_token_forging_at_once_is_refused_and_distrusted() {
 
 /// Two colluding tokens, patient: honest until trusted, then forging. When the first is
 /// found out, its units go back to be checked; its colluder checking one used to agree
-/// and clear it (445 of 521). Now the coordinator solves such a unit in full before
-/// calling it agreed, and the colluder is found out too.
+/// and clear it (445 of 521). Now the coordinator picks the checker among the tokens
+/// registered (here the colluder is the only other one), and solves a unit in full
+/// before an agreement with a distrusted producer counts: the colluder is found out too.
 #[test]
 fn a_colluder_cannot_clear_a_distrusted_forgers_units() {
     let seeds = 1..401;
-    let (server, tokens) = secured(replicating(1, 1.0), spec("collude", seeds.clone(), 20));
+    // No scheduled checks (a run far longer than the campaign): the forgeries are found
+    // only once mallory gives itself away.
+    let (server, tokens) = secured(replicating(1, 1e-6), spec("collude", seeds.clone(), 20));
     let (mallory, mallory_2) = (with_token("tok-mallory"), with_token("tok-mallory-2"));
-    let honest = with_token("tok-honest");
     let url = &server.url;
     block_on(async {
         let m1 = register(url, &mallory, "m1").await.unwrap();
@@ -58,27 +60,30 @@ fn a_colluder_cannot_clear_a_distrusted_forgers_units() {
                 .await
                 .unwrap();
         }
-        // Then mallory forges two units, both accepted on its word (and queued for a check).
-        let mut forged_units = Vec::new();
+        // Then mallory forges two units, both taken on its word.
         for _ in 0..2 {
             let (unit, solved) = leased_and_solved(url, &mallory, &m1).await;
             let quiet = forged(&unit, &solved, &m1, one_seed_off(&solved));
             mining(url, &mallory).submit(quiet).await.unwrap();
-            forged_units.push(unit.lease.unwrap().unit);
         }
-        // An honest check of the first finds mallory out.
-        let h = register(url, &honest, "h").await.unwrap();
-        let (unit, solved) = leased_and_solved(url, &honest, &h).await;
-        assert_eq!(unit.lease.as_ref().unwrap().unit, forged_units[0]);
-        let counts = solved.move_counts.clone();
-        mining(url, &honest)
-            .submit(forged(&unit, &solved, &h, counts))
-            .await
-            .unwrap();
+        // A third result claims every seed solved in no move: impossible, so mallory is
+        // found out, and its two forgeries go back to be checked.
+        let (unit, solved) = leased_and_solved(url, &mallory, &m1).await;
+        let zeros = vec![0; solved.move_counts.len()];
+        let refused = mining(url, &mallory)
+            .submit(forged(&unit, &solved, &m1, zeros))
+            .await;
+        assert_eq!(code(refused), Code::InvalidArgument);
         assert_eq!(distrusted(&server), ["mallory"]);
-        // mallory-2 checks the second and agrees with the forgery.
+        // mallory-2 first gets the unit mallory gave back (waiting units come first)...
         let (unit, solved) = leased_and_solved(url, &mallory_2, &m2).await;
-        assert_eq!(unit.lease.as_ref().unwrap().unit, forged_units[1]);
+        let counts = solved.move_counts.clone();
+        (mining(url, &mallory_2)
+            .submit(forged(&unit, &solved, &m2, counts))
+            .await)
+            .unwrap();
+        // ... then, picked for the checks, agrees with a forgery.
+        let (unit, solved) = leased_and_solved(url, &mallory_2, &m2).await;
         let agreeing = forged(&unit, &solved, &m2, one_seed_off(&solved));
         let refused = mining(url, &mallory_2).submit(agreeing).await;
         assert_eq!(code(refused), Code::InvalidArgument);
