@@ -3,14 +3,16 @@
 
 use crate::auth::{Caller, Gate, Roles};
 use crate::connections::{ConnectionLimits, Incoming};
-use crate::core::{Coordinator, CoordinatorError, Remaining, Session, Worker, HARDEST_SHOWN};
+use crate::core::{
+    Coordinator, CoordinatorError, Counts, Rejection, Remaining, Session, Worker, HARDEST_SHOWN,
+};
 use crate::flush::{FlushError, GroupFlush};
 use crate::limits::CallLimitLayer;
 use crate::names::check_name;
 use crate::refusals::RefusalLog;
 use crate::stages::Stage;
 use crate::Security;
-use rrm_model::{CampaignName, LeaseRef, MinedPuzzle, Submission};
+use rrm_model::{CampaignName, LeaseRef, MinedPuzzle, Submission, UNSOLVED};
 use rrm_proto::v1 as pb;
 use rrm_proto::wire::{exhaustive_from_request, moves_u8, spec_from_request, WireError};
 use std::future::Future;
@@ -210,6 +212,34 @@ impl From<FlushError> for Status {
 }
 
 impl Service {
+    /// Refuses a seed unit's Submit whose shape its unit rules out, before it is
+    /// unpacked: move counts not one per seed, more solutions than the unit keeps plus
+    /// its record candidates, or a solution longer than any count it claims. A Submit
+    /// of millions of moves costs its message's bytes, not tens of times more.
+    fn check_bounds(&self, request: &pb::SubmitRequest) -> Result<(), Status> {
+        let Some(lease) = &request.lease else {
+            return Ok(()); // refused by the conversion
+        };
+        let lease: LeaseRef = lease.clone().try_into()?;
+        let Some(bounds) = self.coordinator.submit_bounds(&lease)? else {
+            return Ok(());
+        };
+        if request.move_counts.len() != bounds.seeds {
+            return Err(CoordinatorError::from(Rejection::WrongLength {
+                unit: lease.unit,
+                counts: Counts::Moves,
+                expected: bounds.seeds,
+                got: request.move_counts.len(),
+            })
+            .into());
+        }
+        let claimed = request.move_counts.iter().filter(|&&c| c != UNSOLVED);
+        let most = claimed.clone().copied().max().unwrap_or(0);
+        let candidates = claimed.filter(|&&c| c >= bounds.record_threshold).count();
+        rrm_proto::solutions::check_shape(&request.solutions, bounds.kept + candidates, most)
+            .map_err(|error| Status::invalid_argument(error.to_string()))
+    }
+
     /// The worker a Mining call speaks for: its id and session must match a
     /// registration, and with tokens the caller's token must be the one that registered
     /// it. A worker id alone (they are public) is never enough.
@@ -363,7 +393,9 @@ impl pb::mining_server::Mining for Service {
             &request.get_ref().session,
         )?;
         span.record("worker", worker.identity.as_str());
-        let mut submission = Submission::try_from(request.into_inner())?;
+        let request = request.into_inner();
+        self.check_bounds(&request)?;
+        let mut submission = Submission::try_from(request)?;
         submission.identity = worker.identity;
         submission.own_process = own_process;
         span.record("campaign", submission.lease.campaign.as_str());

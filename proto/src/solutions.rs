@@ -21,6 +21,10 @@ pub enum SolutionsError {
     NotUtf8,
     #[error("a solution of more than 255 moves, or a move notation over 255 bytes")]
     TooLong,
+    #[error("more solutions than the unit may keep ({allowed})")]
+    BeyondUnit { allowed: usize },
+    #[error("a solution of {moves} moves, more than any count the unit claims ({most})")]
+    LongerThanClaimed { moves: u8, most: u8 },
 }
 
 /// Packs `solutions` (seed, moves) for a Submit.
@@ -38,6 +42,39 @@ pub fn pack(solutions: &[(u64, Vec<String>)]) -> Result<Vec<u8>, SolutionsError>
         }
     }
     Ok(packed)
+}
+
+/// Walks packed solutions without unpacking them: at most `allowed` solutions, none of
+/// more than `most_moves` moves. What a Submit may carry is known from its unit, so a
+/// hostile one is refused before anything is allocated for it.
+pub fn check_shape(
+    mut packed: &[u8],
+    allowed: usize,
+    most_moves: u8,
+) -> Result<(), SolutionsError> {
+    let mut count = 0;
+    while !packed.is_empty() {
+        count += 1;
+        if count > allowed.min(MAX_SOLUTIONS) {
+            return Err(SolutionsError::BeyondUnit { allowed });
+        }
+        decode_varint(&mut packed).map_err(|_| SolutionsError::Truncated)?;
+        let (&moves, rest) = packed.split_first().ok_or(SolutionsError::Truncated)?;
+        if moves > most_moves {
+            return Err(SolutionsError::LongerThanClaimed {
+                moves,
+                most: most_moves,
+            });
+        }
+        packed = rest;
+        for _ in 0..moves {
+            let (&len, rest) = packed.split_first().ok_or(SolutionsError::Truncated)?;
+            packed = rest
+                .get(usize::from(len)..)
+                .ok_or(SolutionsError::Truncated)?;
+        }
+    }
+    Ok(())
 }
 
 /// Unpacks a Submit's solutions, refusing more than [`MAX_SOLUTIONS`].
@@ -68,6 +105,28 @@ pub fn unpack(mut packed: &[u8]) -> Result<Vec<(u64, Vec<String>)>, SolutionsErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shape_beyond_the_unit_is_refused_before_unpacking() {
+        let solutions = vec![
+            (7, vec!["BS".to_string(), "RN".to_string()]),
+            (300, vec!["GW".to_string()]),
+        ];
+        let packed = pack(&solutions).unwrap();
+        assert_eq!(check_shape(&packed, 2, 2), Ok(()));
+        assert_eq!(
+            check_shape(&packed, 1, 2),
+            Err(SolutionsError::BeyondUnit { allowed: 1 })
+        );
+        assert_eq!(
+            check_shape(&packed, 2, 1),
+            Err(SolutionsError::LongerThanClaimed { moves: 2, most: 1 })
+        );
+        assert_eq!(
+            check_shape(&packed[..packed.len() - 1], 2, 2),
+            Err(SolutionsError::Truncated)
+        );
+    }
 
     #[test]
     fn solutions_round_trip_and_damage_is_refused() {

@@ -24,6 +24,13 @@ pub(super) enum Kind {
 /// The span over which the mining rate is measured.
 const RATE_WINDOW: Duration = Duration::from_secs(60);
 
+/// Lease times of the most recent accepted units kept, for the campaign's lease life.
+const UNIT_TIMES_KEPT: usize = 256;
+/// Units measured before their times cap a lease's life.
+const UNIT_TIMES_NEEDED: usize = 5;
+/// A lease may live this many times the campaign's 95th-percentile unit time.
+const LIFE_PER_P95: u32 = 3;
+
 pub(super) struct CampaignState {
     pub(super) campaign: Campaign,
     pub(super) kind: Kind,
@@ -52,6 +59,8 @@ pub(super) struct CampaignState {
     progress: VecDeque<(Instant, u64)>,
     /// An exhaustive campaign's placements per unit (worked out once: it takes a board).
     pub(super) placements_per_unit: Option<u64>,
+    /// How long the most recent accepted units were leased (memory only).
+    unit_times: VecDeque<Duration>,
 }
 
 impl CampaignState {
@@ -86,6 +95,7 @@ impl CampaignState {
         };
         CampaignState {
             placements_per_unit,
+            unit_times: VecDeque::new(),
             campaign,
             kind,
             exhaustive: BTreeMap::new(),
@@ -188,6 +198,27 @@ impl CampaignState {
         }
         self.next_unit = self.next_unit.max(unit + 1);
         self.records.insert(unit, record);
+    }
+
+    /// Notes that an accepted unit's lease was out for `took`.
+    pub(super) fn note_unit_time(&mut self, took: Duration) {
+        if self.unit_times.len() == UNIT_TIMES_KEPT {
+            self.unit_times.pop_front();
+        }
+        self.unit_times.push_back(took);
+    }
+
+    /// How long a lease of this campaign may live, whatever progress its holder reports:
+    /// [`LIFE_PER_P95`] times the 95th percentile of its recent units' lease times, at
+    /// least `floor`; `unmeasured` until [`UNIT_TIMES_NEEDED`] units were measured.
+    pub(super) fn lease_life(&self, floor: Duration, unmeasured: Duration) -> Duration {
+        if self.unit_times.len() < UNIT_TIMES_NEEDED {
+            return unmeasured;
+        }
+        let mut times: Vec<Duration> = self.unit_times.iter().copied().collect();
+        let at = (times.len() * 95).div_ceil(100) - 1;
+        let (_, &mut p95, _) = times.select_nth_unstable(at);
+        (p95 * LIFE_PER_P95).max(floor)
     }
 
     /// Whether nothing is left to do: every unit done or quarantined, no check waiting.

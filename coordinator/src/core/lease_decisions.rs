@@ -33,13 +33,19 @@ impl Now {
 /// The settings leasing follows (from [`crate::Config`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Policy {
-    /// A lease whose progress stops growing this long expires whatever its heartbeats.
+    /// A lease whose progress stops growing this long expires whatever its heartbeats;
+    /// also the life of a lease before its campaign has measured its units.
     pub stall_timeout: Duration,
+    /// The shortest life a lease is given, however fast the campaign's units.
+    pub life_floor: Duration,
     /// Identities that may fail a unit before it is quarantined.
     pub max_failures: u32,
     /// Solutions a seed unit's worker keeps.
     pub top_count: u32,
 }
+
+/// How a lease's life is set, for the charge of one that outlived it.
+const LIFE_WORDS: &str = "three times this campaign's 95th-percentile unit time";
 
 /// What happened to a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +166,9 @@ pub(super) fn extend(
 
 /// Takes back the leases of `campaign` that expired by `now` or stalled: a stall
 /// (progress not grown for [`Policy::stall_timeout`], whatever the heartbeats) is
-/// hoarding, charged to the unit and to its holder's lease credit. Two expiries are no
+/// hoarding, charged to the unit and to its holder's lease credit, and so is a lease
+/// older than the campaign's lease life (`CampaignState::lease_life`), whatever
+/// progress its holder reports. Two expiries are no
 /// fault of the unit's, so it goes back without a failure: a lease no heartbeat ever
 /// named (its reply may have been lost), and one held by a registration `registered`
 /// does not know (granted before a restart: its holder registered again and cannot
@@ -173,6 +181,7 @@ pub(super) fn expired(
     policy: &Policy,
 ) -> Vec<Change> {
     let mut changes = Vec::new();
+    let life = campaign.lease_life(policy.life_floor, policy.stall_timeout);
     for &unit in &campaign.leased {
         let Some(lease) = current_lease(&campaign.records[&unit]) else {
             continue;
@@ -187,10 +196,18 @@ pub(super) fn expired(
             stalls.heard(&reference).then_some(why)
         } else if stalls.stalled(&reference, policy.stall_timeout, now.instant) {
             let limit = policy.stall_timeout.as_secs();
-            credit.forfeited(&lease.identity);
+            credit.forfeited(&lease.identity, now.instant);
             Some(format!(
                 "lease {} made no progress for {limit} s",
                 lease.number
+            ))
+        } else if stalls.age(&reference, now.instant) >= life {
+            // Progress is the holder's word; its life is what the campaign measured.
+            credit.forfeited(&lease.identity, now.instant);
+            Some(format!(
+                "lease {} outlived {:.1} s, {LIFE_WORDS}",
+                lease.number,
+                life.as_secs_f64()
             ))
         } else {
             continue;

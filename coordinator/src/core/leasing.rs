@@ -47,7 +47,11 @@ impl Coordinator {
             state.workers.prune_idle(idle, now.instant, holds);
             state.expiry_scanned = Some(now.instant);
         }
-        state.check_lease_quota(&worker.identity)?;
+        let life = (state.campaigns.values())
+            .map(|campaign| campaign.lease_life(policy.life_floor, policy.stall_timeout))
+            .max()
+            .unwrap_or(policy.stall_timeout);
+        state.check_lease_quota(&worker.identity, now.instant, life)?;
         let registered: std::collections::BTreeSet<&str> = state.workers.identities();
         let distrusted = &state.distrusted;
         let registered = (registered.into_iter())
@@ -70,6 +74,7 @@ impl Coordinator {
                 lease_decisions::next(campaign, worker, deadline, &policy)?
             {
                 self.apply(campaign, vec![change])?;
+                state.stalls.granted_at(&assignment.lease, now.instant);
                 state.round_robin = index + 1;
                 return Ok(Some(assignment));
             }
@@ -140,6 +145,7 @@ impl Coordinator {
     fn lease_policy(&self) -> Policy {
         Policy {
             stall_timeout: self.config.stall_timeout,
+            life_floor: self.config.lease_duration * 2,
             max_failures: self.config.max_failures,
             top_count: self.config.top_count,
         }

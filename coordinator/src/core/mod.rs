@@ -51,6 +51,7 @@ use rrm_model::{
     MinedPlacement, MinedPuzzle, Outcome, QuarantinedUnit, Submission,
 };
 pub use store_check::{verify_store, VerifyReport};
+pub use submission::SubmitBounds;
 
 use crate::metrics::Metrics;
 use crate::stages::{Stage, StageClock, StageTimes};

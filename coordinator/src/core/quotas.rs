@@ -7,32 +7,59 @@
 use super::campaign_state::current_lease;
 use super::{Coordinator, CoordinatorError, LeaseRef, Result, State};
 use rrm_model::Lease;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 /// Leases an identity may hold before any result of its was taken: enough for one
 /// worker's two units in flight.
 const FIRST_LEASES: usize = 2;
 
-/// Results each identity had taken (accepted or agreeing checks) since this
-/// coordinator started, less the leases it let stall: two more leases each.
+/// When each identity's results were taken (accepted or agreeing checks), and when its
+/// leases stalled or outlived their life, over the last lease life: an identity may hold
+/// what its own measured throughput finishes within a lease's life, and no more,
+/// whatever it once did. One that only let leases lapse in that time gets none until
+/// they are a life old: it cannot take back the units it just held.
 #[derive(Debug, Default)]
-pub(super) struct Credit(HashMap<String, usize>);
+pub(super) struct Credit(HashMap<String, Record>);
+
+/// One identity's recent results and lapses.
+#[derive(Debug, Default)]
+struct Record {
+    taken: VecDeque<Instant>,
+    lapsed: VecDeque<Instant>,
+}
 
 impl Credit {
-    pub(super) fn earned(&mut self, identity: &str) {
-        *self.0.entry(identity.to_string()).or_default() += 1;
+    pub(super) fn earned(&mut self, identity: &str, now: Instant) {
+        let record = self.0.entry(identity.to_string()).or_default();
+        record.taken.push_back(now);
     }
 
-    pub(super) fn forfeited(&mut self, identity: &str) {
-        if let Some(credit) = self.0.get_mut(identity) {
-            *credit = credit.saturating_sub(1);
+    /// A lease of `identity` stalled or outlived its life at `now`: one result less.
+    pub(super) fn forfeited(&mut self, identity: &str, now: Instant) {
+        let record = self.0.entry(identity.to_string()).or_default();
+        record.taken.pop_back();
+        record.lapsed.push_back(now);
+    }
+
+    /// Leases `identity` may hold on its record at `now`: its first leases and one per
+    /// result taken within `life` (older ones are forgotten), none while it has lapses
+    /// and no results within `life`.
+    fn allowed(&mut self, identity: &str, now: Instant, life: Duration) -> usize {
+        let Some(record) = self.0.get_mut(identity) else {
+            return FIRST_LEASES;
+        };
+        let old = |at: &Instant| now.saturating_duration_since(*at) > life;
+        for times in [&mut record.taken, &mut record.lapsed] {
+            while times.front().is_some_and(old) {
+                times.pop_front();
+            }
         }
-    }
-
-    /// Leases `identity` may hold on its record.
-    fn allowed(&self, identity: &str) -> usize {
-        FIRST_LEASES + 2 * self.0.get(identity).copied().unwrap_or(0)
+        match (record.taken.len(), record.lapsed.len()) {
+            (0, 0) => FIRST_LEASES,
+            (0, _) => 0,
+            (taken, _) => FIRST_LEASES + taken,
+        }
     }
 }
 
@@ -43,6 +70,8 @@ struct Watched {
     work: u64,
     since: Instant,
     heard: bool,
+    /// When the lease was first seen: granted, or found out at a restart.
+    granted: Instant,
 }
 
 /// Each lease out, watched for progress.
@@ -55,6 +84,7 @@ impl LeaseStalls {
             work: 0,
             since: now,
             heard: false,
+            granted: now,
         })
     }
 
@@ -71,6 +101,21 @@ impl LeaseStalls {
     /// before (just issued, or out before a restart) starts its clock then.
     pub(super) fn stalled(&mut self, lease: &LeaseRef, limit: Duration, now: Instant) -> bool {
         now.saturating_duration_since(self.watched(lease, now).since) >= limit
+    }
+
+    /// Starts watching `lease`, granted at `now`.
+    pub(super) fn granted_at(&mut self, lease: &LeaseRef, now: Instant) {
+        self.watched(lease, now);
+    }
+
+    /// How long `lease` has been out at `now` (a lease not seen before starts then).
+    pub(super) fn age(&mut self, lease: &LeaseRef, now: Instant) -> Duration {
+        now.saturating_duration_since(self.watched(lease, now).granted)
+    }
+
+    /// When `lease` was granted, if it is watched.
+    pub(super) fn granted(&self, lease: &LeaseRef) -> Option<Instant> {
+        self.0.get(lease).map(|watched| watched.granted)
     }
 
     /// Whether a heartbeat ever named `lease`: one never named may have had its reply
@@ -106,7 +151,12 @@ impl State {
     /// no longer exists (granted before a restart, whose holder has not taken it up
     /// again with a heartbeat) does not count: nobody can hand it in, and it would keep
     /// a worker coming back from a restart waiting until it expired.
-    pub(super) fn check_lease_quota(&self, identity: &str) -> Result<()> {
+    pub(super) fn check_lease_quota(
+        &mut self,
+        identity: &str,
+        now: Instant,
+        life: Duration,
+    ) -> Result<()> {
         let held = self
             .leases_out()
             .filter(|(_, lease)| lease.identity == identity && self.workers.contains(lease.worker))
@@ -114,7 +164,7 @@ impl State {
         let allowed = self
             .workers
             .lease_allowance(identity)
-            .min(self.credit.allowed(identity));
+            .min(self.credit.allowed(identity, now, life));
         if held >= allowed {
             return Err(CoordinatorError::LeaseQuota {
                 identity: identity.to_string(),
@@ -173,20 +223,24 @@ mod tests {
     }
 
     #[test]
-    fn credit_grows_with_results_taken_and_shrinks_with_stalls() {
+    fn credit_is_what_was_taken_within_a_lease_life_less_stalls() {
         let mut credit = Credit::default();
-        assert_eq!(credit.allowed("a"), FIRST_LEASES);
-        credit.earned("a");
-        credit.earned("a");
-        assert_eq!(credit.allowed("a"), FIRST_LEASES + 4);
-        credit.forfeited("a");
-        credit.forfeited("a");
-        credit.forfeited("a");
-        assert_eq!(
-            credit.allowed("a"),
-            FIRST_LEASES,
-            "never below the first leases"
-        );
-        assert_eq!(credit.allowed("b"), FIRST_LEASES);
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let life = Duration::from_secs(60);
+        assert_eq!(credit.allowed("a", at(0), life), FIRST_LEASES);
+        for s in 0..20 {
+            credit.earned("a", at(s));
+        }
+        assert_eq!(credit.allowed("a", at(20), life), FIRST_LEASES + 20);
+        credit.forfeited("a", at(20));
+        assert_eq!(credit.allowed("a", at(20), life), FIRST_LEASES + 19);
+        // A minute later, what it did then no longer counts: 20 honest results do not
+        // buy a year of hoarding.
+        assert_eq!(credit.allowed("a", at(70), life), FIRST_LEASES + 9);
+        // With no result in a life and a lapse, none; a life after the lapse, a start.
+        assert_eq!(credit.allowed("a", at(80), life), 0);
+        assert_eq!(credit.allowed("a", at(81), life), FIRST_LEASES);
+        assert_eq!(credit.allowed("b", at(0), life), FIRST_LEASES);
     }
 }

@@ -47,7 +47,42 @@ pub(super) struct Found {
     pub(super) solve_in_full: bool,
 }
 
+/// What a seed unit's Submit may carry, known from its unit before the Submit is
+/// unpacked: so many move counts, and at most `kept` solutions besides those of its
+/// record candidates (seeds of `record_threshold` moves or more).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubmitBounds {
+    pub seeds: usize,
+    pub kept: usize,
+    pub record_threshold: u8,
+}
+
 impl Coordinator {
+    /// The bounds of a Submit for `lease`'s unit; `None` for an exhaustive unit (its
+    /// result has no move counts).
+    pub fn submit_bounds(&self, lease: &LeaseRef) -> Result<Option<SubmitBounds>> {
+        let state = self.lock();
+        let campaign = state.campaign(&lease.campaign)?;
+        let spec = &campaign.campaign.spec;
+        if lease.unit >= spec.units_total() {
+            return Err(CoordinatorError::UnknownUnit {
+                campaign: lease.campaign.to_string(),
+                unit: lease.unit,
+            });
+        }
+        Ok(match campaign.kind {
+            Kind::Exhaustive(_) => None,
+            Kind::Seeds(_) => {
+                let seeds = spec.unit_seeds(lease.unit);
+                Some(SubmitBounds {
+                    seeds: (seeds.end - seeds.start) as usize,
+                    kept: crate::kept_per_unit(self.config.top_count, spec.unit_size) as usize,
+                    record_threshold: spec.record_threshold,
+                })
+            }
+        })
+    }
+
     /// Takes a worker's result. Malformed submissions (unknown unit or lease, wrong
     /// length, bad digest) and those of distrusted identities change nothing; refused
     /// contents count as a failure of the unit, and distrust their sender when they
@@ -55,7 +90,7 @@ impl Coordinator {
     pub fn submit(&self, submission: Submission) -> Result<Outcome> {
         let outcome = self.judge(submission.clone())?;
         if matches!(outcome, Outcome::Accepted | Outcome::Verified) {
-            self.lock().credit.earned(&submission.identity);
+            (self.lock().credit).earned(&submission.identity, std::time::Instant::now());
         }
         Ok(outcome)
     }
@@ -370,6 +405,11 @@ impl Coordinator {
                 }
             },
         };
+        if let Some(granted) = state.stalls.granted(lease) {
+            let campaign = (state.campaigns.get_mut(lease.campaign.as_str()))
+                .expect("campaigns are never removed");
+            campaign.note_unit_time(granted.elapsed());
+        }
         self.write_done(&mut state, &lease.campaign, lease.unit, record, checked)?;
         if solved_in_full {
             state.standing.confirmed(&submission.identity);

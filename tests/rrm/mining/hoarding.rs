@@ -3,9 +3,10 @@
 //! registrations), and one that registers without end. Neither keeps an honest worker
 //! from finishing the campaign with a direct solve's totals.
 
-use super::attacks::{honest_worker_finishes, secured};
-use super::security::{code, mining, register, register_threads, with_token};
+use super::attacks::{forged, honest_worker_finishes, secured};
+use super::security::{code, mining, register, register_threads, with_token, Tokens};
 use super::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Leases for `worker` until refused; returns the units and the refusal's code.
@@ -175,4 +176,129 @@ fn a_worker_gets_work_within_seconds_of_a_coordinator_restart() {
         "{waited:?} to the first lease"
     );
     honest_worker_finishes(&server, &tokens, "reboot", seeds);
+}
+
+/// Mines `seeds` with one honest worker process (one thread) until it exits; returns the
+/// time it took.
+fn honest_alone(server: &Server, tokens: &Tokens) -> Duration {
+    let started = Instant::now();
+    let mut honest = rrm_process(&[
+        "worker",
+        "--coordinator",
+        &server.url,
+        "--threads",
+        "1",
+        "--token-file",
+        &tokens.token_file("tok-honest"),
+        "--exit-when-done",
+    ]);
+    wait_until(
+        Duration::from_secs(240),
+        "the honest worker is done",
+        || honest.0.try_wait().unwrap().is_some(),
+    );
+    started.elapsed()
+}
+
+/// A token honest for 20 units, then leasing all it may and reporting progress that
+/// grows at every heartbeat, never submitting. Its progress used to keep its leases
+/// alive for good and its 20 results bought it 42 of them: the honest worker got 18 of
+/// 80 units and the campaign stalled. Now a lease lives three times the campaign's
+/// 95th-percentile unit time (at least two lease durations), whatever its progress,
+/// and an identity holds what it finished within that life: the campaign finishes
+/// within twice its honest time, the honest worker doing the rest.
+#[test]
+fn faked_progress_neither_hoards_units_nor_stalls_the_campaign() {
+    use super::security::leased_and_solved;
+    let config = || Config {
+        lease_duration: Duration::from_secs(2),
+        ..checking(0.0)
+    };
+    let seeds = 1..20_001;
+    let (server, tokens) = secured(config(), spec("honest", seeds.clone(), 250));
+    let honest_time = honest_alone(&server, &tokens);
+    drop(server);
+    let (server, tokens) = secured(config(), spec("faked", seeds.clone(), 250));
+    let url = server.url.clone();
+    let mallory = with_token("tok-mallory");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let hoarder = runtime.block_on(async {
+        let worker = register_threads(&url, &mallory, "faker", 64).await.unwrap();
+        for _ in 0..20 {
+            let (unit, solved) = leased_and_solved(&url, &mallory, &worker).await;
+            let counts = solved.move_counts.clone();
+            let honest = forged(&unit, &solved, &worker, counts);
+            mining(&url, &mallory).submit(honest).await.unwrap();
+        }
+        worker
+    });
+    // Then it hoards, heartbeating with progress that grows, until the campaign ends.
+    let stop = Arc::new(AtomicBool::new(false));
+    let most_held = Arc::new(AtomicUsize::new(0));
+    let hoarding = {
+        let (url, stop, most_held) = (url.clone(), stop.clone(), most_held.clone());
+        runtime.spawn(async move {
+            let mallory = with_token("tok-mallory");
+            let mut held: Vec<pb::LeaseRef> = Vec::new();
+            let mut progress = 1;
+            while !stop.load(Ordering::SeqCst) {
+                while let Ok(reply) = mining(&url, &mallory).lease(hoarder.lease()).await {
+                    match reply.into_inner().unit {
+                        Some(unit) => held.push(unit.lease.unwrap()),
+                        None => break,
+                    }
+                }
+                most_held.fetch_max(held.len(), Ordering::SeqCst);
+                progress += 1;
+                if let Ok(reply) = (mining(&url, &mallory))
+                    .heartbeat(pb::HeartbeatRequest {
+                        worker_id: hoarder.id,
+                        session: hoarder.session.clone(),
+                        leases: held.clone(),
+                        seeds_solved: vec![progress; held.len()],
+                    })
+                    .await
+                {
+                    let lost = reply.into_inner().lost;
+                    held.retain(|lease| !lost.contains(lease));
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let attacked_time = honest_alone(&server, &tokens);
+    stop.store(true, Ordering::SeqCst);
+    runtime.block_on(hoarding).unwrap();
+    let status = server.coordinator.status("faked").unwrap();
+    let id = status.campaign.id;
+    let by_honest = (server.coordinator.store().units(id).unwrap().iter())
+        .filter(|(_, record)| {
+            matches!(&record.state, UnitState::Done { producer, .. } if producer == "honest")
+        })
+        .count();
+    let most_held = most_held.load(Ordering::SeqCst);
+    eprintln!(
+        "honest alone {:.1} s; beside the faker {:.1} s ({:.2}x); the faker held at most {} \
+         leases at once; the honest worker did {} of the {} units left after the faker's 20",
+        honest_time.as_secs_f64(),
+        attacked_time.as_secs_f64(),
+        attacked_time.as_secs_f64() / honest_time.as_secs_f64(),
+        most_held,
+        by_honest,
+        status.units_total - 20
+    );
+    assert_eq!(status.units_done, status.units_total);
+    assert_eq!(
+        by_honest as u64,
+        status.units_total - 20,
+        "the honest worker did the rest"
+    );
+    assert!(
+        attacked_time <= 2 * honest_time,
+        "{attacked_time:?} against {honest_time:?} alone"
+    );
+    assert_eq!(
+        server.coordinator.aggregates("faked").unwrap().histogram,
+        direct_histogram(seeds)
+    );
 }

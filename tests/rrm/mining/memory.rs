@@ -1,7 +1,8 @@
 //! A Submit built to blow up the coordinator's memory: millions of tiny solution entries.
 //! It used to take 21 times its size once decoded (60 MiB in, 1.3 GiB more RSS). Now a
-//! mining message is at most 4 MiB, solutions are packed in one field and their count is
-//! checked before they are unpacked: a real coordinator process's peak RSS grows by less
+//! mining message is at most 4 MiB, solutions are packed in one field, and its shape is
+//! checked against its unit before anything is unpacked (one move count per seed, no more
+//! solutions than the unit keeps): a real coordinator process's peak RSS grows by less
 //! than twice what it was sent.
 
 use super::*;
@@ -21,7 +22,7 @@ fn hostile(worker: &Registered, bytes: usize) -> pb::SubmitRequest {
         worker_id: worker.id,
         session: worker.session.clone(),
         lease: Some(pb::LeaseRef {
-            campaign: "any".into(),
+            campaign: "hostile".into(),
             unit: 0,
             lease: 1,
         }),
@@ -36,9 +37,20 @@ fn a_submit_of_tiny_solutions_costs_less_than_twice_its_size() {
     let (coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
     let pid = coordinator.0.id();
     let message = rrm_proto::MAX_MINING_MESSAGE - 1024;
+    let url = format!("http://{address}");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "hostile",
+        "--seeds",
+        "1..101",
+        "--unit-size",
+        "100",
+        "--coordinator",
+        &url,
+    ]);
     let before = peak_rss(pid);
     block_on(async {
-        let url = format!("http://{address}");
         let (client, worker) = raw_worker(&url, "hostile").await;
         let client = client.max_encoding_message_size(128 << 20);
         let mut calls = tokio::task::JoinSet::new();
@@ -50,7 +62,7 @@ fn a_submit_of_tiny_solutions_costs_less_than_twice_its_size() {
             let refused = refused.unwrap().unwrap_err();
             assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
             assert!(
-                refused.message().contains("more than 4096 solutions"),
+                refused.message().contains("has 100 seeds, got 0"),
                 "{refused:?}"
             );
         }

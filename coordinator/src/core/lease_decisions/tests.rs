@@ -8,6 +8,7 @@ use ricochet::Generator;
 
 const POLICY: Policy = Policy {
     stall_timeout: Duration::from_secs(600),
+    life_floor: Duration::from_secs(120),
     max_failures: 2,
     top_count: 5,
 };
@@ -171,7 +172,7 @@ fn a_stalled_lease_expires_before_its_deadline_and_costs_its_holder_credit() {
     let start = Instant::now();
     let mut c = campaign();
     let (mut stalls, mut credit) = (LeaseStalls::default(), Credit::default());
-    credit.earned("a");
+    credit.earned("a", Instant::now());
     let held = lease_next(&mut c, &worker(1, "a"), i64::MAX).unwrap().lease;
     stalls.reported(&held, 4, start);
     let at = |secs| Now {
@@ -187,10 +188,10 @@ fn a_stalled_lease_expires_before_its_deadline_and_costs_its_holder_credit() {
     assert_eq!(changes[0].record.failed_by, ["a"]);
     let why = changes[0].record.last_error.as_deref().unwrap();
     assert!(why.contains("no progress for 600 s"), "{why}");
-    // The credit earned is gone: "a" is back to its first leases.
+    // The credit earned is gone, and the lapse noted.
     let mut fresh = Credit::default();
-    fresh.earned("a");
-    fresh.forfeited("a");
+    fresh.earned("a", Instant::now());
+    fresh.forfeited("a", start + Duration::from_secs(601));
     assert_eq!(format!("{credit:?}"), format!("{fresh:?}"));
 }
 
@@ -330,4 +331,45 @@ fn a_check_goes_to_the_identity_picked_for_it_not_to_whoever_asks() {
     let waiting: Vec<_> = c.to_verify.iter().collect();
     assert_eq!(waiting.len(), 20);
     assert!(waiting.iter().all(|unit| c.checkers[unit] == "honest"));
+}
+
+#[test]
+fn a_lease_outliving_the_campaigns_measured_units_expires_whatever_its_progress() {
+    let start = Instant::now();
+    let mut c = campaign();
+    let policy = Policy {
+        life_floor: Duration::from_secs(5),
+        ..POLICY
+    };
+    // Unmeasured, a lease lives as long as it shows progress.
+    assert_eq!(
+        c.lease_life(policy.life_floor, policy.stall_timeout),
+        policy.stall_timeout
+    );
+    for took in 1..=20 {
+        c.note_unit_time(Duration::from_secs(took));
+    }
+    // The 95th percentile of 1..=20 s is 19 s: a life of 57 s.
+    assert_eq!(
+        c.lease_life(policy.life_floor, policy.stall_timeout),
+        Duration::from_secs(57)
+    );
+    let (mut stalls, mut credit) = (LeaseStalls::default(), Credit::default());
+    let held = lease_next(&mut c, &worker(1, "a"), i64::MAX).unwrap().lease;
+    stalls.granted_at(&held, start);
+    // Its holder reports growing progress every second: a hoarder's heartbeats.
+    for s in 1..=60 {
+        stalls.reported(&held, s, start + Duration::from_secs(s));
+    }
+    let at = |secs| Now {
+        unix_ms: 0,
+        instant: start + Duration::from_secs(secs),
+    };
+    let quotas = (&mut stalls, &mut credit);
+    assert!(expired(&c, at(56), |_| true, quotas, &policy).is_empty());
+    let changes = expired(&c, at(57), |_| true, (&mut stalls, &mut credit), &policy);
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].record.failed_by, ["a"]);
+    let why = changes[0].record.last_error.as_deref().unwrap();
+    assert!(why.contains("outlived 57.0 s"), "{why}");
 }
