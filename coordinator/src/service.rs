@@ -214,7 +214,7 @@ impl From<FlushError> for Status {
 impl Service {
     /// Refuses a seed unit's Submit whose shape its unit rules out, before it is
     /// unpacked: move counts not one per seed, more solutions than the unit keeps plus
-    /// its record candidates, or a solution longer than any count it claims. A Submit
+    /// its record candidates, or a solution beyond the coordinator's move limit. A Submit
     /// of millions of moves costs its message's bytes, not tens of times more.
     fn check_bounds(&self, request: &pb::SubmitRequest) -> Result<(), Status> {
         let Some(lease) = &request.lease else {
@@ -233,10 +233,11 @@ impl Service {
             })
             .into());
         }
-        let claimed = request.move_counts.iter().filter(|&&c| c != UNSOLVED);
-        let most = claimed.clone().copied().max().unwrap_or(0);
-        let candidates = claimed.filter(|&&c| c >= bounds.record_threshold).count();
-        rrm_proto::solutions::check_shape(&request.solutions, bounds.kept + candidates, most)
+        let candidates = (request.move_counts.iter())
+            .filter(|&&c| c != UNSOLVED && c >= bounds.record_threshold)
+            .count();
+        let allowed = bounds.kept + candidates;
+        rrm_proto::solutions::check_shape(&request.solutions, allowed, bounds.max_line)
             .map_err(|error| Status::invalid_argument(error.to_string()))
     }
 

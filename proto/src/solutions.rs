@@ -23,8 +23,8 @@ pub enum SolutionsError {
     TooLong,
     #[error("more solutions than the unit may keep ({allowed})")]
     BeyondUnit { allowed: usize },
-    #[error("a solution of {moves} moves, more than any count the unit claims ({most})")]
-    LongerThanClaimed { moves: u8, most: u8 },
+    #[error("a solution of {moves} moves, beyond the {limit} moves any seed may need")]
+    BeyondMoveLimit { moves: u8, limit: u8 },
 }
 
 /// Packs `solutions` (seed, moves) for a Submit.
@@ -45,13 +45,9 @@ pub fn pack(solutions: &[(u64, Vec<String>)]) -> Result<Vec<u8>, SolutionsError>
 }
 
 /// Walks packed solutions without unpacking them: at most `allowed` solutions, none of
-/// more than `most_moves` moves. What a Submit may carry is known from its unit, so a
+/// more than `limit` moves. What a Submit may carry is known from its unit, so a
 /// hostile one is refused before anything is allocated for it.
-pub fn check_shape(
-    mut packed: &[u8],
-    allowed: usize,
-    most_moves: u8,
-) -> Result<(), SolutionsError> {
+pub fn check_shape(mut packed: &[u8], allowed: usize, limit: u8) -> Result<(), SolutionsError> {
     let mut count = 0;
     while !packed.is_empty() {
         count += 1;
@@ -60,11 +56,8 @@ pub fn check_shape(
         }
         decode_varint(&mut packed).map_err(|_| SolutionsError::Truncated)?;
         let (&moves, rest) = packed.split_first().ok_or(SolutionsError::Truncated)?;
-        if moves > most_moves {
-            return Err(SolutionsError::LongerThanClaimed {
-                moves,
-                most: most_moves,
-            });
+        if moves > limit {
+            return Err(SolutionsError::BeyondMoveLimit { moves, limit });
         }
         packed = rest;
         for _ in 0..moves {
@@ -120,7 +113,7 @@ mod tests {
         );
         assert_eq!(
             check_shape(&packed, 2, 1),
-            Err(SolutionsError::LongerThanClaimed { moves: 2, most: 1 })
+            Err(SolutionsError::BeyondMoveLimit { moves: 2, limit: 1 })
         );
         assert_eq!(
             check_shape(&packed[..packed.len() - 1], 2, 2),

@@ -48,13 +48,16 @@ pub(super) struct Found {
 }
 
 /// What a seed unit's Submit may carry, known from its unit before the Submit is
-/// unpacked: so many move counts, and at most `kept` solutions besides those of its
-/// record candidates (seeds of `record_threshold` moves or more).
+/// unpacked: so many move counts, at most `kept` solutions besides those of its record
+/// candidates (seeds of `record_threshold` moves or more), none of more than
+/// `max_line` moves (the coordinator's own search limit; a Ricocheckers line holds both
+/// sides' moves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SubmitBounds {
     pub seeds: usize,
     pub kept: usize,
     pub record_threshold: u8,
+    pub max_line: u8,
 }
 
 impl Coordinator {
@@ -72,12 +75,18 @@ impl Coordinator {
         }
         Ok(match campaign.kind {
             Kind::Exhaustive(_) => None,
-            Kind::Seeds(_) => {
+            Kind::Seeds(dealer) => {
                 let seeds = spec.unit_seeds(lease.unit);
                 Some(SubmitBounds {
                     seeds: (seeds.end - seeds.start) as usize,
                     kept: crate::kept_per_unit(self.config.top_count, spec.unit_size) as usize,
                     record_threshold: spec.record_threshold,
+                    max_line: match dealer.generator {
+                        ricochet::Generator::Ricocheckers => {
+                            dealer.max_moves(DEFAULT_MAX_MOVES).saturating_mul(2)
+                        }
+                        _ => dealer.max_moves(DEFAULT_MAX_MOVES),
+                    },
                 })
             }
         })

@@ -61,25 +61,7 @@ pub(super) fn honest_worker_finishes(
     campaign: &str,
     seeds: Range<u64>,
 ) {
-    let mut honest = rrm_process(&[
-        "worker",
-        "--coordinator",
-        &server.url,
-        "--threads",
-        "2",
-        "--token-file",
-        &tokens.token_file("tok-honest"),
-        "--exit-when-done",
-    ]);
-    wait_until(
-        Duration::from_secs(240),
-        "the honest worker is done",
-        || honest.0.try_wait().unwrap().is_some(),
-    );
-    assert!(
-        honest.0.wait().unwrap().success(),
-        "the honest worker failed"
-    );
+    honest_worker_runs(server, tokens, 2);
     let status = server.coordinator.status(campaign).unwrap();
     assert_eq!(status.units_done, status.units_total);
     assert!(status.quarantined.is_empty(), "{:?}", status.quarantined);
@@ -364,7 +346,7 @@ fn an_impersonator_cannot_act_for_another_worker() {
 /// once per identity and unit, and a distrusted identity's refusals count not at all.
 #[test]
 fn a_burst_of_bad_submissions_quarantines_nothing() {
-    let seeds = 1..301;
+    let seeds = 1..401;
     let config = Config {
         max_failures: 2,
         verify_share: 0.0,
@@ -376,8 +358,9 @@ fn a_burst_of_bad_submissions_quarantines_nothing() {
         let worker = register_threads(&server.url, &mallory, "burst", 20)
             .await
             .unwrap();
-        // Ten honest units first earn it the leases to hold twenty at once.
-        for _ in 0..10 {
+        // Eighteen honest units first earn it the leases to hold twenty at once (two,
+        // and one per result of the last lease life).
+        for _ in 0..18 {
             let (unit, solved) = leased_and_solved(&server.url, &mallory, &worker).await;
             let honest = forged(&unit, &solved, &worker, solved.move_counts.clone());
             mining(&server.url, &mallory).submit(honest).await.unwrap();
@@ -407,7 +390,7 @@ fn a_burst_of_bad_submissions_quarantines_nothing() {
     });
     let status = server.coordinator.status("burst").unwrap();
     assert_eq!(status.units_quarantined, 0);
-    assert_eq!(status.units_done, 10, "its ten honest units alone");
+    assert_eq!(status.units_done, 18, "its eighteen honest units alone");
     let id = status.campaign.id;
     let charged: u32 = server
         .coordinator
@@ -527,4 +510,30 @@ fn client_strings_come_back_cut_short() {
             unknown.message().len()
         );
     });
+}
+
+/// Runs an honest worker process (token `tok-honest`, `threads` threads) until nothing
+/// is left for it; returns the time it took.
+pub(super) fn honest_worker_runs(server: &Server, tokens: &Tokens, threads: u32) -> Duration {
+    let started = Instant::now();
+    let mut honest = rrm_process(&[
+        "worker",
+        "--coordinator",
+        &server.url,
+        "--threads",
+        &threads.to_string(),
+        "--token-file",
+        &tokens.token_file("tok-honest"),
+        "--exit-when-done",
+    ]);
+    wait_until(
+        Duration::from_secs(240),
+        "the honest worker is done",
+        || honest.0.try_wait().unwrap().is_some(),
+    );
+    assert!(
+        honest.0.wait().unwrap().success(),
+        "the honest worker failed"
+    );
+    started.elapsed()
 }

@@ -3,8 +3,8 @@
 //! registrations), and one that registers without end. Neither keeps an honest worker
 //! from finishing the campaign with a direct solve's totals.
 
-use super::attacks::{forged, honest_worker_finishes, secured};
-use super::security::{code, mining, register, register_threads, with_token, Tokens};
+use super::attacks::{forged, honest_worker_finishes, honest_worker_runs, secured};
+use super::security::{code, mining, register, register_threads, with_token};
 use super::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -178,28 +178,6 @@ fn a_worker_gets_work_within_seconds_of_a_coordinator_restart() {
     honest_worker_finishes(&server, &tokens, "reboot", seeds);
 }
 
-/// Mines `seeds` with one honest worker process (one thread) until it exits; returns the
-/// time it took.
-fn honest_alone(server: &Server, tokens: &Tokens) -> Duration {
-    let started = Instant::now();
-    let mut honest = rrm_process(&[
-        "worker",
-        "--coordinator",
-        &server.url,
-        "--threads",
-        "1",
-        "--token-file",
-        &tokens.token_file("tok-honest"),
-        "--exit-when-done",
-    ]);
-    wait_until(
-        Duration::from_secs(240),
-        "the honest worker is done",
-        || honest.0.try_wait().unwrap().is_some(),
-    );
-    started.elapsed()
-}
-
 /// A token honest for 20 units, then leasing all it may and reporting progress that
 /// grows at every heartbeat, never submitting. Its progress used to keep its leases
 /// alive for good and its 20 results bought it 42 of them: the honest worker got 18 of
@@ -216,7 +194,7 @@ fn faked_progress_neither_hoards_units_nor_stalls_the_campaign() {
     };
     let seeds = 1..20_001;
     let (server, tokens) = secured(config(), spec("honest", seeds.clone(), 250));
-    let honest_time = honest_alone(&server, &tokens);
+    let honest_time = honest_worker_runs(&server, &tokens, 1);
     drop(server);
     let (server, tokens) = secured(config(), spec("faked", seeds.clone(), 250));
     let url = server.url.clone();
@@ -266,7 +244,7 @@ fn faked_progress_neither_hoards_units_nor_stalls_the_campaign() {
             }
         })
     };
-    let attacked_time = honest_alone(&server, &tokens);
+    let attacked_time = honest_worker_runs(&server, &tokens, 1);
     stop.store(true, Ordering::SeqCst);
     runtime.block_on(hoarding).unwrap();
     let status = server.coordinator.status("faked").unwrap();
