@@ -43,9 +43,13 @@ fn a_new_token_forging_at_once_is_refused_and_distrusted() {
 #[test]
 fn a_colluder_cannot_clear_a_distrusted_forgers_units() {
     let seeds = 1..401;
-    // No scheduled checks (a run far longer than the campaign): the forgeries are found
-    // only once mallory gives itself away.
-    let (server, tokens) = secured(replicating(1, 1e-6), spec("collude", seeds.clone(), 20));
+    // No scheduled checks (a run far longer than the campaign) and no spot checks: the
+    // forgeries are found only once mallory gives itself away.
+    let config = Config {
+        spot_checks: 0,
+        ..replicating(1, 1e-6)
+    };
+    let (server, tokens) = secured(config, spec("collude", seeds.clone(), 20));
     let (mallory, mallory_2) = (with_token("tok-mallory"), with_token("tok-mallory-2"));
     let url = &server.url;
     block_on(async {
