@@ -8,6 +8,7 @@
 //! metrics of the coordinator on `/metrics`.
 
 pub mod auth;
+mod budget;
 mod connections;
 mod core;
 pub mod dashboard;
@@ -85,6 +86,12 @@ pub struct Config {
     /// Submissions checked at once (each re-solves seeds on a blocking thread); more
     /// wait their turn, within their call's bounds.
     pub max_checking: usize,
+    /// Bytes of Submit messages being received, decoded or checked at once. A Submit
+    /// beyond it waits up to [`Config::submit_wait`], then is refused with
+    /// `RESOURCE_EXHAUSTED`: a burst of large Submits costs memory by this budget, not
+    /// by the burst.
+    pub submit_budget: usize,
+    pub submit_wait: Duration,
     /// Connections per peer and in all, and the idle timeout.
     pub connections: ConnectionLimits,
     /// Free space the store's volume keeps: below it nothing is leased.
@@ -126,6 +133,9 @@ impl Default for Config {
             max_campaign_units: 1_000_000,
             max_campaign_seeds: 10_000_000_000,
             max_checking: std::thread::available_parallelism().map_or(2, |n| 2 * n.get()),
+            // Four of the largest Submits; an honest one is a few kB.
+            submit_budget: 4 * rrm_proto::MAX_MINING_MESSAGE,
+            submit_wait: Duration::from_secs(5),
             connections: ConnectionLimits::default(),
             min_free_disk: DiskReserve::Default,
             stall_timeout: Duration::from_secs(600),

@@ -2,6 +2,7 @@
 //! and back, and its errors become status codes. No bookkeeping happens here.
 
 use crate::auth::{Caller, Gate, Roles};
+use crate::budget::SubmitBudgetLayer;
 use crate::connections::{ConnectionLimits, Incoming};
 use crate::core::{
     Coordinator, CoordinatorError, Counts, Rejection, Remaining, Session, Worker, HARDEST_SHOWN,
@@ -97,11 +98,14 @@ pub(crate) async fn serve(
         // Dead peers are found by pings; silent ones are closed by `Incoming`.
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+        .initial_stream_window_size(Some(RECEIVE_WINDOW))
+        .initial_connection_window_size(Some(RECEIVE_WINDOW))
         .concurrency_limit_per_connection(config.max_requests_per_connection)
         .load_shed(true)
         .timeout(config.request_timeout)
         .layer(metrics)
         .layer(CallLimitLayer::new(config.max_requests))
+        .layer(SubmitBudgetLayer::new(config.submit_budget, config.submit_wait))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(InterceptedService::new(
@@ -145,6 +149,10 @@ pub(crate) async fn set_health(health: &tonic_health::server::HealthReporter, se
 /// the timeout.
 const KEEPALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 const KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+/// What a connection may send before the coordinator reads it: a Submit waiting for the
+/// budget holds no more than this (hyper's default is 1 MiB), and an honest Submit of a
+/// few kB is never slowed.
+const RECEIVE_WINDOW: u32 = 128 << 10;
 
 type MiningServer = pb::mining_server::MiningServer<Service>;
 type QueryServer = pb::query_server::QueryServer<Service>;

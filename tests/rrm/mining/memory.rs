@@ -87,3 +87,104 @@ fn a_submit_of_tiny_solutions_costs_less_than_twice_its_size() {
         "peak RSS grew by {grown} bytes for four messages of {message}"
     );
 }
+
+/// The coordinator process's resident set now (VmRSS), in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+/// The largest Submit a hostile worker can send for its leased unit: every seed a
+/// record candidate and 4,096 solutions of 255 moves (3 MiB), as the attacker of issue
+/// 44 sent them.
+fn largest(worker: &Registered, lease: &pb::LeaseRef, seeds: usize) -> pb::SubmitRequest {
+    let moves: Vec<String> = vec!["BS".into(); 255];
+    let solutions: Vec<(u64, Vec<String>)> = (0..4096).map(|s| (s, moves.clone())).collect();
+    pb::SubmitRequest {
+        worker_id: worker.id,
+        session: worker.session.clone(),
+        lease: Some(lease.clone()),
+        move_counts: vec![30; seeds].into(),
+        robots_moved: vec![1; seeds].into(),
+        solutions: rrm_proto::solutions::pack(&solutions).unwrap().into(),
+        ..Default::default()
+    }
+}
+
+/// 32 of the largest Submits at once, each on its own connection. The coordinator
+/// decodes and checks at most its budget of Submit bytes at a time; the others wait and
+/// are refused with RESOURCE_EXHAUSTED when the wait is over. Its peak RSS stays within
+/// twice that budget of the baseline, and 10 s later its RSS is back within 50 MiB of it.
+#[test]
+fn a_burst_of_large_submits_costs_at_most_twice_the_bytes_in_flight() {
+    const BURST: usize = 32;
+    let data = tempfile::tempdir().unwrap();
+    let (coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let pid = coordinator.0.id();
+    let url = format!("http://{address}");
+    rrm_ok(&[
+        "campaign", "create", "burst", "--seeds", "1..10001", "--unit-size", "10000",
+        "--coordinator", &url,
+    ]);
+    let (baseline, outcomes) = block_on(async {
+        let (mut client, worker) = raw_worker(&url, "burst").await;
+        let unit = client.lease(worker.lease()).await.unwrap().into_inner().unit;
+        let lease = unit.and_then(|unit| unit.lease).expect("a unit is leased");
+        let request = largest(&worker, &lease, 10_000);
+        let mut connections = Vec::new();
+        for _ in 0..BURST {
+            let channel = tonic::transport::Endpoint::from_shared(url.clone())
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            connections.push(pb::mining_client::MiningClient::new(channel));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let baseline = rss(pid);
+        let mut calls = tokio::task::JoinSet::new();
+        for mut client in connections {
+            let request = request.clone();
+            calls.spawn(async move { client.submit(request).await.map(|_| ()) });
+        }
+        let mut outcomes = Vec::new();
+        while let Some(outcome) = calls.join_next().await {
+            outcomes.push(outcome.unwrap());
+        }
+        (baseline, outcomes)
+    });
+    let peak = peak_rss(pid);
+    std::thread::sleep(Duration::from_secs(10));
+    let settled = rss(pid);
+    let mib = |bytes: u64| bytes as f64 / 1048576.0;
+    let checked = (outcomes.iter())
+        .filter(|o| matches!(o, Err(s) if s.code() == Code::InvalidArgument))
+        .count();
+    let waited_out = (outcomes.iter())
+        .filter(|o| matches!(o, Err(s) if s.code() == Code::ResourceExhausted))
+        .count();
+    let in_flight = Config::default().submit_budget as u64;
+    eprintln!(
+        "{BURST} Submits of 3.1 MiB: {checked} checked and refused, {waited_out} refused \
+         for the budget ({:.0} MiB in flight); RSS {:.1} MiB, peak {:.1} (+{:.1}), \
+         10 s later {:.1} (+{:.1})",
+        mib(in_flight),
+        mib(baseline),
+        mib(peak),
+        mib(peak.saturating_sub(baseline)),
+        mib(settled),
+        mib(settled.saturating_sub(baseline)),
+    );
+    assert_eq!(checked + waited_out, BURST, "{outcomes:?}");
+    assert!(checked >= 1, "{outcomes:?}");
+    assert!(
+        peak.saturating_sub(baseline) <= 2 * in_flight,
+        "peak RSS {peak} is more than twice {in_flight} bytes in flight above {baseline}"
+    );
+    assert!(
+        settled.saturating_sub(baseline) <= 50 << 20,
+        "RSS {settled} 10 s after the burst, against {baseline} before it"
+    );
+}
