@@ -61,6 +61,8 @@ pub(super) struct CampaignState {
     pub(super) placements_per_unit: Option<u64>,
     /// How long the most recent accepted units were leased (memory only).
     unit_times: VecDeque<Duration>,
+    /// Their 95th percentile, once [`UNIT_TIMES_NEEDED`] were measured.
+    unit_p95: Option<Duration>,
 }
 
 impl CampaignState {
@@ -96,6 +98,7 @@ impl CampaignState {
         CampaignState {
             placements_per_unit,
             unit_times: VecDeque::new(),
+            unit_p95: None,
             campaign,
             kind,
             exhaustive: BTreeMap::new(),
@@ -206,19 +209,22 @@ impl CampaignState {
             self.unit_times.pop_front();
         }
         self.unit_times.push_back(took);
+        // Worked out here, once per unit, rather than at every lease.
+        self.unit_p95 = (self.unit_times.len() >= UNIT_TIMES_NEEDED).then(|| {
+            let mut times: Vec<Duration> = self.unit_times.iter().copied().collect();
+            let at = (times.len() * 95).div_ceil(100) - 1;
+            *times.select_nth_unstable(at).1
+        });
     }
 
     /// How long a lease of this campaign may live, whatever progress its holder reports:
     /// [`LIFE_PER_P95`] times the 95th percentile of its recent units' lease times, at
     /// least `floor`; `unmeasured` until [`UNIT_TIMES_NEEDED`] units were measured.
     pub(super) fn lease_life(&self, floor: Duration, unmeasured: Duration) -> Duration {
-        if self.unit_times.len() < UNIT_TIMES_NEEDED {
-            return unmeasured;
+        match self.unit_p95 {
+            Some(p95) => (p95 * LIFE_PER_P95).max(floor),
+            None => unmeasured,
         }
-        let mut times: Vec<Duration> = self.unit_times.iter().copied().collect();
-        let at = (times.len() * 95).div_ceil(100) - 1;
-        let (_, &mut p95, _) = times.select_nth_unstable(at);
-        (p95 * LIFE_PER_P95).max(floor)
     }
 
     /// Whether nothing is left to do: every unit done or quarantined, no check waiting.

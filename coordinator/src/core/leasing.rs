@@ -52,14 +52,17 @@ impl Coordinator {
             .max()
             .unwrap_or(policy.stall_timeout);
         state.check_lease_quota(&worker.identity, now.instant, life)?;
-        let registered: std::collections::BTreeSet<&str> = state.workers.identities();
-        let distrusted = &state.distrusted;
-        let registered = (registered.into_iter())
-            .filter(|identity| !distrusted.contains_key(*identity))
-            .collect();
-        for campaign in state.campaigns.values_mut() {
-            if !campaign.to_verify.is_empty() {
-                lease_decisions::pick_checkers(campaign, &registered, PICKED_AHEAD, secret_draw);
+        // Checkers are picked among the identities registered now (a set of strings:
+        // built only when some check waits).
+        if (state.campaigns.values()).any(|campaign| !campaign.to_verify.is_empty()) {
+            let distrusted = &state.distrusted;
+            let registered = (state.workers.identities().into_iter())
+                .filter(|identity| !distrusted.contains_key(*identity))
+                .collect();
+            for campaign in state.campaigns.values_mut() {
+                if !campaign.to_verify.is_empty() {
+                    lease_decisions::pick_checkers(campaign, &registered, PICKED_AHEAD, secret_draw);
+                }
             }
         }
         let count = state.campaigns.len();

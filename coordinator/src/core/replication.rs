@@ -35,7 +35,11 @@ impl CheckSchedule {
     ) -> bool {
         let longest = longest_run(share);
         let mut run = || 1 + ((draw() * f64::from(longest)) as u32).min(longest - 1);
-        let left = self.0.entry(identity.to_string()).or_insert_with(&mut run);
+        // Looked up before inserting: no allocation for an identity already seen.
+        let left = match self.0.get_mut(identity) {
+            Some(left) => left,
+            None => self.0.entry(identity.to_string()).or_insert_with(&mut run),
+        };
         *left -= 1;
         if *left == 0 {
             *left = run();

@@ -97,9 +97,10 @@ impl Coordinator {
     /// contents count as a failure of the unit, and distrust their sender when they
     /// prove it wrong. A result taken earns its identity lease credit.
     pub fn submit(&self, submission: Submission) -> Result<Outcome> {
-        let outcome = self.judge(submission.clone())?;
+        let identity = submission.identity.clone();
+        let outcome = self.judge(submission)?;
         if matches!(outcome, Outcome::Accepted | Outcome::Verified) {
-            (self.lock().credit).earned(&submission.identity, std::time::Instant::now());
+            (self.lock().credit).earned(&identity, std::time::Instant::now());
         }
         Ok(outcome)
     }

@@ -288,7 +288,11 @@ fn load_test(
     )?;
     let cpu_note = match clients_cpu {
         None => format!("process CPU {cpu:.1} s (clients included)"),
-        Some(clients) => format!("coordinator's process CPU {cpu:.1} s, clients' {clients:.1} s"),
+        // The figure that compares across machines: the coordinator's CPU per round trip.
+        Some(clients) => format!(
+            "coordinator's process CPU {cpu:.1} s ({:.0} µs per round trip), clients' {clients:.1} s",
+            cpu * 1e6 / latencies.len().max(1) as f64
+        ),
     };
     writeln!(
         out,
