@@ -2,7 +2,7 @@
 //! holds what users run; CI builds and tests both.
 
 use clap::{Parser, Subcommand};
-use rrm::dev::{bench, checkbench, loadtest, peers, ricocheckers_bench, trustsim};
+use rrm::dev::{bench, checkbench, loadtest, peers, ricocheckers_bench};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -33,9 +33,6 @@ enum Command {
     /// Measure what the coordinator's checks of a result cost and catch (honest units,
     /// and forgeries of 1 %, 10 % and 100 % of a unit).
     CheckBench(checkbench::CheckBenchArgs),
-    /// Measure how many forged units survive the trust model (one or two colluding
-    /// forging tokens among honest ones, adaptive replication on and off).
-    TrustSim(trustsim::TrustSimArgs),
     /// Measure the Ricocheckers engine (positions per second) and its searches (nodes per
     /// second).
     RicocheckersBench(ricocheckers_bench::BenchArgs),
@@ -45,7 +42,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Every forger the checks play is distrusted, which the coordinator warns of.
     let level = match cli.command {
-        Command::CheckBench(_) | Command::TrustSim(_) => "error",
+        Command::CheckBench(_) => "error",
         _ => "warn",
     };
     rrm::init_logs(&cli.logging, level);
@@ -55,7 +52,6 @@ fn main() -> ExitCode {
         Command::LoadTest(args) => loadtest::run(args),
         Command::LoadTestClients(args) => loadtest::run_clients(args),
         Command::CheckBench(args) => checkbench::run(args),
-        Command::TrustSim(args) => trustsim::run(args),
         Command::RicocheckersBench(args) => ricocheckers_bench::run(args),
     };
     rrm::exit("rrm-dev", result)

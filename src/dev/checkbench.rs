@@ -81,7 +81,8 @@ fn submit_all(
 ) -> Result<(u64, f64)> {
     let data = tempfile::tempdir()?;
     // Every submitter is a token of its own: as established ones, so that only the
-    // spot checks solve seeds again (`rrm-dev trust-sim` measures adaptive replication).
+    // spot checks solve seeds again (`tests/rrm/mining/patient_forgers.rs` measures the
+    // scheduled checks).
     let config = Config {
         verify_share: 0.0,
         trust_after: 0,
@@ -161,7 +162,7 @@ pub(crate) fn solved_honestly(units: u64, unit_size: u64) -> Result<Vec<rrm_work
 
 /// `worker`'s submission of `solved` for the seed unit `seeds` under `lease`, with
 /// `counts` in place of its move counts and a digest that matches them.
-pub(crate) fn seed_submission(
+pub fn seed_submission(
     worker: &rrm_coordinator::Worker,
     lease: rrm_model::LeaseRef,
     seeds: &Range<u64>,

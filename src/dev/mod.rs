@@ -7,4 +7,3 @@ pub mod checkbench;
 pub mod loadtest;
 pub mod peers;
 pub mod ricocheckers_bench;
-pub mod trustsim;

@@ -317,12 +317,11 @@ fn logs_are_plain_text_off_a_terminal() {
 /// `rrm --help` lists what users run; the developer tools are `rrm-dev`'s alone.
 #[test]
 fn the_developer_tools_run_from_their_own_binary() {
-    const DEV_TOOLS: [&str; 6] = [
+    const DEV_TOOLS: [&str; 5] = [
         "bench",
         "peer-bench",
         "load-test",
         "check-bench",
-        "trust-sim",
         "ricocheckers-bench",
     ];
     let commands = |help: &str| -> Vec<String> {

@@ -185,6 +185,7 @@ impl Miner {
                 seeds_solved: config.seeds_solved.clone(),
                 limits,
                 analysing: Arc::default(),
+                forgotten: Arc::default(),
             },
             config,
             units: JoinSet::new(),
@@ -221,9 +222,18 @@ impl Miner {
         };
         let draining = self.config.draining.load(Ordering::Relaxed);
         if draining || self.units.len() >= IN_FLIGHT {
-            return match self.units.join_next().await {
-                Some(joined) => self.finished(joined).map(|()| Flow::Continue),
-                None => Ok(Flow::Finished),
+            let forgotten = self.shared.forgotten.clone();
+            return tokio::select! {
+                joined = self.units.join_next() => match joined {
+                    Some(joined) => self.finished(joined).map(|()| Flow::Continue),
+                    None => Ok(Flow::Finished),
+                },
+                // A unit's submission found this registration forgotten.
+                () = forgotten.notified() => {
+                    tracing::info!("coordinator forgot this worker (restarted?); registering again");
+                    self.credentials = None;
+                    Ok(Flow::Continue)
+                }
             };
         }
         self.lease(credentials).await

@@ -22,6 +22,7 @@ use std::ops::ControlFlow;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use tonic::{Code, Status};
 
 /// Submission attempts left for a result once shutdown began.
 const LAST_TRIES: u32 = 3;
@@ -40,6 +41,10 @@ pub(crate) struct Shared {
     /// Held by the exhaustive analysis under way: each already uses the whole pool, and
     /// one at a time the process's CPU time while it runs is its own.
     pub analysing: Arc<std::sync::Mutex<()>>,
+    /// Raised by a submission the coordinator no longer knows the sender of (it
+    /// restarted): the worker registers again, and the submission goes on under the new
+    /// registration.
+    pub forgotten: Arc<tokio::sync::Notify>,
 }
 
 /// Mines one leased unit; `Ok(true)` if its result was accepted.
@@ -227,9 +232,12 @@ fn submission(credentials: &Credentials, lease: LeaseRef) -> Submission {
     }
 }
 
-/// Submits until the coordinator answers; `Ok(true)` if it accepted the result.
-async fn submit(shared: &Shared, request: pb::SubmitRequest) -> Result<bool, WorkerError> {
+/// Submits until the coordinator answers; `Ok(true)` if it accepted the result. A
+/// coordinator that forgot the registration (restarted) gets it again under the worker's
+/// new one, which takes up the lease.
+async fn submit(shared: &Shared, mut request: pb::SubmitRequest) -> Result<bool, WorkerError> {
     let lease = request.lease.clone().unwrap_or_default();
+    let key: Option<LeaseRef> = request.lease.clone().and_then(|l| l.try_into().ok());
     let mut retry = Retry::new(shared.limits);
     let mut last_tries = LAST_TRIES;
     loop {
@@ -242,6 +250,21 @@ async fn submit(shared: &Shared, request: pb::SubmitRequest) -> Result<bool, Wor
             Err(status) => status,
         };
         let call = format!("submitting unit {} of {}", lease.unit, lease.campaign);
+        let renewed = key.as_ref().and_then(|key| shared.leases.credentials(key));
+        let status = match (status.code(), renewed) {
+            (Code::Unauthenticated, Some(now)) if now.id != request.worker_id => {
+                // Registered again meanwhile: the same result under the new registration.
+                request.worker_id = now.id;
+                request.session = now.session;
+                continue;
+            }
+            (Code::Unauthenticated, _) => {
+                shared.forgotten.notify_one();
+                // Waited out like an unreachable coordinator while the worker registers.
+                Status::unavailable(format!("{}; registering again", status.message()))
+            }
+            _ => status,
+        };
         match retry.failed(&call, &status) {
             Ok(()) => {}
             Err(WorkerError::Refused(_)) => {

@@ -125,12 +125,24 @@ fn a_burst_of_large_submits_costs_at_most_twice_the_bytes_in_flight() {
     let pid = coordinator.0.id();
     let url = format!("http://{address}");
     rrm_ok(&[
-        "campaign", "create", "burst", "--seeds", "1..10001", "--unit-size", "10000",
-        "--coordinator", &url,
+        "campaign",
+        "create",
+        "burst",
+        "--seeds",
+        "1..10001",
+        "--unit-size",
+        "10000",
+        "--coordinator",
+        &url,
     ]);
     let (baseline, outcomes) = block_on(async {
         let (mut client, worker) = raw_worker(&url, "burst").await;
-        let unit = client.lease(worker.lease()).await.unwrap().into_inner().unit;
+        let unit = client
+            .lease(worker.lease())
+            .await
+            .unwrap()
+            .into_inner()
+            .unit;
         let lease = unit.and_then(|unit| unit.lease).expect("a unit is leased");
         let request = largest(&worker, &lease, 10_000);
         let mut connections = Vec::new();

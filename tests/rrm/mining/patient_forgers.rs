@@ -1,7 +1,7 @@
 //! Patient forgers against the coordinator's checks, in process (no network: the trust
 //! model alone). A forger is honest for its first ten units, then raises one easy seed
 //! of every unit it produces by one, with a digest to match. Each attack runs whole
-//! 80-unit campaigns of 250 seeds beside an honest token:
+//! 80-unit campaigns of 50 seeds beside an honest token:
 //! - one forger;
 //! - two forgers, each confirming the other's forgeries when it checks them;
 //! - a forger and a confirmer, which produces honestly but confirms the forger's units.
@@ -10,17 +10,21 @@
 //! Detection is all or nothing (a forger caught has all its units checked again), so
 //! survival depends on the first check among its forged units: the bounded secret run
 //! between checks (`replication::CheckSchedule`) and the checks of seed units being the
-//! coordinator's own make that certain within a campaign.
+//! coordinator's own make it certain for a forger of more units than that run, and
+//! likely for fewer.
 
+use rrm::dev::checkbench::seed_submission;
 use rrm_coordinator::{Config, Coordinator, CoordinatorError, Worker};
-use rrm_model::{CampaignSpec, Submission, Verification, Work};
+use rrm_model::{CampaignSpec, Verification, Work};
 use rrm_store::Store;
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::OnceLock;
 
 const UNITS: u64 = 80;
-const UNIT_SEEDS: u64 = 250;
+/// Seeds per unit: the checks work on units, whatever their size (the outside trial's
+/// were 250 seeds); small units buy enough campaigns to measure a share.
+const UNIT_SEEDS: u64 = 50;
 /// Units a forger produces honestly before it forges.
 const PATIENCE: u32 = 10;
 
@@ -162,24 +166,13 @@ fn attack(roles: &[Role]) -> Run {
                 true => one_easy_seed_raised(solved),
                 false => solved.move_counts.clone(),
             };
-            let submission = Submission {
-                worker: player.worker.id,
-                identity: player.worker.identity.clone(),
-                digest: rrm_model::unit_digest(
-                    &assignment.lease.campaign,
-                    seeds.clone(),
-                    &counts,
-                    &solved.robots_moved,
-                )
-                .to_vec(),
-                lease: assignment.lease.clone(),
-                move_counts: counts,
-                robots_moved: solved.robots_moved.clone(),
-                solutions: solved.solutions.clone(),
-                exhaustive: None,
-                cpu_ms: 0,
-                own_process: false,
-            };
+            let submission = seed_submission(
+                &player.worker,
+                assignment.lease.clone(),
+                seeds,
+                solved,
+                counts,
+            );
             match coordinator.submit(submission) {
                 Ok(_) if !checking => {
                     player.produced += 1;
@@ -219,13 +212,15 @@ fn attack(roles: &[Role]) -> Run {
 }
 
 /// Campaigns of each attack (one in the fast loop). A forger is caught for certain once
-/// it forged more units than the longest unchecked run, so few runs show it; `rrm-dev
-/// trust-sim` measures the curve at length.
+/// it forged more units than the longest unchecked run (22 at the default share), but
+/// one producing about 27 units of an 80-unit campaign forges 17 after its 10 honest
+/// ones: in about 3 % of campaigns its checks fall before and after them and all 17
+/// survive. A share measured over few campaigns is all or nothing, so there are many.
 fn runs() -> u32 {
     if cfg!(rrm_fast_tests) {
         1
     } else {
-        6
+        20
     }
 }
 

@@ -129,7 +129,7 @@ pub(super) fn code<T: std::fmt::Debug>(result: Result<T, Status>) -> Code {
 /// A tokens file with a token of each role, two worker tokens among them.
 pub(super) struct Tokens {
     dir: tempfile::TempDir,
-    path: PathBuf,
+    pub(super) path: PathBuf,
 }
 
 impl Tokens {

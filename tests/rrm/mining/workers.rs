@@ -114,6 +114,101 @@ fn a_killed_coordinator_resumes_exactly_after_restart() {
     assert_eq!(status(&url, "restart").unwrap().seeds_done, 8_000);
 }
 
+/// A coordinator restarted while a worker's units are in flight: their results, submitted
+/// to the restarted coordinator under the forgotten registration, are refused as
+/// UNAUTHENTICATED. The worker (with a token: its identity outlives its registrations)
+/// registers again and submits them under the new one: none is dropped (before, each
+/// was logged as refused and mined again after its lease lapsed).
+#[test]
+fn results_in_flight_over_a_coordinator_restart_are_not_lost() {
+    use super::security::{announced, channel, with_token, Tokens};
+    let tokens = Tokens::new(&[("ops", "admin", "tok-admin"), ("w", "worker", "tok-w")]);
+    let data = tempfile::tempdir().unwrap();
+    let coordinator_at = |listen: &str| {
+        rrm_process(&[
+            "coordinator",
+            "--listen",
+            listen,
+            "--data",
+            data.path().to_str().unwrap(),
+            "--lease-seconds",
+            "3",
+            "--no-dashboard",
+            "--tokens-file",
+            tokens.path.to_str().unwrap(),
+        ])
+    };
+    let mut coordinator = coordinator_at("127.0.0.1:0");
+    let address = announced(&mut coordinator, "listening on ");
+    let url = format!("http://{address}");
+    let admin = tokens.token_file("tok-admin");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "inflight",
+        "--seeds",
+        "1..6001",
+        "--unit-size",
+        "300",
+        "--coordinator",
+        &url,
+        "--token-file",
+        &admin,
+    ]);
+    let done = || {
+        block_on(async {
+            let mut query =
+                pb::query_client::QueryClient::new(channel(&url, &with_token("tok-admin")));
+            let request = pb::CampaignRequest {
+                campaign: "inflight".into(),
+            };
+            query
+                .get_campaign_status(request)
+                .await
+                .ok()
+                .map(|s| s.into_inner())
+        })
+        .map(|status| (status.units_done, status.units_done == status.units_total))
+    };
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut worker = Process(
+        Command::new(env!("CARGO_BIN_EXE_rrm"))
+            .args(["worker", "--coordinator", &url, "--threads", "1"])
+            .args(["--token-file", &tokens.token_file("tok-w")])
+            .stdout(Stdio::null())
+            .stderr(log.reopen().unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let mut restarts = 0;
+    for _ in 0..3 {
+        wait_until(Duration::from_secs(60), "a unit more is done", || {
+            done().is_some_and(|(units, _)| units > restarts * 4 + 1)
+        });
+        // SAFETY: kill(2) on our own child's pid. An operator's restart: SIGTERM, so
+        // that the leases granted are on disk (a SIGKILL may lose the last ones granted,
+        // whose results are then refused as of a lease never issued).
+        unsafe { libc::kill(coordinator.0.id() as i32, libc::SIGTERM) };
+        coordinator.exit_within(Duration::from_secs(30));
+        coordinator = coordinator_at(&address);
+        restarts += 1;
+    }
+    wait_until(Duration::from_secs(300), "the campaign is mined", || {
+        done().is_some_and(|(_, finished)| finished)
+    });
+    worker.0.kill().unwrap();
+    let said = std::fs::read_to_string(log.path()).unwrap();
+    let again = said.matches("registering again").count();
+    let refused = said.matches("result refused").count();
+    let resent = said.matches("outcome=Accepted").count();
+    eprintln!(
+        "{restarts} restarts: registered again {again} times, {refused} results refused, \
+         {resent} accepted of 20 units"
+    );
+    assert!(again >= restarts as usize, "{said}");
+    assert_eq!(refused, 0, "{said}");
+}
+
 #[test]
 fn mining_finds_seed_1605212351_as_a_21_move_record() {
     let data = tempfile::tempdir().unwrap();
