@@ -106,8 +106,8 @@ fn largest(worker: &Registered, lease: &pb::LeaseRef, seeds: usize) -> pb::Submi
         worker_id: worker.id,
         session: worker.session.clone(),
         lease: Some(lease.clone()),
-        move_counts: vec![30; seeds].into(),
-        robots_moved: vec![1; seeds].into(),
+        move_counts: vec![30; seeds],
+        robots_moved: vec![1; seeds],
         solutions: rrm_proto::solutions::pack(&solutions).unwrap().into(),
         ..Default::default()
     }
