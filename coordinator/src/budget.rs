@@ -196,7 +196,9 @@ mod tests {
             Box::pin(async move {
                 let body = request.into_body().collect().await.unwrap().to_bytes();
                 tokio::time::sleep(delay).await;
-                Ok(http::Response::new(Body::new(http_body_util::Full::new(body))))
+                Ok(http::Response::new(Body::new(http_body_util::Full::new(
+                    body,
+                ))))
             })
         }
     }

@@ -105,7 +105,10 @@ pub(crate) async fn serve(
         .timeout(config.request_timeout)
         .layer(metrics)
         .layer(CallLimitLayer::new(config.max_requests))
-        .layer(SubmitBudgetLayer::new(config.submit_budget, config.submit_wait))
+        .layer(SubmitBudgetLayer::new(
+            config.submit_budget,
+            config.submit_wait,
+        ))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(InterceptedService::new(

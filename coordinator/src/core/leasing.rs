@@ -61,7 +61,12 @@ impl Coordinator {
                 .collect();
             for campaign in state.campaigns.values_mut() {
                 if !campaign.to_verify.is_empty() {
-                    lease_decisions::pick_checkers(campaign, &registered, PICKED_AHEAD, secret_draw);
+                    lease_decisions::pick_checkers(
+                        campaign,
+                        &registered,
+                        PICKED_AHEAD,
+                        secret_draw,
+                    );
                 }
             }
         }
