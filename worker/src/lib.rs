@@ -229,11 +229,7 @@ impl Miner {
                     None => Ok(Flow::Finished),
                 },
                 // A unit's submission found this registration forgotten.
-                () = forgotten.notified() => {
-                    tracing::info!("coordinator forgot this worker (restarted?); registering again");
-                    self.credentials = None;
-                    Ok(Flow::Continue)
-                }
+                () = forgotten.notified() => Ok(self.forgotten()),
             };
         }
         self.lease(credentials).await
@@ -272,6 +268,14 @@ impl Miner {
         }
     }
 
+    /// The coordinator no longer knows this registration (it restarted): the next step
+    /// registers again.
+    fn forgotten(&mut self) -> Flow {
+        tracing::info!("coordinator forgot this worker (restarted?); registering again");
+        self.credentials = None;
+        Flow::Continue
+    }
+
     /// One lease attempt: a unit starts mining, or the worker waits as the coordinator
     /// says. A forgotten worker registers again; other failures are retried under the
     /// connection limits.
@@ -282,11 +286,7 @@ impl Miner {
         };
         let reply = match self.shared.client.clone().lease(request).await {
             Ok(reply) => reply.into_inner(),
-            Err(status) if status.code() == Code::Unauthenticated => {
-                tracing::info!("coordinator forgot this worker (restarted?); registering again");
-                self.credentials = None;
-                return Ok(Flow::Continue);
-            }
+            Err(status) if status.code() == Code::Unauthenticated => return Ok(self.forgotten()),
             Err(status) => {
                 self.retry.failed("leasing a unit", &status)?;
                 self.retry.wait().await;

@@ -83,7 +83,7 @@ pub(crate) async fn mine_unit(
     let outcome = match solved.and_then(|result| request(&credentials, lease, result)) {
         Some(request) => {
             shared.leases.submitting(&key);
-            submit(&shared, request).await
+            submit(&shared, &key, request).await
         }
         None => Ok(false),
     };
@@ -235,9 +235,12 @@ fn submission(credentials: &Credentials, lease: LeaseRef) -> Submission {
 /// Submits until the coordinator answers; `Ok(true)` if it accepted the result. A
 /// coordinator that forgot the registration (restarted) gets it again under the worker's
 /// new one, which takes up the lease.
-async fn submit(shared: &Shared, mut request: pb::SubmitRequest) -> Result<bool, WorkerError> {
+async fn submit(
+    shared: &Shared,
+    key: &LeaseRef,
+    mut request: pb::SubmitRequest,
+) -> Result<bool, WorkerError> {
     let lease = request.lease.clone().unwrap_or_default();
-    let key: Option<LeaseRef> = request.lease.clone().and_then(|l| l.try_into().ok());
     let mut retry = Retry::new(shared.limits);
     let mut last_tries = LAST_TRIES;
     loop {
@@ -250,19 +253,20 @@ async fn submit(shared: &Shared, mut request: pb::SubmitRequest) -> Result<bool,
             Err(status) => status,
         };
         let call = format!("submitting unit {} of {}", lease.unit, lease.campaign);
-        let renewed = key.as_ref().and_then(|key| shared.leases.credentials(key));
-        let status = match (status.code(), renewed) {
-            (Code::Unauthenticated, Some(now)) if now.id != request.worker_id => {
-                // Registered again meanwhile: the same result under the new registration.
-                request.worker_id = now.id;
-                request.session = now.session;
-                continue;
-            }
-            (Code::Unauthenticated, _) => {
-                shared.forgotten.notify_one();
-                // Waited out like an unreachable coordinator while the worker registers.
-                Status::unavailable(format!("{}; registering again", status.message()))
-            }
+        let status = match status.code() {
+            Code::Unauthenticated => match shared.leases.credentials(key) {
+                Some(now) if now.id != request.worker_id => {
+                    // Registered again meanwhile: the same result under the new one.
+                    request.worker_id = now.id;
+                    request.session = now.session;
+                    continue;
+                }
+                _ => {
+                    shared.forgotten.notify_one();
+                    // Waited out like an unreachable coordinator while the worker registers.
+                    Status::unavailable(format!("{}; registering again", status.message()))
+                }
+            },
             _ => status,
         };
         match retry.failed(&call, &status) {
