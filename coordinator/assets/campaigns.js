@@ -76,6 +76,9 @@ function markReach() {
   const inView = last.getBoundingClientRect().right <= document.documentElement.clientWidth;
   const scrolls = box.scrollWidth > box.clientWidth && getComputedStyle(box).overflowX !== 'visible';
   table.dataset.reach = inView ? 'in-view' : scrolls ? 'scrolls' : 'clipped';
+  // A scrollbar alone is easy to miss (and hidden on touch screens): say so in words.
+  const hint = document.getElementById('scroll-hint');
+  if (hint) hint.hidden = inView;
 }
 markReach();
 window.addEventListener('resize', markReach);

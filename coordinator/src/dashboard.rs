@@ -272,7 +272,7 @@ fn duration_text(seconds: Option<f64>) -> String {
 
 async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
     let mut body = String::from(
-        r#"<div class="wide"><table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>done</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
+        r#"<p id="scroll-hint" class="hint" hidden>◀ The table is wider than the window: scroll it sideways. ▶</p><div class="wide"><table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>done</th><th>in progress</th><th>units</th><th>leased</th><th>quarantined</th><th>to check</th><th>mismatches</th><th>rate</th><th>ETA</th><th>hardest</th></tr></thead><tbody>"#,
     );
     for status in statuses(&coordinator)? {
         let c = CampaignJson::new(&status);
@@ -407,7 +407,7 @@ async fn puzzle_page(
     let generated = match dealer.deal(seed)? {
         Dealt::Puzzle(generated) => generated,
         Dealt::Ricocheckers(position) => {
-            let body = format!(
+            let mut body = format!(
                 r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move {verdict}{re}.</p><div class="card board">{board}</div>{legend}<p>Main line: <code>{line}</code></p>"#,
                 side = position.to_move + 1,
                 moves = mined.moves,
@@ -424,7 +424,19 @@ async fn puzzle_page(
                 legend = RICOCHECKERS_LEGEND,
                 line = escape(&main_line(position.to_move, &mined.solution)),
             );
-            return Ok(Html(page(&format!("Seed {seed}"), &body, None)));
+            let (frames, plies) = ricocheckers_frames(&position, &mined.solution);
+            let labels: Vec<String> = main_line(position.to_move, &mined.solution[..plies])
+                .split(' ')
+                .map(str::to_string)
+                .collect();
+            if plies > 0 {
+                line_playback(&mut body, &frames, &labels);
+            }
+            return Ok(Html(page(
+                &format!("Seed {seed}"),
+                &body,
+                Some("puzzle.js"),
+            )));
         }
     };
     let puzzle = &generated.puzzle;
@@ -504,34 +516,66 @@ fn ricocheckers_svg(position: &ricochet::ricocheckers::Position, title: &str) ->
     ricochet::ricocheckers::render::svg(field, position, title)
 }
 
-/// The playback of a stored solution (steps, buttons and the robots' centres after each
-/// move for `puzzle.js`), or without one the command that solves the puzzle.
+/// The playback of a stored solution, or without one the command that solves the puzzle.
 fn playback(body: &mut String, puzzle: &Puzzle, stored: &[String], solve_command: &str) {
-    let solution: Vec<Move> = stored
-        .iter()
-        .filter_map(|m| Move::from_notation(m))
-        .collect();
     let mut robots = puzzle.robots().to_vec();
     let mut frames = vec![robots.iter().map(|&c| centre(c)).collect::<Vec<_>>()];
-    for &step in &solution {
+    for step in stored.iter().map_while(|m| Move::from_notation(m)) {
         robots[step.robot as usize] = puzzle.slide(&robots, step);
         frames.push(robots.iter().map(|&c| centre(c)).collect());
     }
-    if solution.is_empty() {
+    if frames.len() == 1 {
         let _ = write!(
             body,
             "<p>Only the hardest puzzles keep their solutions; solve this one with <code>{}</code>.</p>",
             escape(solve_command)
         );
-    } else {
+    }
+    line_playback(body, &frames, &stored[..frames.len() - 1]);
+}
+
+/// The pieces' centres before and after each ply of a stored main line (as far as it
+/// replays), and how many plies were played.
+fn ricocheckers_frames(
+    position: &ricochet::ricocheckers::Position,
+    stored: &[String],
+) -> (Vec<Vec<(f64, f64)>>, usize) {
+    use ricochet::ricocheckers::{render, Step};
+    let field = ricochet::ricocheckers::puzzles::standard_field();
+    let frame = |at: &ricochet::ricocheckers::Position| {
+        (at.pieces.iter())
+            .map(|&cell| {
+                let (x, y) = render::centre(field, cell);
+                (x as f64, y as f64)
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut at = *position;
+    let mut frames = vec![frame(&at)];
+    for step in stored.iter().map_while(|text| Step::parse(text).ok()) {
+        if field.outcome(&at).is_some() || !field.steps(&at).contains(&step) {
+            break;
+        }
+        at = field.play(&at, step);
+        frames.push(frame(&at));
+    }
+    let plies = frames.len() - 1;
+    (frames, plies)
+}
+
+/// The playback of a line: buttons, its steps by `labels`, and the pieces' centres after
+/// each step (`frames`, the start first) for `puzzle.js`. Nothing but the frames when the
+/// line is empty.
+fn line_playback(body: &mut String, frames: &[Vec<(f64, f64)>], labels: &[String]) {
+    if !labels.is_empty() {
         body.push_str(r#"<div class="controls"><button id="back">◀ back</button><button id="play">▶ play</button><button id="next">next ▶</button> step <span id="step">0</span> / "#);
-        let _ = write!(body, "{}</div><p class=\"moves\">", solution.len());
-        for (index, m) in stored.iter().enumerate() {
+        let _ = write!(body, "{}</div><p class=\"moves\">", labels.len());
+        for (index, label) in labels.iter().enumerate() {
             let _ = write!(
                 body,
                 r#"<span data-step="{}">{}</span> "#,
                 index + 1,
-                escape(m)
+                escape(label)
             );
         }
         body.push_str("</p>");
@@ -539,6 +583,6 @@ fn playback(body: &mut String, puzzle: &Puzzle, stored: &[String], solve_command
     let _ = write!(
         body,
         r#"<script type="application/json" id="frames">{}</script>"#,
-        serde_json::to_string(&frames).expect("numbers serialise")
+        serde_json::to_string(frames).expect("numbers serialise")
     );
 }

@@ -140,6 +140,17 @@ fn dashboard_shows_what_the_store_holds() {
             matches!(reach, Some("in-view" | "scrolls")),
             "{width} px: {reach:?}"
         );
+        // A table that scrolls says so in words; one in view does not.
+        let hint = dom
+            .split(r#"id="scroll-hint""#)
+            .nth(1)
+            .and_then(|rest| rest.split('>').next())
+            .expect("the scroll hint is on the page");
+        assert_eq!(
+            hint.contains("hidden"),
+            reach == Some("in-view"),
+            "{width} px: reach {reach:?}, hint {hint:?}"
+        );
         let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dashboard-{width}.png"));
         let _ = std::fs::remove_file(&shot);
         let action = format!("--screenshot={}", shot.display());
@@ -485,6 +496,37 @@ fn ricocheckers_campaigns_show_positions_and_forced_wins() {
         .collect();
     assert!(page.contains(&line.join(" ")), "{page}");
     assert!(page.contains(r#"class="legend""#), "{page}");
+    // Playback: buttons, each ply as a step, and the pieces' places after each ply, which
+    // end where the main line, replayed by the rules, leaves them.
+    assert!(page.contains(r#"<button id="play">"#), "{page}");
+    assert!(page.contains(r#"src="/assets/puzzle.js""#), "{page}");
+    for (ply, label) in line.iter().enumerate() {
+        let step = format!(r#"<span data-step="{}">{label}</span>"#, ply + 1);
+        assert!(page.contains(&step), "{step} in {page}");
+    }
+    let frames: Vec<Vec<(f64, f64)>> = serde_json::from_str(
+        page.split(r#"<script type="application/json" id="frames">"#)
+            .nth(1)
+            .and_then(|rest| rest.split("</script>").next())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(frames.len(), hardest.solution.len() + 1);
+    let field = ricochet::ricocheckers::puzzles::standard_field();
+    let mut at = dealer_position(&dealer, hardest.seed);
+    for step in &hardest.solution {
+        at = field.play(&at, ricochet::ricocheckers::Step::parse(step).unwrap());
+    }
+    let end: Vec<(f64, f64)> = (at.pieces.iter())
+        .map(|&cell| {
+            let (x, y) = ricochet::ricocheckers::render::centre(field, cell);
+            (x as f64, y as f64)
+        })
+        .collect();
+    assert_eq!(frames.last().unwrap(), &end);
+    for piece in 0..6 {
+        assert!(page.contains(&format!(r#"id="robot-{piece}""#)), "{page}");
+    }
     let (status, _, page) = get(address, &format!("/campaign/{name}/puzzle/{no_win}"));
     assert_eq!(status, 200);
     assert!(page.contains("has no forced win within 7 moves"), "{page}");

@@ -3,7 +3,7 @@
 //! by player and slot (`1a` is player 1's first piece), and SVG.
 
 use super::{Field, Position, PIECES};
-use crate::board::Direction;
+use crate::board::{Cell, Direction};
 use std::fmt::Write;
 
 /// The name of piece `index` (0..6): player number, then slot letter.
@@ -64,12 +64,28 @@ pub fn text(field: &Field, position: &Position) -> String {
     out
 }
 
+/// A cell's side in [`svg`]'s pictures.
+const CELL: usize = 40;
+
+/// The top-left corner of the cell at column `x` and row `y` in [`svg`]'s pictures.
+fn origin(x: usize, y: usize) -> (usize, usize) {
+    (10 + x * CELL, 35 + y * CELL)
+}
+
+/// Where [`svg`] draws the centre of `cell`: a page that plays a line back moves the
+/// pieces (`<g id="robot-N">`, N the piece's index) there.
+pub fn centre(field: &Field, cell: Cell) -> (usize, usize) {
+    let width = field.board().width();
+    let at = field.board().index_of(cell);
+    let (px, py) = origin(at % width, at / width);
+    (px + CELL / 2, py + CELL / 2)
+}
+
 /// The position as an SVG picture: walls, the blocked cell, both players' goal cells
 /// tinted in the other's colour, and the pieces with their names.
 pub fn svg(field: &Field, position: &Position, title: &str) -> String {
     let board = field.board();
     let (width, height) = (board.width(), board.height());
-    const CELL: usize = 40;
     const COLOURS: [&str; 2] = ["#d62728", "#1f77b4"];
     let (w, h) = (width * CELL + 20, height * CELL + 50);
     let mut out = format!(
@@ -78,7 +94,6 @@ pub fn svg(field: &Field, position: &Position, title: &str) -> String {
          <text x=\"10\" y=\"22\" font-family=\"sans-serif\" font-size=\"15\">{}</text>\n",
         escape(title)
     );
-    let origin = |x: usize, y: usize| (10 + x * CELL, 35 + y * CELL);
     for y in 0..height {
         for x in 0..width {
             let cell = board.cell_of(y * width + x);
@@ -126,14 +141,11 @@ pub fn svg(field: &Field, position: &Position, title: &str) -> String {
         }
     }
     for (index, &cell) in position.pieces.iter().enumerate() {
-        let at = board.index_of(cell);
-        let (px, py) = origin(at % width, at / width);
-        let (cx, cy) = (px + CELL / 2, py + CELL / 2);
+        let (cx, cy) = centre(field, cell);
         let _ = writeln!(
             out,
-            "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"14\" fill=\"{}\"/>\n<text x=\"{cx}\" y=\"{}\" font-family=\"sans-serif\" font-size=\"12\" fill=\"white\" text-anchor=\"middle\">{}</text>",
+            "<g id=\"robot-{index}\" transform=\"translate({cx} {cy})\"><circle r=\"14\" fill=\"{}\"/><text y=\"4\" font-family=\"sans-serif\" font-size=\"12\" fill=\"white\" text-anchor=\"middle\">{}</text></g>",
             COLOURS[index / PIECES],
-            cy + 4,
             piece_name(index)
         );
     }
