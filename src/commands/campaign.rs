@@ -98,7 +98,7 @@ struct CreateArgs {
 /// Unit size, record threshold and generator of a new campaign.
 #[derive(Args)]
 pub struct SpecArgs {
-    /// Seeds per work unit [default: 50000; `rrm mine` goes on with an existing
+    /// Seeds per work unit [default: 50000; `rrm mine`: 10000, or an existing
     /// campaign's own].
     #[arg(long)]
     unit_size: Option<u64>,

@@ -44,6 +44,11 @@ pub struct MineArgs {
     spec: SpecArgs,
 }
 
+/// Seeds per unit of a campaign that `rrm mine` creates: the first Ctrl-C waits for the
+/// units in flight (two), about 4 s of solving on two cores at 10,000 seeds each. Smaller
+/// units cost about 1 % more CPU than 50,000-seed ones (BENCHMARKS.md, Mining).
+pub const MINE_UNIT_SIZE: u64 = 10_000;
+
 pub fn run(args: MineArgs) -> Result<ExitCode> {
     // One worker cannot check itself, so no unit waits for a second opinion; it runs in
     // this process, so its results need no earning of trust either (and its seeds are
@@ -64,11 +69,11 @@ pub fn run(args: MineArgs) -> Result<ExitCode> {
     coordinator.release_leases()?;
     let name = spec.name.clone();
     let existing = existing(coordinator.status(&name))?;
-    if let Some(status) = &existing {
+    if !args.spec.unit_size_given() {
         // A campaign begun under another default unit size goes on with its own.
-        if !args.spec.unit_size_given() {
-            spec.unit_size = status.campaign.spec.unit_size;
-        }
+        spec.unit_size = existing
+            .as_ref()
+            .map_or(MINE_UNIT_SIZE, |status| status.campaign.spec.unit_size);
     }
     match existing {
         Some(status) if status.campaign.spec != spec => anyhow::bail!(
@@ -199,7 +204,9 @@ async fn mine(
                 }
                 // The next signal stops at once.
                 signal = Box::pin(shutdown_signal());
-                bar.println("finishing the units in flight; Ctrl-C again to stop now");
+                let note = draining_note(&coordinator.status(name)?, start, &solved, bar.per_sec());
+                // Said on stderr even when it is no terminal (the bar is then hidden).
+                bar.suspend(|| eprintln!("{note}"));
             }
             _ = ticks.tick() => {}
             // The worker stops early only on an error or once drained.
@@ -335,4 +342,24 @@ mod tests {
             "900/s ETA 1m40s"
         );
     }
+}
+
+/// What the first Ctrl-C waits for: the seeds left in the units in flight and, at the
+/// rate so far, how long they take.
+fn draining_note(status: &CampaignStatus, start: u64, solved: &AtomicU64, rate: f64) -> String {
+    let spec = &status.campaign.spec;
+    let leased = (status.units_leased * spec.unit_size)
+        .min(spec.seed_end - spec.seed_start - status.seeds_done);
+    let solved_in_flight =
+        (start + solved.load(Ordering::Relaxed)).saturating_sub(status.seeds_done);
+    let left = leased.saturating_sub(solved_in_flight);
+    let time = match rate > 0.0 {
+        true => format!(", about {:.0} s", (left as f64 / rate).ceil()),
+        false => String::new(),
+    };
+    format!(
+        "finishing the {} unit(s) in flight ({} seeds left{time}); Ctrl-C again to stop now",
+        status.units_leased,
+        rrm_model::numbers::thousands(left)
+    )
 }

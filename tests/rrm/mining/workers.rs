@@ -379,6 +379,67 @@ fn ctrl_c_in_mine_stores_the_units_in_flight_or_says_what_is_lost() {
     assert_eq!(aggregates.histogram, direct_histogram(1..8_001));
 }
 
+/// `rrm mine`'s own campaigns have units of 10,000 seeds, so the first Ctrl-C waits for
+/// at most 20,000 seeds (a few seconds on two cores; 50,000-seed units made it up to a
+/// unit's time, 13 s for two here). It says what it waits for, stores whole units, and the
+/// run resumes to the direct solve's totals.
+#[test]
+fn ctrl_c_in_mine_waits_for_at_most_two_small_units() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = data.path().to_str().unwrap();
+    let args = [
+        "mine",
+        "--seeds",
+        "1..40001",
+        "--threads",
+        "2",
+        "--data",
+        dir,
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let signalled = Instant::now();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let code = crate::exit_within(&mut child, Duration::from_secs(120))
+        .unwrap()
+        .code();
+    let drained = signalled.elapsed();
+    let mut stderr = String::new();
+    let mut pipe = child.stderr.take().unwrap();
+    std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
+    let coordinator =
+        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
+    let status = coordinator.status("fogleman-1-40001").unwrap();
+    assert_eq!(status.campaign.spec.unit_size, 10_000);
+    if code == Some(0) {
+        eprintln!("done before the signal: nothing to drain");
+        return;
+    }
+    assert_eq!(code, Some(130), "{stderr}");
+    let left: u64 = (stderr.split("in flight (").nth(1).expect(&stderr))
+        .split(' ')
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    eprintln!("Ctrl-C waited {drained:.1?} for {left} seeds");
+    assert!(left <= 20_000, "{stderr}");
+    assert!(stderr.contains("every seed solved is stored"), "{stderr}");
+    assert_eq!(status.seeds_done, status.units_done * 10_000);
+    drop(coordinator);
+    rrm_ok(&args);
+    let coordinator =
+        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
+    let aggregates = coordinator.aggregates("fogleman-1-40001").unwrap();
+    assert_eq!(aggregates.histogram, direct_histogram(1..40_001));
+}
+
 /// At verify share 1 every unit is checked: those its producer's schedule picks are
 /// solved in full by the coordinator, and the rest, drawn when the campaign's last unit
 /// is done (the share is a floor), by the other worker. Checks are not counted again.
