@@ -219,6 +219,19 @@ fn a_second_edition_report_gives_game_ids_that_replay() {
             serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
         assert_eq!(census["edition"], "second");
         assert_eq!(census["units_done"], units);
+        // What is left is projected at the done units' mean CPU.
+        let checks = &census["provenance"];
+        let total = census["units_total"].as_f64().unwrap();
+        let expected =
+            checks["cpu_hours"].as_f64().unwrap() / units as f64 * (total - units as f64);
+        let left = checks["cpu_hours_left"].as_f64().unwrap();
+        assert!(
+            expected > 0.0 && (left - expected).abs() < 1e-9 * expected,
+            "{left} {expected}"
+        );
+        let readme = std::fs::read_to_string(report.with_file_name("README.md")).unwrap();
+        let said = format!("about **{left:.1} CPU-hours**");
+        assert!(readme.contains(&said), "{said} in {readme}");
         let records = census["all"]["records"].as_array().unwrap();
         assert!(!records.is_empty());
         for record in records

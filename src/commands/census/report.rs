@@ -177,6 +177,9 @@ pub struct Checks {
     pub record_candidates_verified: usize,
     /// CPU time of the units' computations (the producers' own figures).
     pub cpu_hours: f64,
+    /// The units not done yet at the mean CPU of those done (their producers' figures),
+    /// in hours; 0 when the census is complete.
+    pub cpu_hours_left: f64,
 }
 
 /// One done unit, read from its file.
@@ -307,6 +310,7 @@ fn census(edition: Edition, units: &[Unit], cross_check: Option<CrossCheck>) -> 
             checks.record_candidates_verified += usize::from(provenance.verified_by.is_some());
         }
     }
+    let timed: usize = checks.computed_by.values().sum();
     let (all, legal) = (distribution.all(), distribution.legal());
     let (max, legal_max) = (all.max_moves(), legal.max_moves());
     let (all_records, all_complete) = records(units, max, false)?;
@@ -319,9 +323,14 @@ fn census(edition: Edition, units: &[Unit], cross_check: Option<CrossCheck>) -> 
             .map(str::to_string)
             .collect()
     };
+    let units_total = edition.boards().len() * targets.len();
+    if timed > 0 {
+        checks.cpu_hours_left =
+            checks.cpu_hours / timed as f64 * units_total.saturating_sub(units.len()) as f64;
+    }
     Ok(Census {
         edition,
-        units_total: edition.boards().len() * targets.len(),
+        units_total,
         targets,
         units_done: units.len(),
         placements: units.iter().map(|u| u.file.placements).sum(),
@@ -435,24 +444,50 @@ fn placement_text(cells: &[u8; 4]) -> String {
 
 /// The heatmaps' map: every board and target of the census, and the done units' maxima
 /// (unit numbers as the census campaign numbers them: board-major).
+/// Boards a heatmap draws one row each; beyond, a row is a set of tile sides (the
+/// boards that arrange the same four sides), which keeps every board's census readable.
+const HEATMAP_BOARDS: usize = 96;
+
+/// The heatmap's rows: boards, or for more than [`HEATMAP_BOARDS`] boards, their sets of
+/// tile sides (`1A 2D 3C 4B`), each cell the maximum over the set's done boards.
 fn heatmap_cells(boards: &[String], targets: &[String], units: &[Unit]) -> UnitMap {
-    let boards = boards.to_vec();
+    let row_of = |board: &str| -> String {
+        if boards.len() <= HEATMAP_BOARDS {
+            return board.to_string();
+        }
+        let mut tiles: Vec<&str> = board.split_whitespace().filter(|t| *t != "DD").collect();
+        tiles.sort_unstable();
+        tiles.join(" ")
+    };
+    let mut rows: Vec<String> = boards.iter().map(|b| row_of(b)).collect();
+    rows.sort();
+    rows.dedup();
+    if boards.len() <= HEATMAP_BOARDS {
+        rows = boards.to_vec();
+    }
     let targets = targets.to_vec();
-    let maxima = units
-        .iter()
-        .filter_map(|u| {
-            let b = boards.iter().position(|b| *b == u.board)?;
-            let t = targets.iter().position(|t| *t == u.token)?;
-            let maxima = UnitMaxima {
-                unit: (b * targets.len() + t) as u64,
-                all: u.file.max_moves,
-                legal: u.legal_max(),
-            };
-            Some(((u.board.clone(), u.token.clone()), maxima))
-        })
+    let row_index: std::collections::HashMap<&str, usize> = (rows.iter().enumerate())
+        .map(|(i, r)| (r.as_str(), i))
         .collect();
+    let mut maxima: BTreeMap<(String, String), UnitMaxima> = BTreeMap::new();
+    for u in units {
+        let row = row_of(&u.board);
+        let (Some(&b), Some(t)) = (
+            row_index.get(row.as_str()),
+            targets.iter().position(|t| *t == u.token),
+        ) else {
+            continue;
+        };
+        let cell = maxima.entry((row, u.token.clone())).or_insert(UnitMaxima {
+            unit: (b * targets.len() + t) as u64,
+            all: 0,
+            legal: 0,
+        });
+        cell.all = cell.all.max(u.file.max_moves);
+        cell.legal = cell.legal.max(u.legal_max());
+    }
     UnitMap {
-        boards,
+        boards: rows,
         targets,
         maxima,
     }
@@ -621,12 +656,23 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
         text,
         "- Checks: {} units computed a second time by another identity with the same result; \
          {} of the {} units whose maximum is 22 moves or more are among them; {} drawn checks \
-         are still to be made. CPU: {:.2} hours.",
+         are still to be made. CPU: {:.2} hours.{}",
         checks.verified,
         checks.record_candidates_verified,
         checks.record_candidates,
         checks.check_pending,
-        checks.cpu_hours
+        checks.cpu_hours,
+        match census.units_done < census.units_total {
+            true => format!(
+                " Left: {} units, about **{:.1} CPU-hours** at the mean of those done \
+                 ({:.1} s a unit).",
+                thousands((census.units_total - census.units_done) as u64),
+                checks.cpu_hours_left,
+                checks.cpu_hours * 3600.0
+                    / checks.computed_by.values().sum::<usize>().max(1) as f64
+            ),
+            false => String::new(),
+        }
     );
     let _ = writeln!(
         text,
@@ -648,9 +694,15 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
     }
     let _ = writeln!(
         text,
-        "\n## Unit maxima\n\nRows are boards (canonical order), columns targets; \
+        "\n## Unit maxima\n\nRows are {}, columns targets; \
          the number is the unit's maximum over all placements (left) and over legal ones \
          (right); grey units are not done yet.\n\n![heatmap](figures/{})\n",
+        match census.edition.boards().len() > HEATMAP_BOARDS {
+            true =>
+                "sets of tile sides (each the maximum over the boards that arrange \
+                     those four sides, as far as they are done)",
+            false => "boards (canonical order)",
+        },
         figures.heatmap
     );
     for (what, extreme, drawn) in [
