@@ -91,6 +91,11 @@ struct CreateArgs {
     exhaustive: Option<String>,
     #[command(flatten)]
     units: ExhaustiveArgs,
+    /// Leave a campaign of this name as it is, with exit status 0, when it exists with
+    /// the same seeds and settings (or, exhaustive, as many units): for set-up that runs
+    /// more than once, such as a Kubernetes Job.
+    #[arg(long)]
+    if_missing: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -238,6 +243,17 @@ pub fn run(args: CampaignArgs) -> Result<ExitCode> {
                     .units
                     .request(name, args.exhaustive.as_deref().unwrap_or("fogleman"))),
             };
+            if args.if_missing {
+                if let Some(existing) = existing_like(&args.backend, &spec)? {
+                    writeln!(
+                        out,
+                        "campaign {} exists ({}): left as it is",
+                        existing.campaign.spec.name,
+                        count(existing.units_total, "unit")
+                    )?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
             let status = Backend::create_campaign_at(&args.backend, spec)?;
             let spec = &status.campaign.spec;
             if spec.is_exhaustive() {
@@ -620,4 +636,38 @@ mod tests {
         assert_eq!(json["rules"], "standard");
         assert_eq!(json["units_done"], 1036);
     }
+}
+
+/// The campaign `spec` would create, if one of its name exists with the same settings;
+/// an error if it exists with others. A store that does not exist yet holds none.
+fn existing_like(
+    backend: &BackendArgs,
+    spec: &Result<CampaignSpec, ExhaustiveRequest>,
+) -> Result<Option<CampaignStatus>> {
+    let name = match spec {
+        Ok(spec) => &spec.name,
+        Err(request) => &request.name,
+    };
+    let Ok(mut opened) = Backend::open(backend) else {
+        return Ok(None);
+    };
+    let Some(status) = (opened.campaigns()?.into_iter()).find(|s| s.campaign.spec.name == *name)
+    else {
+        return Ok(None);
+    };
+    let same = match spec {
+        Ok(spec) => status.campaign.spec == *spec,
+        Err(request) => {
+            request.targets.is_empty()
+                || request.boards.is_empty()
+                || status.units_total == (request.boards.len() * request.targets.len()) as u64
+        }
+    };
+    if !same {
+        anyhow::bail!(
+            "campaign {name} exists with other settings ({}); use another name",
+            count(status.units_total, "unit")
+        );
+    }
+    Ok(Some(status))
 }

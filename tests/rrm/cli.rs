@@ -345,3 +345,61 @@ fn the_developer_tools_run_from_their_own_binary() {
         "rrm ricocheckers bench still runs"
     );
 }
+
+/// `campaign create --if-missing` (set-up that runs more than once, such as the sweep
+/// overlay's Job): a campaign that exists with the same settings is left as it is, with
+/// status 0; one with other settings is an error that names it; without the flag an
+/// existing campaign is an error.
+#[test]
+fn campaign_create_if_missing_leaves_the_same_campaign_and_refuses_another() {
+    let data = tempfile::tempdir().unwrap();
+    let store = data.path().join("store");
+    let store = store.to_str().unwrap();
+    let exhaustive = [
+        "campaign",
+        "create",
+        "dd",
+        "--exhaustive",
+        "driftingdroids",
+        "--sides",
+        "CD",
+        "--targets",
+        "RC,VX",
+        "--if-missing",
+        "--data",
+        store,
+    ];
+    assert!(crate::rrm_ok(&exhaustive).starts_with("created exhaustive campaign dd: 192 units"));
+    let said = crate::rrm_ok(&exhaustive);
+    assert_eq!(said.trim(), "campaign dd exists (192 units): left as it is");
+    let mut other = exhaustive.to_vec();
+    other[8] = "RC";
+    let refused = rrm(&other);
+    assert!(!refused.status.success());
+    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        error.contains("campaign dd exists with other settings (192 units)"),
+        "{error}"
+    );
+    let seeds = [
+        "campaign",
+        "create",
+        "s",
+        "--seeds",
+        "1..1001",
+        "--if-missing",
+        "--data",
+        store,
+    ];
+    crate::rrm_ok(&seeds);
+    assert!(crate::rrm_ok(&seeds).contains("left as it is"));
+    let mut other = seeds.to_vec();
+    other[4] = "1..2001";
+    assert!(!rrm(&other).status.success());
+    let without: Vec<&str> = seeds
+        .iter()
+        .copied()
+        .filter(|a| *a != "--if-missing")
+        .collect();
+    assert!(!rrm(&without).status.success());
+}
