@@ -98,3 +98,67 @@ fn the_path_reader_tells_paths_from_code() {
         ]
     );
 }
+
+/// The sweep overlay's campaign Job creates exactly the campaign of
+/// `CENSUS_EDITION=all data/exhaustive/census`: its name, family, sides, targets and
+/// hardest placements, read from the script, are the Job's arguments.
+#[test]
+fn the_sweep_overlay_creates_the_all_sides_census_campaign() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join("data/exhaustive/census")).unwrap();
+    let job =
+        std::fs::read_to_string(root.join("deploy/k8s/overlays/sweep/campaign-job.yaml")).unwrap();
+    let args: Vec<&str> = (job.lines())
+        .skip_while(|line| line.trim() != "args:")
+        .skip(1)
+        .map_while(|line| line.trim().strip_prefix("- "))
+        .map(|arg| arg.trim_matches('"'))
+        .collect();
+    let after = |flag: &str| {
+        let at = args
+            .iter()
+            .position(|a| *a == flag)
+            .unwrap_or_else(|| panic!("{flag} in {args:?}"));
+        args[at + 1]
+    };
+    // The script's `all)` case and its shared settings.
+    let all = script
+        .split("    all) ")
+        .nth(1)
+        .unwrap()
+        .split(";;")
+        .next()
+        .unwrap();
+    let assigned = |text: &str, name: &str| -> String {
+        let start = text
+            .find(&format!("{name}="))
+            .unwrap_or_else(|| panic!("{name}"))
+            + name.len()
+            + 1;
+        text[start..].split_whitespace().next().unwrap().to_string()
+    };
+    assert_eq!(
+        args[..3],
+        [
+            "campaign",
+            "create",
+            assigned(all, "default_campaign").as_str()
+        ]
+    );
+    assert!(
+        all.contains("family=(--exhaustive driftingdroids --sides ABCD)"),
+        "{all}"
+    );
+    assert_eq!(after("--exhaustive"), "driftingdroids");
+    assert_eq!(after("--sides"), "ABCD");
+    assert_eq!(after("--targets"), assigned(&script, "all_tokens"));
+    let hardest = script
+        .split("--max-hardest ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    assert_eq!(after("--max-hardest"), hardest);
+    assert!(args.contains(&"--if-missing"));
+}
