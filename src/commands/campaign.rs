@@ -542,6 +542,40 @@ fn status_json(status: &CampaignStatus) -> StatusJson<'_> {
     }
 }
 
+/// The campaign `spec` would create, if one of its name exists with the same settings;
+/// an error if it exists with others. A store that does not exist yet holds none.
+fn existing_like(
+    backend: &BackendArgs,
+    spec: &Result<CampaignSpec, ExhaustiveRequest>,
+) -> Result<Option<CampaignStatus>> {
+    let name = match spec {
+        Ok(spec) => &spec.name,
+        Err(request) => &request.name,
+    };
+    let Ok(mut opened) = Backend::open(backend) else {
+        return Ok(None);
+    };
+    let Some(status) = (opened.campaigns()?.into_iter()).find(|s| s.campaign.spec.name == *name)
+    else {
+        return Ok(None);
+    };
+    let same = match spec {
+        Ok(spec) => status.campaign.spec == *spec,
+        Err(request) => {
+            request.targets.is_empty()
+                || request.boards.is_empty()
+                || status.units_total == (request.boards.len() * request.targets.len()) as u64
+        }
+    };
+    if !same {
+        anyhow::bail!(
+            "campaign {name} exists with other settings ({}); use another name",
+            count(status.units_total, "unit")
+        );
+    }
+    Ok(Some(status))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,38 +670,4 @@ mod tests {
         assert_eq!(json["rules"], "standard");
         assert_eq!(json["units_done"], 1036);
     }
-}
-
-/// The campaign `spec` would create, if one of its name exists with the same settings;
-/// an error if it exists with others. A store that does not exist yet holds none.
-fn existing_like(
-    backend: &BackendArgs,
-    spec: &Result<CampaignSpec, ExhaustiveRequest>,
-) -> Result<Option<CampaignStatus>> {
-    let name = match spec {
-        Ok(spec) => &spec.name,
-        Err(request) => &request.name,
-    };
-    let Ok(mut opened) = Backend::open(backend) else {
-        return Ok(None);
-    };
-    let Some(status) = (opened.campaigns()?.into_iter()).find(|s| s.campaign.spec.name == *name)
-    else {
-        return Ok(None);
-    };
-    let same = match spec {
-        Ok(spec) => status.campaign.spec == *spec,
-        Err(request) => {
-            request.targets.is_empty()
-                || request.boards.is_empty()
-                || status.units_total == (request.boards.len() * request.targets.len()) as u64
-        }
-    };
-    if !same {
-        anyhow::bail!(
-            "campaign {name} exists with other settings ({}); use another name",
-            count(status.units_total, "unit")
-        );
-    }
-    Ok(Some(status))
 }

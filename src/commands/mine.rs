@@ -305,6 +305,26 @@ fn speed(solved: u64, elapsed: Duration, left: u64) -> String {
     )
 }
 
+/// What the first Ctrl-C waits for: the seeds left in the units in flight and, at the
+/// rate so far, how long they take.
+fn draining_note(status: &CampaignStatus, start: u64, solved: &AtomicU64, rate: f64) -> String {
+    let spec = &status.campaign.spec;
+    let leased = (status.units_leased * spec.unit_size)
+        .min(spec.seed_end - spec.seed_start - status.seeds_done);
+    let solved_in_flight =
+        (start + solved.load(Ordering::Relaxed)).saturating_sub(status.seeds_done);
+    let left = leased.saturating_sub(solved_in_flight);
+    let time = match rate > 0.0 {
+        true => format!(", about {:.0} s", (left as f64 / rate).ceil()),
+        false => String::new(),
+    };
+    format!(
+        "finishing the {} unit(s) in flight ({} seeds left{time}); Ctrl-C again to stop now",
+        status.units_leased,
+        rrm_model::numbers::thousands(left)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,24 +362,4 @@ mod tests {
             "900/s ETA 1m40s"
         );
     }
-}
-
-/// What the first Ctrl-C waits for: the seeds left in the units in flight and, at the
-/// rate so far, how long they take.
-fn draining_note(status: &CampaignStatus, start: u64, solved: &AtomicU64, rate: f64) -> String {
-    let spec = &status.campaign.spec;
-    let leased = (status.units_leased * spec.unit_size)
-        .min(spec.seed_end - spec.seed_start - status.seeds_done);
-    let solved_in_flight =
-        (start + solved.load(Ordering::Relaxed)).saturating_sub(status.seeds_done);
-    let left = leased.saturating_sub(solved_in_flight);
-    let time = match rate > 0.0 {
-        true => format!(", about {:.0} s", (left as f64 / rate).ceil()),
-        false => String::new(),
-    };
-    format!(
-        "finishing the {} unit(s) in flight ({} seeds left{time}); Ctrl-C again to stop now",
-        status.units_leased,
-        rrm_model::numbers::thousands(left)
-    )
 }
