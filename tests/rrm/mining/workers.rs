@@ -240,6 +240,42 @@ fn mining_finds_seed_1605212351_as_a_21_move_record() {
     );
 }
 
+/// The status of campaign `name` in the store at `data` (no coordinator running).
+fn stored_status(data: &std::path::Path, name: &str) -> rrm_model::CampaignStatus {
+    let coordinator = Coordinator::open(Store::open(data).unwrap(), Config::default()).unwrap();
+    coordinator.status(name).unwrap()
+}
+
+/// Runs `rrm mine` with `args` to the end, resuming what the store at `data` holds, and
+/// checks campaign `name`'s totals against solving `seeds` directly.
+fn mines_to_direct_totals(args: &[&str], data: &std::path::Path, name: &str, seeds: Range<u64>) {
+    rrm_ok(args);
+    let coordinator = Coordinator::open(Store::open(data).unwrap(), Config::default()).unwrap();
+    let aggregates = coordinator.aggregates(name).unwrap();
+    assert_eq!(aggregates.histogram, direct_histogram(seeds));
+}
+
+/// Starts `rrm mine` with `args`, its stderr kept for [`exit_and_stderr`].
+fn mine_with_stderr(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_rrm"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits (at most 120 s) for a `rrm mine` that was signalled: its exit code and stderr.
+fn exit_and_stderr(child: &mut Child) -> (Option<i32>, String) {
+    let code = crate::exit_within(child, Duration::from_secs(120))
+        .unwrap()
+        .code();
+    let mut stderr = String::new();
+    let mut pipe = child.stderr.take().unwrap();
+    std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
+    (code, stderr)
+}
+
 #[test]
 fn interrupted_mining_resumes_to_exact_totals() {
     let data = tempfile::tempdir().unwrap();
@@ -268,9 +304,7 @@ fn interrupted_mining_resumes_to_exact_totals() {
         assert!(interrupted.success());
         let code = first.exit_within(Duration::from_secs(60)).code();
         assert_eq!(code, Some(130), "Ctrl-C exits 130 after saving");
-        let store = Store::open(data.path()).unwrap();
-        let coordinator = Coordinator::open(store, Config::default()).unwrap();
-        let status = coordinator.status("fogleman-1-6001").unwrap();
+        let status = stored_status(data.path(), "fogleman-1-6001");
         if status.units_done > 0 || wait > Duration::from_secs(20) {
             break status;
         }
@@ -285,11 +319,7 @@ fn interrupted_mining_resumes_to_exact_totals() {
         stored.units_total
     );
     assert_eq!(stored.seeds_done, stored.units_done * 100);
-    rrm_ok(&args);
-    let coordinator =
-        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
-    let aggregates = coordinator.aggregates("fogleman-1-6001").unwrap();
-    assert_eq!(aggregates.histogram, direct_histogram(1..6_001));
+    mines_to_direct_totals(&args, data.path(), "fogleman-1-6001", 1..6_001);
 }
 
 /// Ctrl-C at four random moments: once, the units in flight are finished and stored ("every
@@ -311,10 +341,6 @@ fn ctrl_c_in_mine_stores_the_units_in_flight_or_says_what_is_lost() {
         "--data",
         dir,
     ];
-    let stored = |data: &std::path::Path| {
-        let coordinator = Coordinator::open(Store::open(data).unwrap(), Config::default()).unwrap();
-        coordinator.status("fogleman-1-8001").unwrap()
-    };
     let mut drained = 0;
     // Random moments, from a seed printed for a rerun (`RRM_SIGINT_SEED`).
     let seed: u64 = std::env::var("RRM_SIGINT_SEED")
@@ -327,12 +353,7 @@ fn ctrl_c_in_mine_stores_the_units_in_flight_or_says_what_is_lost() {
         .map(|_| u64::from(random.randint(200, 1500)))
         .collect();
     for (round, wait) in waits.into_iter().enumerate() {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rrm"))
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = mine_with_stderr(&args);
         std::thread::sleep(Duration::from_millis(wait));
         let twice = round % 2 == 1;
         unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -340,13 +361,8 @@ fn ctrl_c_in_mine_stores_the_units_in_flight_or_says_what_is_lost() {
             std::thread::sleep(Duration::from_millis(150));
             unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
         }
-        let code = crate::exit_within(&mut child, Duration::from_secs(120))
-            .unwrap()
-            .code();
-        let mut stderr = String::new();
-        let mut pipe = child.stderr.take().unwrap();
-        std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
-        let status = stored(data.path());
+        let (code, stderr) = exit_and_stderr(&mut child);
+        let status = stored_status(data.path(), "fogleman-1-8001");
         if code == Some(0) {
             break; // done before the signal
         }
@@ -372,11 +388,7 @@ fn ctrl_c_in_mine_stores_the_units_in_flight_or_says_what_is_lost() {
         }
     }
     assert!(drained > 0, "no run drained");
-    rrm_ok(&args);
-    let coordinator =
-        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
-    let aggregates = coordinator.aggregates("fogleman-1-8001").unwrap();
-    assert_eq!(aggregates.histogram, direct_histogram(1..8_001));
+    mines_to_direct_totals(&args, data.path(), "fogleman-1-8001", 1..8_001);
 }
 
 /// `rrm mine`'s own campaigns have units of 10,000 seeds, so the first Ctrl-C waits for
@@ -396,25 +408,13 @@ fn ctrl_c_in_mine_waits_for_at_most_two_small_units() {
         "--data",
         dir,
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rrm"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = mine_with_stderr(&args);
     std::thread::sleep(Duration::from_millis(2500));
     let signalled = Instant::now();
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let code = crate::exit_within(&mut child, Duration::from_secs(120))
-        .unwrap()
-        .code();
+    let (code, stderr) = exit_and_stderr(&mut child);
     let drained = signalled.elapsed();
-    let mut stderr = String::new();
-    let mut pipe = child.stderr.take().unwrap();
-    std::io::Read::read_to_string(&mut pipe, &mut stderr).unwrap();
-    let coordinator =
-        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
-    let status = coordinator.status("fogleman-1-40001").unwrap();
+    let status = stored_status(data.path(), "fogleman-1-40001");
     assert_eq!(status.campaign.spec.unit_size, 10_000);
     if code == Some(0) {
         eprintln!("done before the signal: nothing to drain");
@@ -432,12 +432,7 @@ fn ctrl_c_in_mine_waits_for_at_most_two_small_units() {
     assert!(left <= 20_000, "{stderr}");
     assert!(stderr.contains("every seed solved is stored"), "{stderr}");
     assert_eq!(status.seeds_done, status.units_done * 10_000);
-    drop(coordinator);
-    rrm_ok(&args);
-    let coordinator =
-        Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap();
-    let aggregates = coordinator.aggregates("fogleman-1-40001").unwrap();
-    assert_eq!(aggregates.histogram, direct_histogram(1..40_001));
+    mines_to_direct_totals(&args, data.path(), "fogleman-1-40001", 1..40_001);
 }
 
 /// At verify share 1 every unit is checked: those its producer's schedule picks are
