@@ -319,8 +319,8 @@ fn draining_note(status: &CampaignStatus, start: u64, solved: &AtomicU64, rate: 
         false => String::new(),
     };
     format!(
-        "finishing the {} unit(s) in flight ({} seeds left{time}); Ctrl-C again to stop now",
-        status.units_leased,
+        "finishing the {} in flight ({} seeds left{time}); Ctrl-C again to stop now",
+        crate::output::report::count(status.units_leased, "unit"),
         rrm_model::numbers::thousands(left)
     )
 }
