@@ -424,12 +424,9 @@ async fn puzzle_page(
                 legend = RICOCHECKERS_LEGEND,
                 line = escape(&main_line(position.to_move, &mined.solution)),
             );
-            let (frames, plies) = ricocheckers_frames(&position, &mined.solution);
-            let labels: Vec<String> = main_line(position.to_move, &mined.solution[..plies])
-                .split(' ')
-                .map(str::to_string)
-                .collect();
-            if plies > 0 {
+            let frames = ricocheckers_frames(&position, &mined.solution);
+            if frames.len() > 1 {
+                let labels = ply_labels(position.to_move, &mined.solution);
                 line_playback(&mut body, &frames, &labels);
             }
             return Ok(Html(page(
@@ -504,10 +501,14 @@ fn forced_win_summary(body: &mut String, status: &CampaignStatus, a: &rrm_model:
 
 /// A main line with each move's player: `1:aW 2:cN …`, starting with the side to move.
 fn main_line(to_move: u8, moves: &[String]) -> String {
+    ply_labels(to_move, moves).join(" ")
+}
+
+/// Each move of a main line with its player (`1:aW`), starting with the side to move.
+fn ply_labels(to_move: u8, moves: &[String]) -> Vec<String> {
     (moves.iter().enumerate())
         .map(|(ply, step)| format!("{}:{step}", (usize::from(to_move) + ply) % 2 + 1))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect()
 }
 
 /// A Ricocheckers position on the built-in board, as SVG.
@@ -534,14 +535,14 @@ fn playback(body: &mut String, puzzle: &Puzzle, stored: &[String], solve_command
     line_playback(body, &frames, &stored[..frames.len() - 1]);
 }
 
-/// The pieces' centres before and after each ply of a stored main line (as far as it
-/// replays), and how many plies were played.
+/// The pieces' centres before and after each ply of a stored main line, which the
+/// coordinator proved when it was mined; only the start if it does not replay.
 fn ricocheckers_frames(
     position: &ricochet::ricocheckers::Position,
     stored: &[String],
-) -> (Vec<Vec<(f64, f64)>>, usize) {
-    use ricochet::ricocheckers::{render, Step};
-    let field = ricochet::ricocheckers::puzzles::standard_field();
+) -> Vec<Vec<(f64, f64)>> {
+    use ricochet::ricocheckers::{puzzles, render};
+    let field = puzzles::standard_field();
     let frame = |at: &ricochet::ricocheckers::Position| {
         (at.pieces.iter())
             .map(|&cell| {
@@ -550,17 +551,14 @@ fn ricocheckers_frames(
             })
             .collect::<Vec<_>>()
     };
+    let line = puzzles::replay(field, position, stored).map_or_else(|_| Vec::new(), |a| a.line);
     let mut at = *position;
     let mut frames = vec![frame(&at)];
-    for step in stored.iter().map_while(|text| Step::parse(text).ok()) {
-        if field.outcome(&at).is_some() || !field.steps(&at).contains(&step) {
-            break;
-        }
+    for step in line {
         at = field.play(&at, step);
         frames.push(frame(&at));
     }
-    let plies = frames.len() - 1;
-    (frames, plies)
+    frames
 }
 
 /// The playback of a line: buttons, its steps by `labels`, and the pieces' centres after

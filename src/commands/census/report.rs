@@ -442,17 +442,17 @@ fn placement_text(cells: &[u8; 4]) -> String {
     cells.map(|c| c.to_string()).join(" ")
 }
 
-/// The heatmaps' map: every board and target of the census, and the done units' maxima
-/// (unit numbers as the census campaign numbers them: board-major).
 /// Boards a heatmap draws one row each; beyond, a row is a set of tile sides (the
 /// boards that arrange the same four sides), which keeps every board's census readable.
 const HEATMAP_BOARDS: usize = 96;
 
-/// The heatmap's rows: boards, or for more than [`HEATMAP_BOARDS`] boards, their sets of
-/// tile sides (`1A 2D 3C 4B`), each cell the maximum over the set's done boards.
+/// The heatmaps' map: every target of the census, one row per board (or, for more than
+/// [`HEATMAP_BOARDS`] boards, per set of tile sides, `1A 2D 3C 4B`, each cell the maximum
+/// over the set's done boards), and the done units' maxima (unit numbers board-major).
 fn heatmap_cells(boards: &[String], targets: &[String], units: &[Unit]) -> UnitMap {
+    let by_sides = boards.len() > HEATMAP_BOARDS;
     let row_of = |board: &str| -> String {
-        if boards.len() <= HEATMAP_BOARDS {
+        if !by_sides {
             return board.to_string();
         }
         let mut tiles: Vec<&str> = board.split_whitespace().filter(|t| *t != "DD").collect();
@@ -460,10 +460,9 @@ fn heatmap_cells(boards: &[String], targets: &[String], units: &[Unit]) -> UnitM
         tiles.join(" ")
     };
     let mut rows: Vec<String> = boards.iter().map(|b| row_of(b)).collect();
-    rows.sort();
-    rows.dedup();
-    if boards.len() <= HEATMAP_BOARDS {
-        rows = boards.to_vec();
+    if by_sides {
+        rows.sort();
+        rows.dedup();
     }
     let targets = targets.to_vec();
     let row_index: std::collections::HashMap<&str, usize> = (rows.iter().enumerate())
@@ -668,8 +667,7 @@ fn readme(census: &Census, figures: &pictures::Figures) -> String {
                  ({:.1} s a unit).",
                 thousands((census.units_total - census.units_done) as u64),
                 checks.cpu_hours_left,
-                checks.cpu_hours * 3600.0
-                    / checks.computed_by.values().sum::<usize>().max(1) as f64
+                checks.cpu_hours_left * 3600.0 / (census.units_total - census.units_done) as f64
             ),
             false => String::new(),
         }
