@@ -55,7 +55,7 @@ pub struct Config {
     /// A unit failing this often (expired leases, refused results) is quarantined.
     pub max_failures: u32,
     /// Share of an established identity's units checked, on a secret schedule per
-    /// identity whose runs of unchecked units never exceed `2 / verify_share` (see
+    /// identity whose runs of unchecked units stay under about `1.5 / verify_share` (see
     /// `core::replication`): a seed unit by the coordinator solving it in full, an
     /// exhaustive one by another identity the coordinator picks, whose digest must agree.
     pub verify_share: f64,
@@ -119,7 +119,7 @@ impl Default for Config {
         Config {
             lease_duration: Duration::from_secs(60),
             max_failures: 5,
-            // Runs of 1 to 22 units, 8.7 % checked: with the spot checks' 1 %, the
+            // Runs of 1 to 24 units capped at 17, 8.8 % checked: with the spot checks' 1 %, the
             // checks cost under a tenth of a campaign (BENCHMARKS.md, "Coordinator").
             verify_share: 0.09,
             verify_from_moves: 22,
