@@ -66,10 +66,13 @@ pub(super) struct Change {
     pub event: Event,
 }
 
-/// Leases `campaign`'s next unit to `worker` until `deadline_unix_ms`: a unit waiting
-/// again (one its identity failed only when nothing else is left), then a done unit
-/// awaiting a check by `worker`'s identity (picked for it, see
-/// [`pick_checkers`]; never its producer's), then a fresh one.
+/// Leases `campaign`'s next unit to `worker` until `deadline_unix_ms`: a done unit
+/// awaiting a check by `worker`'s identity (picked for it, see [`pick_checkers`]; never
+/// its producer's), then a unit waiting (again, or since an import recorded the units
+/// before its own; one its identity failed only when nothing else is left), then a
+/// fresh one. Checks come first: a forgery is found while its producer is still at
+/// work, and a campaign whose units wait (all of them, once an import went past them)
+/// does not leave its checks to its last hour.
 pub(super) fn next(
     campaign: &CampaignState,
     worker: &Worker,
@@ -83,12 +86,8 @@ pub(super) fn next(
     });
     let spec = &campaign.campaign.spec;
     let fresh = (campaign.next_unit < spec.units_total()).then_some(campaign.next_unit);
-    let Some(unit) = campaign
-        .pending
-        .iter()
-        .copied()
-        .find(|unit| !failed_here(unit))
-        .or(to_check)
+    let Some(unit) = to_check
+        .or_else(|| (campaign.pending.iter().copied()).find(|unit| !failed_here(unit)))
         .or(fresh)
         .or_else(|| campaign.pending.first().copied())
     else {

@@ -224,7 +224,13 @@ mod tests {
             }
         }
         let runs = RunDraw::new(0.1);
-        assert_eq!(runs, RunDraw { spread: 21, longest: 15 });
+        assert_eq!(
+            runs,
+            RunDraw {
+                spread: 21,
+                longest: 15
+            }
+        );
         assert_eq!(longest, 15, "runs are capped, and reach the cap");
         // A check right after a check: 1 in 21 runs.
         assert!((300..700).contains(&first), "{first}");

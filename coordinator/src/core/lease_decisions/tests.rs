@@ -51,7 +51,7 @@ fn done(producer: &str) -> UnitRecord {
 }
 
 #[test]
-fn units_go_out_waiting_first_then_checks_by_others_then_fresh_then_own_failures() {
+fn units_go_out_checks_by_others_first_then_waiting_then_own_failures() {
     let mut c = campaign();
     let a = worker(1, "a");
     let b = worker(2, "b");
@@ -67,13 +67,16 @@ fn units_go_out_waiting_first_then_checks_by_others_then_fresh_then_own_failures
             top_count: 5,
         }
     );
-    // Unit 0 comes back failed by "a"; unit 1 is done by "b" and awaits a check.
+    // Unit 0 comes back failed by "a"; unit 1 is done by "b" and awaits a check; unit 2
+    // waits (as the units an import went past do).
     let mut failed = c.records[&0].clone();
     failed.state = UnitState::Pending { expired: None };
     failed.failed_by.push("a".into());
     c.track(0, failed, 0);
     c.track(1, done("b"), 0);
-    // "a" checks b's unit rather than retry its own failure; then takes the fresh unit 2.
+    c.track(2, UnitRecord::fresh(), 0);
+    // "a" checks b's unit before the waiting one, and retries its own failure only
+    // when nothing else is left.
     assert_eq!(lease_next(&mut c, &a, 1_000).unwrap().lease.unit, 1);
     assert!(matches!(
         &c.records[&1].state,
