@@ -47,6 +47,15 @@ pub fn below(cell: Cell) -> Block {
     })
 }
 
+/// The block of `cells`.
+pub fn mask_of(cells: &[Cell]) -> Block {
+    let mut mask = EMPTY;
+    for &cell in cells {
+        set(&mut mask, cell);
+    }
+    mask
+}
+
 pub fn count(a: &Block) -> u64 {
     a.iter().map(|w| u64::from(w.count_ones())).sum()
 }
