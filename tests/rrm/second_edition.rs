@@ -256,3 +256,114 @@ fn a_second_edition_report_gives_game_ids_that_replay() {
     );
     assert!(page.contains("| vortex | 1 of 96 |"), "{page}");
 }
+
+/// `rrm census report --edition all` with a mined `--generator driftingdroids` campaign:
+/// the games compared are exactly those whose first goal was kept, with a coloured goal,
+/// on a board whose 16 coloured units are given (counted here by dealing every seed
+/// again), and they fit the units' pooled legal distributions (a wrong weighting, or the
+/// games whose goal was put back, would not fit so many games).
+#[test]
+fn the_census_cross_checks_against_driftingdroids_games_whose_first_goal_was_kept() {
+    const BOARDS: usize = 40;
+    const SEEDS: u64 = 40_000;
+    let units = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/exhaustive/all-sides/units"
+    );
+    let mut by_board: BTreeMap<String, Vec<std::ffi::OsString>> = BTreeMap::new();
+    for entry in std::fs::read_dir(units).unwrap() {
+        let name = entry.unwrap().file_name();
+        let text = name.to_string_lossy().into_owned();
+        let (board, token) = text.split_once('-').unwrap();
+        if !token.starts_with("VX") {
+            by_board.entry(board.to_string()).or_default().push(name);
+        }
+    }
+    let whole: Vec<(String, Vec<_>)> = (by_board.into_iter())
+        .filter(|(_, files)| files.len() == 16)
+        .take(BOARDS)
+        .collect();
+    assert_eq!(
+        whole.len(),
+        BOARDS,
+        "committed boards with 16 coloured units"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let chosen = dir.path().join("units");
+    std::fs::create_dir(&chosen).unwrap();
+    let mut boards = std::collections::BTreeSet::new();
+    for (board, files) in &whole {
+        boards.insert(ricochet::edition::canonical_board(board).unwrap());
+        for name in files {
+            std::fs::copy(Path::new(units).join(name), chosen.join(name)).unwrap();
+        }
+    }
+    let mined = dir.path().join("mined");
+    let seeds = format!("1..{}", SEEDS + 1);
+    crate::rrm_ok(&[
+        "mine",
+        "--generator",
+        "driftingdroids",
+        "--seeds",
+        &seeds,
+        "--data",
+        mined.to_str().unwrap(),
+    ]);
+    let listed = crate::rrm_ok(&[
+        "campaign",
+        "list",
+        "--data",
+        mined.to_str().unwrap(),
+        "--json",
+    ]);
+    let campaign: serde_json::Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
+    let name = campaign["name"].as_str().unwrap().to_string();
+    let out = dir.path().join("all-sides");
+    crate::rrm_ok(&[
+        "census",
+        "report",
+        "--edition",
+        "all",
+        "--units",
+        chosen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seeds-data",
+        mined.to_str().unwrap(),
+        "--seeds-campaign",
+        &name,
+    ]);
+    let mut kept = 0u64;
+    let mut put_back = 0u64;
+    for seed in 1..=SEEDS {
+        let (game, returned) = DdGame::deal_counting(seed, 4);
+        let sides = game.board.sides.map(|side| side.name()).join(" ");
+        let board = ricochet::edition::canonical_board(&format!("DD {sides}")).unwrap();
+        if game.goal.colour.is_none() || !boards.contains(&board) {
+            continue;
+        }
+        match returned {
+            0 => kept += 1,
+            _ => put_back += 1,
+        }
+    }
+    let census: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("census.json")).unwrap()).unwrap();
+    let check = &census["cross_check"];
+    assert_eq!(check["generator"], "driftingdroids");
+    assert_eq!(check["seeds_mined"], SEEDS);
+    assert_eq!(check["seeds_compared"], kept, "{check}");
+    assert!(
+        kept > 500 && put_back > 0,
+        "{kept} kept, {put_back} put back"
+    );
+    let observed: u64 = (check["bins"].as_array().unwrap())
+        .iter()
+        .map(|bin| bin["observed"].as_u64().unwrap())
+        .sum();
+    assert_eq!(observed, kept);
+    let p = check["p_value"].as_f64().unwrap();
+    assert!(p > 1e-3, "the games do not fit the census: {check}");
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(readme.contains("first goal of a shuffled deck"), "{readme}");
+}

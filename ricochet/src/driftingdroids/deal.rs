@@ -12,6 +12,14 @@ use crate::mt::PyRandom;
 impl DdGame {
     /// The game of `seed` with `robots` robots (1 to 5).
     pub fn deal(seed: u64, robots: usize) -> DdGame {
+        DdGame::deal_counting(seed, robots).0
+    }
+
+    /// [`DdGame::deal`], and how many goals were put back before its goal was kept. A
+    /// game whose first goal was kept (0) is uniform over the board's pairs of a goal
+    /// and a placement that needs 2 moves or more: the deck's first goal is uniform and
+    /// independent of the robots.
+    pub fn deal_counting(seed: u64, robots: usize) -> (DdGame, usize) {
         let mut rng = PyRandom::new(seed);
         let mut numbers = [0u8, 1, 2, 3];
         rng.shuffle(&mut numbers);
@@ -33,10 +41,10 @@ impl DdGame {
             robots: cells.clone(),
             goal,
         };
-        let goal = (deck.iter().copied())
-            .find(|&goal| !game(goal).within_one_move())
-            .unwrap_or(deck[0]);
-        game(goal)
+        match (deck.iter().copied()).position(|goal| !game(goal).within_one_move()) {
+            Some(put_back) => (game(deck[put_back]), put_back),
+            None => (game(deck[0]), deck.len()),
+        }
     }
 
     /// Whether a robot allowed on the target stands on it or reaches it in one slide.

@@ -93,7 +93,8 @@ pub struct ReportArgs {
     /// units: the vortex's report in its vortex/) [default: e.g. data/exhaustive].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// A local store holding a mined Fogleman seed campaign to cross-check against.
+    /// A local store holding a mined campaign (fogleman or driftingdroids games) to
+    /// cross-check against.
     #[arg(long, value_name = "DIR", requires = "seeds_campaign")]
     seeds_data: Option<PathBuf>,
     /// The seed campaign in --seeds-data.
@@ -231,14 +232,20 @@ pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
 /// Writes the report of one census (coloured or vortex units) in `out`.
 fn report(args: &ReportArgs, edition: Edition, units: &[Unit], out: &Path) -> Result<()> {
     let cross_check = match (&args.seeds_data, &args.seeds_campaign) {
-        (Some(data), Some(name)) => Some(crosscheck::against_seeds(
-            data,
-            name,
-            &units
-                .iter()
+        (Some(data), Some(name)) => {
+            let units: Vec<_> = (units.iter())
                 .map(|u| (u.board.as_str(), u.token.as_str(), &u.file.legal_histogram))
-                .collect::<Vec<_>>(),
-        )?),
+                .collect();
+            let check = crosscheck::against_seeds(data, name, &units)?;
+            if check.is_none() {
+                eprintln!(
+                    "rrm census report: no game of campaign {name} falls on a board whose \
+                     units in {} are all done: that report has no cross-check",
+                    out.display()
+                );
+            }
+            check
+        }
         _ => None,
     };
     let census = census(edition, units, cross_check)?;
