@@ -317,6 +317,11 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
     coordinator
         .create_exhaustive_campaign(forged_request("ex", &boards))
         .unwrap();
+    // A second-edition census beside it: one tab per edition on the census pages.
+    let second = ricochet::edition::canonical_board("DD 1C 2D 3C 4D").unwrap();
+    coordinator
+        .create_exhaustive_campaign(forged_request("ex-second", &[second]))
+        .unwrap();
     let result = forged_unit(&boards[0], 5, 2);
     coordinator
         .import_exhaustive(
@@ -387,6 +392,21 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
     assert!(
         census.contains(r#"data-units-done="1" data-units-total="2" data-max="5""#),
         "{census}"
+    );
+    assert!(
+        census.contains(
+            r#"<a class="tab current" data-edition="First edition" href="/campaign/ex/census">"#
+        ) && census.contains(
+            r#"<a class="tab" data-edition="Second edition" href="/campaign/ex-second/census">"#
+        ),
+        "{census}"
+    );
+    let (status, _, second) = get(address, "/campaign/ex-second/census");
+    assert_eq!(status, 200, "{second}");
+    assert!(
+        second.contains(r#"<a class="tab current" data-edition="Second edition""#)
+            && second.contains(r#"data-units-done="0" data-units-total="1""#),
+        "{second}"
     );
     let unit_path = format!("/campaign/ex/unit/{}", records[0]["unit"]);
     assert_eq!(

@@ -1,12 +1,14 @@
 //! The census pages of an exhaustive campaign: the map of its units' maxima (a heatmap
 //! of boards × targets, all and legal placements, each done unit's cell leading to its
-//! page) with the record positions drawn, and a page per unit: its exact distribution,
+//! page) with the record positions drawn, under one tab per exhaustive campaign named by
+//! its edition (first, second, every side); and a page per unit: its exact distribution,
 //! who computed and who checked it, and its hardest placements drawn.
 
 use super::exhaustive::{histogram_table, placement_card, RECORDS_SHOWN};
 use super::{page, Coord, PageError};
 use axum::extract::{Path, State};
 use axum::response::Html;
+use ricochet::edition::EditionBoard;
 use ricochet::svg::escape;
 use rrm_charts::{histogram_svg, unit_heatmap_svg, Counted};
 use rrm_model::numbers::thousands;
@@ -28,7 +30,7 @@ pub(super) async fn census_page(
             .unwrap_or(0)
     };
     let (max_all, max_legal) = (most(false), most(true));
-    let mut body = String::new();
+    let mut body = edition_tabs(&coordinator, &name);
     let _ = write!(
         body,
         r#"<p id="census" data-units-done="{done}" data-units-total="{total}" data-max="{max_all}" data-legal-max="{max_legal}">{done} of {total} units analysed. The hardest placement needs <b>{max_all}</b> moves; the hardest legal one (no robot on a target) <b>{max_legal}</b>. Each cell is a unit, coloured by its maximum: open it for its distribution, its provenance and its hardest placements.</p>"#,
@@ -69,6 +71,55 @@ pub(super) async fn census_page(
         &body,
         None,
     )))
+}
+
+/// Which edition an exhaustive campaign's boards are: the first (Fogleman's tiles, or
+/// DriftingDroids' sides A and B), the second (sides C and D), or every side.
+fn edition_of(boards: &[String]) -> &'static str {
+    let (mut first, mut second) = (false, false);
+    for board in boards {
+        match EditionBoard::parse(board) {
+            Ok(EditionBoard::Fogleman(_)) => first = true,
+            Ok(EditionBoard::DriftingDroids(dd)) => {
+                for side in dd.sides {
+                    match side.name().ends_with(['C', 'D']) {
+                        true => second = true,
+                        false => first = true,
+                    }
+                }
+            }
+            Err(_) => {}
+        }
+    }
+    match (first, second) {
+        (true, false) => "First edition",
+        (false, true) => "Second edition",
+        _ => "Every side",
+    }
+}
+
+/// One tab per exhaustive campaign, labelled with its edition, `current` marked.
+fn edition_tabs(coordinator: &crate::Coordinator, current: &str) -> String {
+    let mut tabs = String::from(r#"<nav class="tabs" id="editions">"#);
+    for name in coordinator.campaign_names() {
+        // Seed campaigns have no map.
+        let Ok(map) = coordinator.unit_maxima(&name) else {
+            continue;
+        };
+        let edition = edition_of(&map.boards);
+        let class = if name == current {
+            "tab current"
+        } else {
+            "tab"
+        };
+        let name = escape(&name);
+        let _ = write!(
+            tabs,
+            r#"<a class="{class}" data-edition="{edition}" href="/campaign/{name}/census">{edition}<br><small>{name}</small></a>"#
+        );
+    }
+    tabs.push_str("</nav>");
+    tabs
 }
 
 /// `/campaign/NAME/unit/N`: one done unit.
