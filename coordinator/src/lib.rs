@@ -24,8 +24,8 @@ pub mod tls;
 
 pub use crate::core::{
     verify_store, Coordinator, CoordinatorError, Counts, DiskReserve, DoneUnit, PlacementList,
-    Provenance, ReSolving, Rejection, Remaining, Session, SpaceProbe, SubmitBounds, UnitBoard,
-    VerifyReport, Worker, CONFIRMED_BY_COORDINATOR, IMPORTED, IMPORT_RESOLVE_BUDGET,
+    Provenance, QuotaLimit, ReSolving, Rejection, Remaining, Session, SpaceProbe, SubmitBounds,
+    UnitBoard, VerifyReport, Worker, CONFIRMED_BY_COORDINATOR, IMPORTED, IMPORT_RESOLVE_BUDGET,
     RESOLVE_BUDGET, SETTLE_BUDGET, SPOT_SHARE,
 };
 

@@ -96,16 +96,17 @@ pub enum CoordinatorError {
     UnitNotDone { campaign: String, unit: u64 },
     #[error("the coordinator is shutting down")]
     ShuttingDown,
-    /// The identity holds all the leases its registrations' threads allow.
+    /// The identity holds all the leases its registrations' threads, or its recent
+    /// results, allow.
     #[error(
-        "{:?} holds {held} leases, all its registrations' threads allow ({allowed}); \
-         submit or give some up first",
+        "{:?} holds {held} leases, all {limit} allow ({allowed}); submit or give some up first",
         crate::names::shown(identity)
     )]
     LeaseQuota {
         identity: String,
         held: usize,
         allowed: usize,
+        limit: QuotaLimit,
     },
     /// Every registration (of one identity, or in all) holds a lease.
     #[error("too many {what} (limit {limit}), all of them holding leases")]
@@ -362,4 +363,15 @@ mod size_tests {
         assert_eq!(super::size(1536 << 10), "1.5 MiB");
         assert_eq!(super::size(5 << 30), "5.0 GiB");
     }
+}
+
+/// What bounds an identity's leases at the moment ([`CoordinatorError::LeaseQuota`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum QuotaLimit {
+    #[error("its registrations' threads")]
+    Threads,
+    /// Its results taken within a lease life; none while it only let leases lapse (a
+    /// paused or hoarding worker waits one lease life).
+    #[error("its results of the last lease life (leases it let lapse count against it)")]
+    Record,
 }

@@ -38,7 +38,7 @@ mod submission;
 pub use checks::SPOT_SHARE;
 pub use disk::{DiskReserve, SpaceProbe};
 pub use disputes::SETTLE_BUDGET;
-pub use error::{CoordinatorError, Counts, PlacementList, Rejection, Result};
+pub use error::{CoordinatorError, Counts, PlacementList, QuotaLimit, Rejection, Result};
 pub use exhaustive::{
     DoneUnit, Provenance, ReSolving, UnitBoard, CONFIRMED_BY_COORDINATOR, IMPORTED,
     IMPORT_RESOLVE_BUDGET, RESOLVE_BUDGET,

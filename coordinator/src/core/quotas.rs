@@ -5,6 +5,7 @@
 //! registrations are capped in `registry`.
 
 use super::campaign_state::current_lease;
+use super::error::QuotaLimit;
 use super::{Coordinator, CoordinatorError, LeaseRef, Result, State};
 use rrm_model::Lease;
 use std::collections::{HashMap, VecDeque};
@@ -161,15 +162,18 @@ impl State {
             .leases_out()
             .filter(|(_, lease)| lease.identity == identity && self.workers.contains(lease.worker))
             .count();
-        let allowed = self
-            .workers
-            .lease_allowance(identity)
-            .min(self.credit.allowed(identity, now, life));
+        let threads = self.workers.lease_allowance(identity);
+        let record = self.credit.allowed(identity, now, life);
+        let (allowed, limit) = match record < threads {
+            true => (record, QuotaLimit::Record),
+            false => (threads, QuotaLimit::Threads),
+        };
         if held >= allowed {
             return Err(CoordinatorError::LeaseQuota {
                 identity: identity.to_string(),
                 held,
                 allowed,
+                limit,
             });
         }
         Ok(())

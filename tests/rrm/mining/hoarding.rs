@@ -65,7 +65,17 @@ fn a_hoarder_holds_two_leases_and_loses_them_when_they_stall() {
                 .await;
             match asked {
                 Ok(_) => regranted += 1,
-                Err(refused) => assert_eq!(refused.code(), Code::ResourceExhausted),
+                Err(refused) => {
+                    assert_eq!(refused.code(), Code::ResourceExhausted);
+                    // A thousand threads declared: what bounds it is its record.
+                    assert!(
+                        refused.message().contains(
+                            "all its results of the last lease life (leases it let lapse"
+                        ),
+                        "{}",
+                        refused.message()
+                    );
+                }
             }
             let status = server.coordinator.status("hoard").unwrap();
             assert!(
