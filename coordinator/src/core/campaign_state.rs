@@ -159,6 +159,23 @@ impl CampaignState {
             let seeds = self.campaign.spec.unit_seeds(unit);
             self.seeds_done -= seeds.end - seeds.start;
         }
+        let check_lapsed = matches!(
+            (self.records.get(&unit).map(|r| &r.state), &record.state),
+            (
+                Some(UnitState::Done {
+                    verification: Verification::Leased(_),
+                    ..
+                }),
+                UnitState::Done {
+                    verification: Verification::Pending,
+                    ..
+                },
+            )
+        );
+        if check_lapsed {
+            // Picked again, among those registered then.
+            self.checkers.remove(&unit);
+        }
         self.pending.remove(&unit);
         self.leased.remove(&unit);
         if self.to_verify.remove(&unit)

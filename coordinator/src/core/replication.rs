@@ -32,6 +32,9 @@ impl CheckSchedule {
         share: f64,
         mut draw: impl FnMut() -> f64,
     ) -> bool {
+        if share <= 0.0 {
+            return false;
+        }
         let runs = RunDraw::new(share);
         let mut run = || runs.run(draw());
         // Looked up before inserting: no allocation for an identity already seen.
@@ -68,21 +71,15 @@ pub(super) struct RunDraw {
 }
 
 impl RunDraw {
-    /// The draw for `share` (0 checks nothing: the run never ends).
+    /// The draw for `share`, above 0 (at 0 [`CheckSchedule::due`] checks nothing).
     pub(super) fn new(share: f64) -> RunDraw {
-        if share <= 0.0 {
-            // No identity sends 4 billion units.
-            return RunDraw {
-                spread: u32::MAX,
-                longest: u32::MAX,
-            };
-        }
         let mean = 1.0 / share;
         let longest = (1.5 * mean).round().clamp(1.0, f64::from(u32::MAX));
         // The smallest spread whose capped mean reaches 1 / share: with spread d and cap
         // c the mean is (c(c − 1)/2 + (d − c + 1)c) / d.
         let spread = match longest > mean {
-            true => (longest * (longest - 1.0) / (2.0 * (longest - mean))).ceil(),
+            // Less a hair: a whole spread computed as 6.000…01 is 6.
+            true => (longest * (longest - 1.0) / (2.0 * (longest - mean)) - 1e-9).ceil(),
             false => longest,
         };
         RunDraw {
@@ -247,6 +244,15 @@ mod tests {
             let runs = RunDraw::new(share);
             let mean = runs.mean();
             assert!(mean >= 1.0 / share - 1e-9, "{share}: {runs:?} mean {mean}");
+            // The smallest such spread.
+            let narrower = RunDraw {
+                spread: runs.spread - 1,
+                ..runs
+            };
+            assert!(
+                runs.spread == 1 || narrower.mean() < 1.0 / share - 1e-9,
+                "{share}: {runs:?}"
+            );
             // Checks cost no more than about the share.
             assert!(mean < 1.0 / share + 0.5, "{share}: {runs:?} mean {mean}");
             assert!(

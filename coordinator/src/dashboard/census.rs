@@ -33,7 +33,7 @@ pub(super) async fn census_page(
     let mut body = edition_tabs(&coordinator, &name);
     let _ = write!(
         body,
-        r#"<p id="census" data-units-done="{done}" data-units-total="{total}" data-max="{max_all}" data-legal-max="{max_legal}">{done} of {total} units analysed. The hardest placement needs <b>{max_all}</b> moves; the hardest legal one (no robot on a target) <b>{max_legal}</b>. Each cell is a unit, coloured by its maximum: open it for its distribution, its provenance and its hardest placements.</p>"#,
+        r#"<p id="census" data-units-done="{done}" data-units-total="{total}" data-max="{max_all}" data-legal-max="{max_legal}">{done} of {total} units analysed. The hardest placement needs <b>{max_all}</b> moves; the hardest legal one (a placement its generator deals) <b>{max_legal}</b>. Each cell is a unit, coloured by its maximum: open it for its distribution, its provenance and its hardest placements.</p>"#,
         done = map.maxima.len(),
         total = status.units_total,
     );
@@ -94,7 +94,8 @@ fn edition_of(boards: &[String]) -> &'static str {
     match (first, second) {
         (true, false) => "First edition",
         (false, true) => "Second edition",
-        _ => "Every side",
+        (true, true) => "Every side",
+        (false, false) => "No boards",
     }
 }
 
@@ -102,11 +103,11 @@ fn edition_of(boards: &[String]) -> &'static str {
 fn edition_tabs(coordinator: &crate::Coordinator, current: &str) -> String {
     let mut tabs = String::from(r#"<nav class="tabs" id="editions">"#);
     for name in coordinator.campaign_names() {
-        // Seed campaigns have no map.
-        let Ok(map) = coordinator.unit_maxima(&name) else {
+        // Seed campaigns have no census.
+        let Ok(boards) = coordinator.exhaustive_boards(&name) else {
             continue;
         };
-        let edition = edition_of(&map.boards);
+        let edition = edition_of(&boards);
         let class = if name == current {
             "tab current"
         } else {

@@ -76,7 +76,7 @@ pub(super) fn campaign_page(
     let mut body = String::new();
     let _ = write!(
         body,
-        r#"<p id="summary" data-units-done="{done}" data-units-total="{total}" data-placements="{placements}" data-legal="{legal_count}" data-max="{max}"><progress max="{total}" value="{done}"></progress> {done} of {total} units analysed (exhaustive: every placement of four robots per board and target). {placements_text} placements, mean <b>{mean:.3}</b> moves, hardest <b>{max}</b>; {legal_text} legal placements (no robot on a target), mean {legal_mean:.3}, hardest {legal_max}; {unsolvable} unsolvable.</p>"#,
+        r#"<p id="summary" data-units-done="{done}" data-units-total="{total}" data-placements="{placements}" data-legal="{legal_count}" data-max="{max}"><progress max="{total}" value="{done}"></progress> {done} of {total} units analysed (exhaustive: every placement of four robots per board and target). {placements_text} placements, mean <b>{mean:.3}</b> moves, hardest <b>{max}</b>; {legal_text} legal placements (as its generator deals them), mean {legal_mean:.3}, hardest {legal_max}; {unsolvable} unsolvable.</p>"#,
         done = status.units_done,
         total = status.units_total,
         placements = all.puzzles(),

@@ -212,10 +212,11 @@ fn attack(roles: &[Role]) -> Run {
 }
 
 /// Campaigns of each attack (one in the fast loop). A forger is caught for certain once
-/// it forged more units than the longest unchecked run (22 at the default share), but
-/// one producing about 27 units of an 80-unit campaign forges 17 after its 10 honest
-/// ones: in about 3 % of campaigns its checks fall before and after them and all 17
-/// survive. A share measured over few campaigns is all or nothing, so there are many.
+/// it forged more units than the longest unchecked run (16 at the default share): one
+/// producing about 27 units of an 80-unit campaign forges 17 after its 10 honest ones.
+/// One producing fewer may have its checks fall before and after its forgeries, all of
+/// which then survive: a share measured over few campaigns is all or nothing, so there
+/// are many. (With runs drawn uniformly up to 22, about 3 % of campaigns lost all 17.)
 fn runs() -> u32 {
     if cfg!(rrm_fast_tests) {
         1

@@ -75,6 +75,12 @@ impl Coordinator {
         Ok(lister.hardest(record, legal))
     }
 
+    /// The canonical boards of exhaustive campaign `name` (its spec alone: no unit read).
+    pub fn exhaustive_boards(&self, name: &str) -> Result<Vec<String>> {
+        let state = self.lock();
+        Ok(exhaustive_of(state.campaign(name)?)?.boards.clone())
+    }
+
     /// The map of exhaustive campaign `name`: its boards and targets, and each done unit's
     /// maxima (what the census heatmap draws), without copying the units' lists.
     pub fn unit_maxima(&self, name: &str) -> Result<UnitMap> {

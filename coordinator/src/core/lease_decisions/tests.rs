@@ -199,7 +199,7 @@ fn a_stalled_lease_expires_before_its_deadline_and_costs_its_holder_credit() {
 }
 
 #[test]
-fn an_expired_check_goes_back_to_waiting_for_a_checker_without_touching_the_result() {
+fn an_expired_check_goes_back_to_waiting_for_a_new_pick_without_touching_the_result() {
     let mut c = campaign();
     c.track(0, done("a"), 0);
     let check = lease_next(&mut c, &worker(2, "b"), 1_000).unwrap().lease;
@@ -219,6 +219,9 @@ fn an_expired_check_goes_back_to_waiting_for_a_checker_without_touching_the_resu
     apply(&mut c, changes);
     assert_eq!(c.to_verify.iter().copied().collect::<Vec<_>>(), [0]);
     assert_eq!(c.units_done, 1);
+    // Its checker is picked again: an identity that lets a check lapse is not handed it
+    // first at every lease.
+    assert!(!c.checkers.contains_key(&0));
 }
 
 #[test]
