@@ -219,7 +219,7 @@ fn a_padded_solution_never_ranks_among_the_hardest() {
 
 /// The units the coordinator used to verify were a public hash of (campaign, unit); a
 /// predictor submits true results there and forgeries elsewhere. Checks now come on a
-/// secret schedule (at share 0.3, never more than 7 units in a row unchecked), a seed
+/// secret schedule (at share 0.3, never more than 4 units in a row unchecked), a seed
 /// unit's check is the coordinator's own full solve: the predictor is found within its
 /// first units, and every result of its that was taken is replaced.
 #[test]
