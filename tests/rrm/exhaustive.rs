@@ -876,3 +876,57 @@ fn grouped(n: u64) -> String {
     }
     out
 }
+
+/// Thirty of the first edition's committed units, spread evenly over the census, and the
+/// record's unit (`1B 2A 4B 3B BT`, 25 moves) are what `rrm exhaust --board --target`
+/// computes now, list for list: the census stays valid through every change of the
+/// exhaustive search.
+#[test]
+#[cfg_attr(
+    rrm_fast_tests,
+    ignore = "heavy: 31 units, about three minutes of CPU (the full suite runs it)"
+)]
+fn thirty_committed_first_edition_units_and_the_records_are_what_the_code_computes() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/exhaustive/units");
+    let mut names: Vec<String> = (std::fs::read_dir(dir).unwrap())
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 1536, "the first edition's coloured units");
+    let mut chosen: Vec<&str> = (0..30)
+        .map(|i| names[i * names.len() / 30].as_str())
+        .collect();
+    chosen.push("1B2A4B3B-BT.json");
+    for name in chosen {
+        let file = committed(&format!("data/exhaustive/units/{name}"));
+        let (board, token) = (
+            file["board"].as_str().unwrap(),
+            file["token"].as_str().unwrap(),
+        );
+        // The census was created with `--max-hardest 512`: the legal hardest are 512
+        // spread over the legal maximum, and of the hardest the first 512 are kept.
+        let args = [
+            "--board",
+            board,
+            "--target",
+            token,
+            "--legal-hardest",
+            "512",
+        ];
+        let mut computed = exhaust_like(&file, &args);
+        let kept = file["hardest"].as_array().unwrap().len();
+        let all = computed["hardest"].as_array_mut().unwrap();
+        assert!(
+            kept == all.len() || (kept == 512 && all.len() > 512),
+            "{name}"
+        );
+        all.truncate(kept);
+        for ((field, want), (_, got)) in
+            unit_figures(&file).into_iter().zip(unit_figures(&computed))
+        {
+            assert!(!want.is_null(), "{name} has {field}");
+            assert_eq!(got, want, "{name}: {field}");
+        }
+    }
+}
