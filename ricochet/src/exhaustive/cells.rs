@@ -83,6 +83,12 @@ impl Cells {
         self.binomial[i][k] as usize
     }
 
+    /// What `cell` adds to a set's rank as its `k`-th smallest cell (from 0).
+    #[inline(always)]
+    pub fn term(&self, k: usize, cell: Cell) -> usize {
+        self.terms[k][cell as usize] as usize
+    }
+
     /// The colex rank of a helper set given as ascending free cells.
     #[inline(always)]
     pub fn rank(&self, helpers: &[Cell]) -> usize {

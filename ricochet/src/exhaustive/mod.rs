@@ -25,7 +25,7 @@ pub use restricted::{analyse_restricted, STATE_LIMIT};
 
 use crate::board::{Board, Cell};
 use crate::puzzle::Target;
-use block::{has, mask_of};
+use block::mask_of;
 use cells::{Cells, Set};
 use std::ops::ControlFlow;
 use sweep::Sweep;
@@ -364,7 +364,7 @@ fn analyse_with<const H: usize>(
         histogram.push(found);
         legal_histogram.push(legal);
         for (known, &(rank, cell)) in probe_depths.iter_mut().zip(&probes) {
-            if known.is_none() && has(&sweep.frontier[rank], cell) {
+            if known.is_none() && sweep.frontier_has(rank, cell) {
                 *known = Some(depth);
             }
         }
