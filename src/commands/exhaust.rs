@@ -226,6 +226,7 @@ pub fn run(args: ExhaustArgs) -> Result<ExitCode> {
             top_per_depth: args.top_per_depth as usize,
             legal_per_depth: ricochet::exhaustive::LEGAL_PER_DEPTH,
             legal_hardest: args.legal_hardest as usize,
+            ..Options::default()
         };
         let bar = crate::output::progress::bar_with_message(0, "placements");
         bar.set_message(unit.label.clone());

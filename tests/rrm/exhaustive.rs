@@ -66,6 +66,7 @@ fn compare_with(record: &PuzzleRecord, helpers: usize, forbidden_cells: &[i64]) 
         top_per_depth: 3,
         legal_per_depth: 4,
         legal_hardest: 5,
+        ..Options::default()
     };
     let target = puzzle.target();
     let Ok(analysis) = analyse(board, target, helpers, &options, |_| {

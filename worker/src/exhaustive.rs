@@ -56,6 +56,7 @@ pub fn analyse_unit(
         top_per_depth: unit.top_per_depth as usize,
         legal_per_depth: LEGAL_PER_DEPTH,
         legal_hardest: unit.max_hardest as usize,
+        ..Options::default()
     };
     let started = ProcessTime::now();
     let analysis = analyse(&board, target, HELPERS, &options, |layer| {

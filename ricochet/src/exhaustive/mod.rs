@@ -13,8 +13,12 @@
 //! once with shifts (`block.rs`); a helper's move reads the frontier block it lands in
 //! (target robot off its path) and one block of `beyond`, an index of the frontier filled
 //! while the layer is computed, for the target robot standing on its path. A block is
-//! skipped once all its placements are reached, and a landing block whose frontier is
-//! empty is never read (a bitmap of non-empty frontier blocks stays in cache).
+//! skipped once all its placements are reached (a bitmap of open blocks), and a landing
+//! block whose frontier is empty is never read (a bitmap of non-empty frontier blocks
+//! stays in cache). Sets that differ only in their smallest helper have consecutive
+//! ranks, so the other helpers' slides among themselves are planned once per such group.
+//! Where the CPU has AVX-512 (with its funnel shifts and population counts), a layer's
+//! block work runs compiled for it; either way the bits are the same.
 
 mod block;
 mod cells;
@@ -22,6 +26,10 @@ mod restricted;
 mod sweep;
 
 pub use restricted::{analyse_restricted, STATE_LIMIT};
+pub use sweep::has_wide_kernel;
+
+#[cfg(test)]
+mod tests;
 
 use crate::board::{Board, Cell};
 use crate::puzzle::Target;
@@ -157,6 +165,9 @@ pub struct Options {
     /// The deepest legal depth keeps up to this many placements in
     /// [`Analysis::legal_hardest`].
     pub legal_hardest: usize,
+    /// Computes with the portable kernel even where the CPU has AVX-512, so that a test
+    /// can check that both kernels give the same analysis.
+    pub portable_kernel: bool,
 }
 
 /// What the analysis of one unit finds.
@@ -342,7 +353,13 @@ fn analyse_with<const H: usize>(
         Finisher::TargetRobot => mask_of(&legality.off_cells),
         Finisher::AnyRobot => off_target_robot,
     };
-    let mut sweep = Sweep::<H>::new(board, cells, finisher, [off_target_robot, off_helpers]);
+    let mut sweep = Sweep::<H>::new(
+        board,
+        cells,
+        finisher,
+        [off_target_robot, off_helpers],
+        !options.portable_kernel,
+    );
     let probes: Vec<(usize, Cell)> = sampled
         .iter()
         .chain(&options.watch)

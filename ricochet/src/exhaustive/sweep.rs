@@ -39,6 +39,8 @@ pub(super) struct Sweep<const H: usize> {
     /// sliding in `dir` into the target robot stops on such a cell, so this turns the
     /// cells of a path into one block operation.
     beyond: Vec<[AtomicBlock; 4]>,
+    /// Whether layers run the AVX-512 kernel ([`Sweep::chunk_wide`]).
+    wide: bool,
     /// The same for the layer being computed, filled as its blocks are (any thread may
     /// add a cell to any entry, hence atomics).
     next_beyond: Vec<[AtomicBlock; 4]>,
@@ -59,6 +61,7 @@ impl<const H: usize> Sweep<H> {
         cells: Cells,
         finisher: Finisher,
         off_legal: [Block; 2],
+        wide_if_able: bool,
     ) -> Sweep<H> {
         let sets = cells.sets(H);
         Sweep {
@@ -79,6 +82,7 @@ impl<const H: usize> Sweep<H> {
             chunk_counts: Vec::new(),
             beyond: atomic_blocks(cells.sets_of(H - 1)),
             next_beyond: atomic_blocks(cells.sets_of(H - 1)),
+            wide: wide_if_able && has_wide_kernel(),
             sets,
             cells,
         }
@@ -168,8 +172,6 @@ impl<const H: usize> Sweep<H> {
         let mut open = std::mem::take(&mut self.open);
         // One thread alone may add to `next_beyond` without locked instructions.
         let alone = rayon::current_num_threads() == 1;
-        #[cfg(target_arch = "x86_64")]
-        let wide = has_wide_vectors();
         let sweep = &*self;
         let summaries: Vec<(u64, u64, u64)> = next
             .par_chunks_mut(64)
@@ -184,7 +186,7 @@ impl<const H: usize> Sweep<H> {
                     open: open_bits,
                 };
                 #[cfg(target_arch = "x86_64")]
-                if wide {
+                if sweep.wide {
                     // SAFETY: the CPU has every feature `chunk_wide` is compiled for.
                     return unsafe { sweep.chunk_wide(layer, blocks, alone) };
                 }
@@ -258,7 +260,7 @@ impl<const H: usize> Sweep<H> {
     /// dozen (a unit takes about a fifth less CPU; the results are the same bits).
     ///
     /// # Safety
-    /// The CPU must have the features enabled here ([`has_wide_vectors`]).
+    /// The CPU must have the features enabled here ([`has_wide_kernel`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(
         enable = "avx2,bmi1,bmi2,popcnt,lzcnt,avx512f,avx512vl,avx512bw,avx512dq,avx512vbmi2,avx512vpopcntdq"
@@ -558,9 +560,15 @@ struct ChunkBlocks<'a> {
     open: &'a mut u64,
 }
 
-/// Whether this CPU runs [`Sweep::chunk_wide`].
+/// Whether this CPU runs the AVX-512 kernel.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn has_wide_kernel() -> bool {
+    false
+}
+
+/// Whether this CPU runs the AVX-512 kernel ([`Sweep::chunk_wide`]).
 #[cfg(target_arch = "x86_64")]
-fn has_wide_vectors() -> bool {
+pub fn has_wide_kernel() -> bool {
     std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")

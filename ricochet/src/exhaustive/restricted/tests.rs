@@ -20,6 +20,7 @@ fn options(off_cells: Vec<Cell>, watch: Vec<Placement>) -> Options {
         top_per_depth: 5,
         legal_per_depth: 4,
         legal_hardest: 6,
+        portable_kernel: false,
     }
 }
 
