@@ -6,8 +6,11 @@ use super::block::{self, and, count, has, mask_of, minus, or, set, shift, Block,
 use super::cells::{Cells, Rays, Set};
 use super::{even_picks, Finisher, Placement, UnitError, MAX_HELPERS};
 use crate::board::{Board, Cell, Direction};
+use group::{others_of, Outer, Slide};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+mod group;
 
 /// The layered search's state: the current layer and everything reached so far.
 pub(super) struct Sweep<const H: usize> {
@@ -533,16 +536,6 @@ impl<const H: usize> Sweep<H> {
     }
 }
 
-/// `group` without its `moving`-th cell, still ascending. A fixed array, not a vector:
-/// this runs for every block of every layer.
-#[inline(always)]
-fn others_of(group: &[Cell], moving: usize) -> Set {
-    let mut others = [0 as Cell; MAX_HELPERS];
-    others[..moving].copy_from_slice(&group[..moving]);
-    others[moving..group.len() - 1].copy_from_slice(&group[moving + 1..]);
-    others
-}
-
 /// Which layer [`Sweep::advance`] computes.
 enum Layer {
     /// Layer 1: one slide onto `target` (`goal` is its block).
@@ -580,89 +573,6 @@ pub fn has_wide_kernel() -> bool {
         && std::is_x86_feature_detected!("avx512dq")
         && std::is_x86_feature_detected!("avx512vbmi2")
         && std::is_x86_feature_detected!("avx512vpopcntdq")
-}
-
-/// What the blocks of one group share: the helper sets whose cells but the smallest (the
-/// inner helper) are the same `cells` (the outer helpers). A group's sets have consecutive
-/// ranks, so a layer plans the outer helpers' slides among themselves once per group.
-#[derive(Default)]
-struct Outer {
-    /// Whether the fields below describe a group yet.
-    known: bool,
-    /// The outer helpers, ascending (the first `H - 1` slots).
-    cells: Set,
-    mask: Block,
-    /// Their rank as a set: the others of the inner helper's moves.
-    rank: usize,
-    /// For outer helper `j`: the other outer helpers, ascending, and their rank terms as
-    /// the second and later cells of a set (the inner helper is the first).
-    others: [Set; MAX_HELPERS - 1],
-    others_terms: [usize; MAX_HELPERS - 1],
-    /// For outer helper `j` and a direction: where it slides among the outer helpers, and
-    /// the cells passed (its own cell excluded, the end included).
-    ends: [[Cell; 4]; MAX_HELPERS - 1],
-    paths: [[Block; 4]; MAX_HELPERS - 1],
-}
-
-impl Outer {
-    /// Makes this the group of helper set `set` (of `H` cells).
-    #[inline(always)]
-    fn refresh<const H: usize>(&mut self, sweep: &Sweep<H>, set: &Set) {
-        let cells = &set[1..H];
-        if self.known && self.cells[..H - 1] == *cells {
-            return;
-        }
-        self.known = true;
-        self.cells[..H - 1].copy_from_slice(cells);
-        self.mask = mask_of(cells);
-        self.rank = sweep.cells.rank(cells);
-        for j in 0..H - 1 {
-            let others = others_of(cells, j);
-            self.others[j] = others;
-            self.others_terms[j] = (0..H - 2).map(|k| sweep.cells.term(k + 1, others[k])).sum();
-            for dir in Direction::ALL {
-                let end = sweep.slide_end(cells[j], &others[..H - 2], dir);
-                self.ends[j][dir as usize] = end;
-                self.paths[j][dir as usize] =
-                    minus(sweep.rays.mask(cells[j], dir), sweep.rays.mask(end, dir));
-            }
-        }
-    }
-
-    /// The rank of the helpers other than the `moving`-th (0: the inner one, at `inner`).
-    #[inline(always)]
-    fn others_rank(&self, cells: &Cells, inner: Cell, moving: usize) -> usize {
-        match moving {
-            0 => self.rank,
-            j => cells.term(0, inner) + self.others_terms[j - 1],
-        }
-    }
-}
-
-/// One helper move of a block, planned before its blocks are read.
-#[derive(Clone, Copy)]
-struct Slide {
-    dir: Direction,
-    from: Cell,
-    end: Cell,
-    /// The rank of the helper set after the move (target robot off the path).
-    landing: usize,
-    lands_in_frontier: bool,
-    /// The rank of the helpers that do not move.
-    others: usize,
-}
-
-impl Default for Slide {
-    fn default() -> Slide {
-        Slide {
-            dir: Direction::North,
-            from: 0,
-            end: 0,
-            landing: 0,
-            lands_in_frontier: false,
-            others: 0,
-        }
-    }
 }
 
 /// Asks the CPU to start loading a block it will read soon.
