@@ -436,7 +436,7 @@ impl<'p> Restricted<'p> {
     /// `path` if so).
     fn dfs(&mut self, state: &State, left: u8) -> bool {
         self.states += 1;
-        if self.states % PROGRESS_EVERY == 0 {
+        if self.states.is_multiple_of(PROGRESS_EVERY) {
             self.progress.states.store(self.states, Ordering::Relaxed);
         }
         let bound = self.bound(state);

@@ -423,7 +423,7 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
             self.tables.stops[3][at],
         ];
         for &other in robots {
-            if (other ^ from) % GRID as u8 == 0 {
+            if (other ^ from).is_multiple_of(GRID as u8) {
                 if other < from && other >= north {
                     north = other + GRID as u8;
                 }

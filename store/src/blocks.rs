@@ -59,7 +59,7 @@ pub(crate) fn unpack_block(block: &[u8]) -> Result<(Vec<u8>, Vec<u8>)> {
         Ok::<_, StoreError>(bytes)
     };
     let halves = |mut both: Vec<u8>| {
-        if both.len() % 2 != 0 {
+        if !both.len().is_multiple_of(2) {
             return Err(corrupt(format!("odd length {}", both.len())));
         }
         let robots = both.split_off(both.len() / 2);

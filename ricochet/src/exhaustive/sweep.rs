@@ -20,8 +20,9 @@ pub(super) struct Sweep<const H: usize> {
     finisher: Finisher,
     /// Helper sets by rank.
     sets: Vec<Set>,
-    /// Placements first reached in the last layer, one block per helper set.
-    pub(super) frontier: Vec<Block>,
+    /// Placements first reached in the last layer, one block per helper set; a block is
+    /// valid only where `nonempty` has its bit (the others may be stale).
+    frontier: Vec<Block>,
     /// Placements reached in any layer.
     visited: Vec<Block>,
     /// The buffer the next layer is written into (the layer before the frontier).
@@ -31,8 +32,8 @@ pub(super) struct Sweep<const H: usize> {
     /// One bit per helper set: its frontier block is not empty. A frontier block whose
     /// bit is clear may hold stale cells: it is read only through this bitmap.
     nonempty: Vec<u64>,
-    /// One bit per helper set: some of its placements are still unreached. A layer visits
-    /// only these blocks, so the late layers, where most blocks are done, skip the rest.
+    /// One bit per helper set, cleared once every placement of it is reached. A layer
+    /// visits only the blocks whose bit is set, so the late layers skip the done ones.
     open: Vec<u64>,
     /// Placements of the frontier (all, legal) in each run of 64 blocks, so that picking
     /// placements by position skips whole runs.
@@ -42,11 +43,12 @@ pub(super) struct Sweep<const H: usize> {
     /// sliding in `dir` into the target robot stops on such a cell, so this turns the
     /// cells of a path into one block operation.
     beyond: Vec<[AtomicBlock; 4]>,
-    /// Whether layers run the AVX-512 kernel ([`Sweep::chunk_wide`]).
-    wide: bool,
     /// The same for the layer being computed, filled as its blocks are (any thread may
     /// add a cell to any entry, hence atomics).
     next_beyond: Vec<[AtomicBlock; 4]>,
+    /// Whether layers run the AVX-512 kernel ([`Sweep::chunk_wide`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    wide: bool,
 }
 
 /// A block that threads may add cells to concurrently.
@@ -111,7 +113,7 @@ impl<const H: usize> Sweep<H> {
     pub(super) fn first_layer(&mut self, target: Cell) -> (u64, u64) {
         let mut goal = EMPTY;
         set(&mut goal, target);
-        self.advance(&Layer::First { target, goal })
+        self.advance(&LayerKind::First { target, goal })
     }
 
     /// Block `rank` of layer 1.
@@ -161,12 +163,11 @@ impl<const H: usize> Sweep<H> {
         cells
     }
 
-    /// Computes the next layer, block by block, with `layer(sweep, rank, visited)`, which
-    /// also tells whether the block is now done (every placement reached); marks the layer
-    /// visited and makes it the frontier unless it is empty. Only open blocks are visited.
-    /// One pass over the blocks also counts the layer (all and legal placements) and
-    /// notes its non-empty blocks.
-    fn advance(&mut self, layer: &Layer) -> (u64, u64) {
+    /// Computes the next layer (`layer` tells which), block by block, noting the blocks
+    /// now done (every placement reached); marks the layer visited and makes it the
+    /// frontier unless it is empty. Only open blocks are visited. One pass over the blocks
+    /// also counts the layer (all and legal placements) and notes its non-empty blocks.
+    fn advance(&mut self, layer: &LayerKind) -> (u64, u64) {
         let blocks = self.sets.len();
         let mut next = std::mem::take(&mut self.spare);
         next.resize(blocks, EMPTY);
@@ -221,7 +222,7 @@ impl<const H: usize> Sweep<H> {
     /// Computes a run of 64 blocks of the next layer (see [`Sweep::advance`]) and returns
     /// its non-empty blocks (bits) and its counts (all, legal).
     #[inline(always)]
-    fn chunk(&self, layer: &Layer, blocks: ChunkBlocks<'_>, alone: bool) -> (u64, u64, u64) {
+    fn chunk(&self, layer: &LayerKind, blocks: ChunkBlocks<'_>, alone: bool) -> (u64, u64, u64) {
         let ChunkBlocks {
             chunk,
             new: new_blocks,
@@ -238,8 +239,8 @@ impl<const H: usize> Sweep<H> {
             let seen = &mut seen_blocks[i];
             outer.refresh(self, &self.sets[rank]);
             let (new, done) = match layer {
-                Layer::First { target, goal } => self.first_block(rank, *target, goal),
-                Layer::Pull => self.pull_block(&outer, rank, seen),
+                LayerKind::First { target, goal } => self.first_block(rank, *target, goal),
+                LayerKind::Pull => self.pull_block(&outer, rank, seen),
             };
             if done {
                 *open_bits &= !(1 << i);
@@ -270,7 +271,7 @@ impl<const H: usize> Sweep<H> {
     )]
     unsafe fn chunk_wide(
         &self,
-        layer: &Layer,
+        layer: &LayerKind,
         blocks: ChunkBlocks<'_>,
         alone: bool,
     ) -> (u64, u64, u64) {
@@ -396,7 +397,7 @@ impl<const H: usize> Sweep<H> {
     /// Computes the next layer and returns its counts (all, legal); (0, 0) when it is
     /// empty, which leaves the frontier as it was.
     pub(super) fn step(&mut self) -> (u64, u64) {
-        self.advance(&Layer::Pull)
+        self.advance(&LayerKind::Pull)
     }
 
     /// The unreached placements of helper set `rank` (of the group `outer`) with a move
@@ -537,7 +538,7 @@ impl<const H: usize> Sweep<H> {
 }
 
 /// Which layer [`Sweep::advance`] computes.
-enum Layer {
+enum LayerKind {
     /// Layer 1: one slide onto `target` (`goal` is its block).
     First { target: Cell, goal: Block },
     /// A later layer: a move into the frontier.
@@ -559,10 +560,14 @@ pub fn has_wide_kernel() -> bool {
     false
 }
 
-/// Whether this CPU runs the AVX-512 kernel ([`Sweep::chunk_wide`]).
+/// Whether this CPU runs the AVX-512 kernel: every feature it is compiled for (those
+/// enabled, and those they imply).
 #[cfg(target_arch = "x86_64")]
 pub fn has_wide_kernel() -> bool {
-    std::is_x86_feature_detected!("avx2")
+    std::is_x86_feature_detected!("avx")
+        && std::is_x86_feature_detected!("fma")
+        && std::is_x86_feature_detected!("f16c")
+        && std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
         && std::is_x86_feature_detected!("popcnt")

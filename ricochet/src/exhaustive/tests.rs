@@ -1,5 +1,6 @@
-//! The two kernels of the sweep (portable and AVX-512) give the same analysis, list for
-//! list, on random boards with one to three helpers and on a full board.
+//! The two kernels of the sweep (portable and AVX-512), and one thread against two, give
+//! the same analysis, list for list, on random boards with one to three helpers and on a
+//! full board.
 
 use super::*;
 use crate::mt::PyRandom;
@@ -19,28 +20,28 @@ fn options(legality: Legality, portable_kernel: bool) -> Options {
     }
 }
 
+/// The analysis by each kernel on two threads, and by the default kernel on one thread
+/// (which writes the `beyond` index without locked instructions): all the same.
 fn both_kernels(board: &Board, target: Target, helpers: usize, legality: Legality) -> Analysis {
     let go_on = |_: &Layer| ControlFlow::Continue(());
-    let wide = analyse(
-        board,
-        target,
-        helpers,
-        &options(legality.clone(), false),
-        go_on,
-    );
-    let portable = analyse(board, target, helpers, &options(legality, true), go_on);
-    let wide = wide.unwrap();
-    assert_eq!(
-        wide,
-        portable.unwrap(),
-        "{helpers} helpers, target {target:?}"
-    );
+    let run = |portable_kernel: bool, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let options = options(legality.clone(), portable_kernel);
+        pool.install(|| analyse(board, target, helpers, &options, go_on))
+            .unwrap()
+    };
+    let wide = run(false, 2);
+    assert_eq!(wide, run(true, 2), "{helpers} helpers, target {target:?}");
+    assert_eq!(wide, run(false, 1), "{helpers} helpers, one thread");
     assert!(wide.max_moves > 0, "nothing solvable");
     wide
 }
 
 #[test]
-fn both_kernels_give_the_same_analysis() {
+fn both_kernels_and_one_thread_give_the_same_analysis() {
     if !has_wide_kernel() {
         eprintln!("skipped in part: this CPU has no AVX-512, so only the portable kernel ran");
     }

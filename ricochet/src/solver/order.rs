@@ -51,7 +51,7 @@ fn passes(slide: Slide, cell: Cell) -> bool {
     cell != from
         && from.min(to) <= cell
         && cell <= from.max(to)
-        && (!vertical || (cell ^ from) % GRID as u8 == 0)
+        && (!vertical || (cell ^ from).is_multiple_of(GRID as u8))
 }
 
 /// Whether `slide` was stopped by a robot on `cell`.
