@@ -261,7 +261,7 @@ impl<const H: usize> Sweep<H> {
 
     /// [`Sweep::chunk`] compiled for AVX-512 with its funnel shifts and population
     /// counts: a block's shifts and counts then take a few instructions instead of a
-    /// dozen (a unit takes about a fifth less CPU; the results are the same bits).
+    /// dozen (a unit takes about a quarter less CPU; the results are the same bits).
     ///
     /// # Safety
     /// The CPU must have the features enabled here ([`has_wide_kernel`]).
