@@ -73,7 +73,7 @@ pub fn slide(board: &Board, robots: &[Cell], robot: usize, dir: Direction) -> Ce
 
 /// Moves a robot that could stop anywhere needs from each cell to `target` on a board
 /// with mirrors, whatever its colour (at every mirror it may pass or turn): an admissible
-/// lower bound for every robot. [`crate::solver::UNREACHABLE`] where it cannot get there.
+/// lower bound for every robot. `UNREACHABLE` (the solver's) where it cannot get there.
 pub fn relaxed_bounds(board: &Board, target: Cell) -> [u8; CELLS] {
     let mut reach: Vec<Vec<Cell>> = vec![Vec::new(); CELLS];
     for cell in board.cells().filter(|&c| !board.is_blocked(c)) {

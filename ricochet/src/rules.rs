@@ -562,7 +562,7 @@ pub fn reachable_at_once(puzzle: &Puzzle) -> bool {
 }
 
 /// Whether `moves` obey the move rules of `rules` on `puzzle`, replayed through the
-/// search's own [`Mover`]: every step moves its robot as the rules allow, and only the last
+/// search's own `Mover`: every step moves its robot as the rules allow, and only the last
 /// may finish (whether it reaches the target is the solution replay's to check).
 pub fn obeys(puzzle: &Puzzle, moves: &[Move], rules: Rules) -> bool {
     let mover = Mover::new(puzzle, rules);
