@@ -2,15 +2,17 @@
 //! that every loop over them is unrolled: the per-block work of a layer is the whole
 //! cost of a unit.
 
-use super::block::{self, and, count, has, mask_of, minus, or, set, shift, Block, Moves, EMPTY};
+use super::block::{self, and, count, has, mask_of, minus, or, set, Block, Moves, EMPTY};
 use super::cells::{Cells, Rays, Set};
 use super::{even_picks, Finisher, Placement, UnitError, MAX_HELPERS};
 use crate::board::{Board, Cell, Direction};
-use group::{others_of, Outer, Slide};
+use group::{others_of, Outer};
+use pull::Plan;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod group;
+mod pull;
 
 /// The layered search's state: the current layer and everything reached so far.
 pub(super) struct Sweep<const H: usize> {
@@ -42,7 +44,7 @@ pub(super) struct Sweep<const H: usize> {
     /// and the target robot on the next cell in `dir` is a frontier placement. A helper
     /// sliding in `dir` into the target robot stops on such a cell, so this turns the
     /// cells of a path into one block operation.
-    beyond: Vec<[AtomicBlock; 4]>,
+    beyond: Vec<[Block; 4]>,
     /// The same for the layer being computed, filled as its blocks are (any thread may
     /// add a cell to any entry, hence atomics).
     next_beyond: Vec<[AtomicBlock; 4]>,
@@ -85,7 +87,7 @@ impl<const H: usize> Sweep<H> {
                 })
                 .collect(),
             chunk_counts: Vec::new(),
-            beyond: atomic_blocks(cells.sets_of(H - 1)),
+            beyond: vec![[EMPTY; 4]; cells.sets_of(H - 1)],
             next_beyond: atomic_blocks(cells.sets_of(H - 1)),
             wide: wide_if_able && has_wide_kernel(),
             sets,
@@ -208,55 +210,85 @@ impl<const H: usize> Sweep<H> {
         self.spare = std::mem::replace(&mut self.frontier, next);
         self.nonempty = summaries.iter().map(|s| s.0).collect();
         self.chunk_counts = summaries.iter().map(|s| [s.1, s.2]).collect();
-        std::mem::swap(&mut self.beyond, &mut self.next_beyond);
-        self.next_beyond
-            .par_iter()
-            .flatten()
-            .flatten()
-            .for_each(|word| {
-                word.store(0, Ordering::Relaxed);
+        // The layer's index becomes the frontier's, as plain blocks: a layer only reads
+        // it, and a plain block loads in one instruction.
+        self.beyond
+            .par_iter_mut()
+            .zip(&self.next_beyond)
+            .for_each(|(entry, next)| {
+                for (block, words) in entry.iter_mut().zip(next) {
+                    *block = std::array::from_fn(|i| words[i].swap(0, Ordering::Relaxed));
+                }
             });
         (all, legal)
     }
 
     /// Computes a run of 64 blocks of the next layer (see [`Sweep::advance`]) and returns
-    /// its non-empty blocks (bits) and its counts (all, legal).
+    /// its non-empty blocks (bits) and its counts (all, legal). A later layer plans each
+    /// block one block ahead of pulling it (`sweep/pull.rs`).
     #[inline(always)]
     fn chunk(&self, layer: &LayerKind, blocks: ChunkBlocks<'_>, alone: bool) -> (u64, u64, u64) {
-        let ChunkBlocks {
-            chunk,
-            new: new_blocks,
-            seen: seen_blocks,
-            open: open_bits,
-        } = blocks;
-        let (mut bits, mut all, mut legal) = (0u64, 0u64, 0u64);
+        let mut tally = Tally {
+            blocks,
+            bits: 0,
+            all: 0,
+            legal: 0,
+        };
         let mut outer = Outer::default();
-        let mut rest = *open_bits;
+        // Two plans in turn: the one being made and the one to pull next.
+        let mut plans = [Plan::default(), Plan::default()];
+        let mut making = 0;
+        let mut pending = false;
+        let mut rest = *tally.blocks.open;
         while rest != 0 {
             let i = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let rank = chunk * 64 + i;
-            let seen = &mut seen_blocks[i];
+            let rank = tally.blocks.chunk * 64 + i;
             outer.refresh(self, &self.sets[rank]);
-            let (new, done) = match layer {
-                LayerKind::First { target, goal } => self.first_block(rank, *target, goal),
-                LayerKind::Pull => self.pull_block(&outer, rank, seen),
-            };
-            if done {
-                *open_bits &= !(1 << i);
+            match layer {
+                LayerKind::First { target, goal } => {
+                    let (new, done) = self.first_block(rank, *target, goal);
+                    let others = outer.others_ranks(&self.cells, self.sets[rank][0]);
+                    tally.record(self, i, rank, &others, new, done, alone);
+                }
+                LayerKind::Pull => {
+                    let plan = &mut plans[making];
+                    if !self.plan_block(plan, &outer, i, rank, &tally.blocks.seen[i]) {
+                        *tally.blocks.open &= !(1 << i);
+                        continue;
+                    }
+                    making ^= 1;
+                    if pending {
+                        let ready = &plans[making];
+                        let (new, done) = self.pull_block(ready);
+                        tally.record(
+                            self,
+                            ready.index,
+                            ready.rank,
+                            &ready.others,
+                            new,
+                            done,
+                            alone,
+                        );
+                    }
+                    pending = true;
+                }
             }
-            if new == EMPTY {
-                continue;
-            }
-            new_blocks[i] = new;
-            bits |= 1 << i;
-            self.note_beyond(&outer, rank, &new, alone);
-            *seen = or(seen, &new);
-            let reported = self.reported(rank, &new);
-            all += count(&reported);
-            legal += count(&self.legal_part(rank, &reported));
         }
-        (bits, all, legal)
+        if pending {
+            let ready = &plans[making ^ 1];
+            let (new, done) = self.pull_block(ready);
+            tally.record(
+                self,
+                ready.index,
+                ready.rank,
+                &ready.others,
+                new,
+                done,
+                alone,
+            );
+        }
+        (tally.bits, tally.all, tally.legal)
     }
 
     /// [`Sweep::chunk`] compiled for AVX-512 with its funnel shifts and population
@@ -278,15 +310,15 @@ impl<const H: usize> Sweep<H> {
         self.chunk(layer, blocks, alone)
     }
 
-    /// Adds the new frontier block of helper set `rank` (of the group `outer`) to
-    /// `next_beyond`: for each helper, the directions in which the target robot stands
-    /// next to it.
+    /// Adds the new frontier block of helper set `rank` to `next_beyond`: for each helper
+    /// (`others`: the rank of the other helpers), the directions in which the target
+    /// robot stands next to it.
     #[inline(always)]
-    fn note_beyond(&self, outer: &Outer, rank: usize, block: &Block, alone: bool) {
+    fn note_beyond(&self, rank: usize, others: &[usize; MAX_HELPERS], block: &Block, alone: bool) {
         let group = &self.sets[rank][..H];
         for moving in 0..H {
             let cell = group[moving];
-            let entry = &self.next_beyond[outer.others_rank(&self.cells, group[0], moving)];
+            let entry = &self.next_beyond[others[moving]];
             for dir in Direction::ALL {
                 if dir.step(cell).is_some_and(|next| has(block, next)) {
                     let word = &entry[dir as usize][cell as usize / 64];
@@ -304,8 +336,7 @@ impl<const H: usize> Sweep<H> {
     /// The frontier's `beyond` block of the helpers `others` (rank) and `dir`.
     #[inline(always)]
     fn beyond(&self, others: usize, dir: Direction) -> Block {
-        let words = &self.beyond[others][dir as usize];
-        std::array::from_fn(|i| words[i].load(Ordering::Relaxed))
+        self.beyond[others][dir as usize]
     }
 
     /// Whether the frontier holds the placement of helper set `rank` and `cell`.
@@ -400,119 +431,6 @@ impl<const H: usize> Sweep<H> {
         self.advance(&LayerKind::Pull)
     }
 
-    /// The unreached placements of helper set `rank` (of the group `outer`) with a move
-    /// into the frontier, and whether they are all that was unreached.
-    #[inline(always)]
-    fn pull_block(&self, outer: &Outer, rank: usize, visited: &Block) -> (Block, bool) {
-        let inner = self.sets[rank][0];
-        let mut mask = outer.mask;
-        set(&mut mask, inner);
-        let candidates = minus(&minus(&self.moves.free, &mask), visited);
-        if candidates == EMPTY {
-            return (EMPTY, true);
-        }
-        // Plan the helper moves and prefetch the blocks they read before the target robot's
-        // moves, which then hide some of the wait: those reads are scattered over the whole
-        // layer, and waiting for them one by one is the cost. The outer helpers' slides
-        // were planned for the whole group; the inner helper changes them only when it
-        // stands on their path.
-        let mut slides = [Slide::default(); MAX_HELPERS * 4];
-        let mut planned = 0;
-        let mut add = |slide: Slide| {
-            if slide.lands_in_frontier {
-                prefetch(&self.frontier[slide.landing]);
-            }
-            prefetch(&self.beyond[slide.others][slide.dir as usize]);
-            slides[planned] = slide;
-            planned += 1;
-        };
-        let outer_cells = &outer.cells[..H - 1];
-        for dir in Direction::ALL {
-            let end = self.slide_end(inner, outer_cells, dir);
-            if end != inner {
-                add(self.slide(dir, inner, end, outer_cells, outer.rank));
-            }
-        }
-        for moving in 1..H {
-            let from = outer.cells[moving - 1];
-            let mut others = [inner; MAX_HELPERS];
-            others[1..H - 1].copy_from_slice(&outer.others[moving - 1][..H - 2]);
-            let others_rank = outer.others_rank(&self.cells, inner, moving);
-            for dir in Direction::ALL {
-                let end = if has(&outer.paths[moving - 1][dir as usize], inner) {
-                    dir.opposite()
-                        .step(inner)
-                        .expect("a cell on a path has one before it")
-                } else {
-                    outer.ends[moving - 1][dir as usize]
-                };
-                if end != from {
-                    add(self.slide(dir, from, end, &others[..H - 1], others_rank));
-                }
-            }
-        }
-        let mut pulled = EMPTY;
-        if self.is_nonempty(rank) {
-            let frontier = &self.frontier[rank];
-            for dir in Direction::ALL {
-                pulled = or(&pulled, &self.moves.pull(&mask, frontier, dir));
-            }
-        }
-        if minus(&candidates, &pulled) == EMPTY {
-            return (candidates, true);
-        }
-        // Target robot off the path: the helper slides to the end, and the placement with
-        // the helper there is in the landing block. Target robot on the path (not its
-        // first cell, which stops the helper at once): the helper stops on the cell before
-        // it, which `beyond` tells; those cells are gathered per direction and shifted once
-        // each at the end (a shift costs as much as the rest of a slide, and more with a
-        // direction known only at run time). The path keeps `end`: the target robot one
-        // step beyond it is off the path, so `beyond` has `end` exactly when the landing
-        // block has that placement, and never on an edge.
-        let mut stops = [EMPTY; 4];
-        for slide in &slides[..planned] {
-            // The cells passed, `from` excluded, `end` included (kept as two cells, not
-            // as blocks: planning all slides of a block then stays in a few cache lines).
-            let path = minus(
-                self.rays.mask(slide.from, slide.dir),
-                self.rays.mask(slide.end, slide.dir),
-            );
-            if slide.lands_in_frontier {
-                pulled = or(&pulled, &minus(&self.frontier[slide.landing], &path));
-            }
-            let beyond = self.beyond(slide.others, slide.dir);
-            let gathered = &mut stops[slide.dir as usize];
-            *gathered = or(gathered, &and(&path, &beyond));
-        }
-        for dir in Direction::ALL {
-            pulled = or(&pulled, &shift(&stops[dir as usize], dir));
-        }
-        let found = and(&pulled, &candidates);
-        (found, found == candidates)
-    }
-
-    /// The helper move from `from` to `end` in `dir` among `others` (of rank
-    /// `others_rank`), and what it reads.
-    #[inline(always)]
-    fn slide(
-        &self,
-        dir: Direction,
-        from: Cell,
-        end: Cell,
-        others: &[Cell],
-        others_rank: usize,
-    ) -> Slide {
-        let landing = self.cells.rank_with(others, end);
-        Slide {
-            dir,
-            from,
-            end,
-            landing,
-            lands_in_frontier: self.is_nonempty(landing),
-            others: others_rank,
-        }
-    }
-
     /// Where a robot at `from` slides in `dir` among `others` (no other robot moves).
     #[inline(always)]
     fn slide_end(&self, from: Cell, others: &[Cell], dir: Direction) -> Cell {
@@ -552,6 +470,47 @@ struct ChunkBlocks<'a> {
     new: &'a mut [Block],
     seen: &'a mut [Block],
     open: &'a mut u64,
+}
+
+/// A run of 64 blocks being computed, and what it has found so far.
+struct Tally<'a> {
+    blocks: ChunkBlocks<'a>,
+    /// Its non-empty new blocks, and their placements (all, legal).
+    bits: u64,
+    all: u64,
+    legal: u64,
+}
+
+impl Tally<'_> {
+    /// Notes the new placements `new` of block `i` (helper set `rank`, whose helpers'
+    /// others have the ranks `others`), and closes the block when it is `done`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn record<const H: usize>(
+        &mut self,
+        sweep: &Sweep<H>,
+        i: usize,
+        rank: usize,
+        others: &[usize; MAX_HELPERS],
+        new: Block,
+        done: bool,
+        alone: bool,
+    ) {
+        if done {
+            *self.blocks.open &= !(1 << i);
+        }
+        if new == EMPTY {
+            return;
+        }
+        self.blocks.new[i] = new;
+        self.bits |= 1 << i;
+        sweep.note_beyond(rank, others, &new, alone);
+        let seen = &mut self.blocks.seen[i];
+        *seen = or(seen, &new);
+        let reported = sweep.reported(rank, &new);
+        self.all += count(&reported);
+        self.legal += count(&sweep.legal_part(rank, &reported));
+    }
 }
 
 /// Whether this CPU runs the AVX-512 kernel.

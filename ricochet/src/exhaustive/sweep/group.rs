@@ -46,7 +46,8 @@ impl Outer {
     #[inline(always)]
     pub(super) fn refresh<const H: usize>(&mut self, sweep: &Sweep<H>, set: &Set) {
         let cells = &set[1..H];
-        if self.known && self.cells[..H - 1] == *cells {
+        // Compared cell by cell: a slice comparison calls a byte compare per block.
+        if self.known && (0..H - 1).all(|k| self.cells[k] == set[k + 1]) {
             return;
         }
         self.known = true;
@@ -73,6 +74,12 @@ impl Outer {
             0 => self.rank,
             j => cells.term(0, inner) + self.others_terms[j - 1],
         }
+    }
+
+    /// [`Outer::others_rank`] of each helper.
+    #[inline(always)]
+    pub(super) fn others_ranks(&self, cells: &Cells, inner: Cell) -> [usize; MAX_HELPERS] {
+        std::array::from_fn(|moving| self.others_rank(cells, inner, moving))
     }
 }
 
