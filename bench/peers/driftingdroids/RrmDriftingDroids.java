@@ -10,7 +10,9 @@
  * Board.setWall, Board.setRobots, Board.addGoal) and runs the solver the GUI
  * uses by default: Solver.createInstance(board) = SolverIDDFS, with the
  * default options (SOLUTION_MODE.MINIMUM, rebound moves allowed). The first
- * solution of the returned (sorted) list is printed.
+ * solution of the returned (sorted) list is printed. With the environment
+ * variable DD_REBOUNDS=no the solver runs with setOptionAllowRebounds(false),
+ * DriftingDroids' no-rebounds rule.
  *
  * Usage: java -cp CLASSES RrmDriftingDroids PUZZLES.jsonl
  * Output: name<TAB>moves<TAB>"0N 2E ..." per puzzle (robot indices as in the
@@ -127,6 +129,7 @@ public final class RrmDriftingDroids {
         }
 
         final Solver solver = Solver.createInstance(board); // SolverIDDFS
+        solver.setOptionAllowRebounds(!"no".equals(System.getenv("DD_REBOUNDS")));
         final List<Solution> solutions = solver.execute();
         System.err.println("driftingdroids driver: " + name + ": " + solver.toString()
                 + " solutions=" + solutions.size());

@@ -150,12 +150,22 @@ pub(crate) fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
     let count = puzzle.robots().len();
     let at_once = rules.ricochet == Ricochet::DriftingDroids && dd_reachable_at_once(puzzle);
     let must_turn = rules.ricochet == Ricochet::Official || at_once;
+    // Today's rule needs neither the last moves nor the turns: leaving them out keeps the
+    // positions of four and five robots countable.
+    let tracks = !rules.rebounds || must_turn;
     let start: Node = (
         puzzle.robots().to_vec(),
         vec![None; count],
         vec![false; count],
     );
-    let mut seen = std::collections::HashSet::from([start.clone()]);
+    // Seen nodes packed in 12 bits per robot (cell, last direction, turned).
+    let pack = |(robots, last, turned): &Node| {
+        (0..robots.len()).fold(0u64, |key, robot| {
+            let dir = last[robot].map_or(0, |dir| dir as u64 + 1);
+            key << 12 | u64::from(robots[robot]) << 4 | dir << 1 | u64::from(turned[robot])
+        })
+    };
+    let mut seen = std::collections::HashSet::from([pack(&start)]);
     let mut queue = VecDeque::from([(start, 0usize)]);
     while let Some(((robots, last, turned), depth)) = queue.pop_front() {
         for robot in 0..robots.len() {
@@ -179,9 +189,11 @@ pub(crate) fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
                 }
                 let mut next = (robots.clone(), last.clone(), turned.clone());
                 next.0[robot] = at;
-                next.1[robot] = Some(dir);
-                next.2[robot] |= turns;
-                if seen.insert(next.clone()) {
+                if tracks {
+                    next.1[robot] = Some(dir);
+                    next.2[robot] |= turns;
+                }
+                if seen.insert(pack(&next)) {
                     queue.push_back((next, depth + 1));
                 }
             }
@@ -370,11 +382,34 @@ fn rule_sets_name_what_differs() {
 /// solution replays move by move with those slides.
 #[test]
 fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
-    let mut rng = PyRandom::new(25);
+    let (compared, differ) = mirrors_against_the_plain_bfs(25, 150, |case| 1 + case % 3);
+    assert!(compared >= 80, "{compared} compared");
+    // The mirrors matter: many positions need another count than without them.
+    assert!(differ >= 30, "{differ} differ");
+}
+
+/// Four and five robots: more robots to bounce off, and the interchangeable helpers'
+/// colours told apart by the mirrors.
+#[test]
+fn mirrors_with_four_and_five_robots_agree_with_a_plain_bfs() {
+    let (compared, differ) = mirrors_against_the_plain_bfs(45, 60, |case| 4 + case % 2);
+    assert!(compared >= 30, "{compared} compared");
+    assert!(differ >= 10, "{differ} differ");
+}
+
+/// Random small boards with one to four random mirrors, `robots(case)` robots: the
+/// solver's count equals the plain BFS's, and its moves replayed by the reference slide
+/// finish. Returns the positions compared, and those whose count the mirrors change.
+fn mirrors_against_the_plain_bfs(
+    seed: u64,
+    cases: usize,
+    robots: impl Fn(usize) -> usize,
+) -> (usize, usize) {
+    let mut rng = PyRandom::new(seed);
     let (mut compared, mut differ) = (0, 0);
-    for case in 0..150 {
+    for case in 0..cases {
         let size = [5, 6, 7][case % 3];
-        let robots = 1 + case % 3;
+        let robots = robots(case);
         let plain = random_puzzle(&mut rng, size, robots);
         let mut mirrors = Vec::new();
         for _ in 0..rng.randint(1, 5) {
@@ -392,7 +427,10 @@ fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
         };
         let puzzle = Puzzle::new(board, plain.robots().to_vec(), plain.target()).unwrap();
         let expected = reference_moves(&puzzle, Rules::STANDARD);
-        match (Solver::new().solve(&puzzle), expected) {
+        // Bounded, so that an unsolvable position of five robots ends soon: the search
+        // must then find nothing within a dozen moves.
+        let limit = expected.map_or(12, |moves| moves as u8);
+        match (solve(&puzzle, Rules::STANDARD, limit), expected) {
             (Ok(solution), Some(moves)) => {
                 assert_eq!(solution.moves.len(), moves, "case {case}");
                 let mut at = puzzle.robots().to_vec();
@@ -413,9 +451,7 @@ fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
         }
         differ += usize::from(expected != reference_moves(&plain, Rules::STANDARD));
     }
-    assert!(compared >= 80, "{compared} compared");
-    // The mirrors matter: many positions need another count than without them.
-    assert!(differ >= 30, "{differ} differ");
+    (compared, differ)
 }
 
 /// A watched search under rules that restrict moves ends with its progress at the answer:
@@ -436,4 +472,88 @@ fn a_watched_search_reports_its_bound_and_states() {
         solution.stats.states
     );
     assert!(solution.stats.states > 0);
+}
+
+/// Games dealt as DriftingDroids deals them (`DdGame::deal`, 4 robots, seeds 1–2,000)
+/// where DriftingDroids' own search without rebounds (the pinned peer, run by
+/// `bench/peers/driftingdroids` with `DD_REBOUNDS=no`) answered longer than rrm: the
+/// game ID and DriftingDroids' answer (robot, direction). 11 of the 1,868 games both answered differed,
+/// always DriftingDroids longer (by 1 to 3 moves): all eleven.
+const DRIFTINGDROIDS_LONGER_WITHOUT_REBOUNDS: [(&str, &str); 11] = [
+    ("5076+41+2780E6AF+61", "3W 3N 3E 3N 3W 3N 1N 1E"),
+    ("F520+41+7C2B14A6+33", "0W 0N 1S 1W 1N 1E 1N 1W"),
+    ("8EF9+42+D63CBAD5+CD", "1S 1E 3S 3E 2S 2E 2N 2W"),
+    ("6F49+43+F852A363+C2", "3N 3W 3S 3E 3S 3W 3N 3E 3S"),
+    ("5B60+40+ACFE5493+B1", "3W 1W 2S 0S 0W 0S 0E 0N 0W 0S"),
+    ("976C+42+68BDCA12+59", "3E 3S 3E 3S 3W 3N 2W 2N 2W 2N 2E"),
+    ("4217+42+80C656F8+5D", "0E 0N 0E 3E 3N 3W 2W 2N 2E 2S 2W"),
+    ("CDA3+41+5B46DCCF+5D", "0N 0E 3N 3W 3N 3E 1W 1S 1E 1N 1E 1S"),
+    (
+        "AB8D+41+AF22FD1F+A2",
+        "3S 1E 1S 1W 0N 0W 0N 0W 0S 1S 1E 1S 1W 1N",
+    ),
+    (
+        "8FE5+41+E140E3F7+3C",
+        "3E 3N 2N 2E 2N 2E 2S 1N 1E 1S 1E 1N 1E 1S 1W",
+    ),
+    (
+        "6D47+43+9361E9E0+57",
+        "1E 3E 3N 0W 0N 0E 3W 3N 3E 1S 1W 1N 1W 0N 0W 0S 3N 3W 3S 3W",
+    ),
+];
+
+/// Whether `moves` finish `puzzle` without a rebound, checked move by move with the
+/// reference slide: no robot moves along the line of its own previous move, every move
+/// moves its robot, and only the last brings a robot that may finish onto the target.
+fn finishes_without_rebounds(puzzle: &Puzzle, moves: &[Move]) -> bool {
+    let mut at = puzzle.robots().to_vec();
+    let mut last: Vec<Option<Direction>> = vec![None; at.len()];
+    for (index, step) in moves.iter().enumerate() {
+        let robot = usize::from(step.robot);
+        if last[robot].is_some_and(|before| before == step.dir || before == step.dir.opposite()) {
+            return false;
+        }
+        let to = reference_slide(puzzle, &at, robot, step.dir);
+        if to == at[robot] {
+            return false;
+        }
+        at[robot] = to;
+        last[robot] = Some(step.dir);
+        let finished = to == puzzle.target().cell && puzzle.may_finish(robot);
+        if finished != (index + 1 == moves.len()) {
+            return false;
+        }
+    }
+    !moves.is_empty()
+}
+
+/// Where DriftingDroids' search without rebounds answers longer, rrm's answer is a valid
+/// play without rebounds, shorter than DriftingDroids' (which is valid too, so the rule
+/// is the same and DriftingDroids missed the shorter one), and the plain BFS under the
+/// rule finds no shorter one.
+#[test]
+fn without_rebounds_rrm_is_shorter_than_driftingdroids_and_the_bfs_agrees() {
+    let rules = Rules::parse("no-rebounds").unwrap();
+    for (id, theirs) in DRIFTINGDROIDS_LONGER_WITHOUT_REBOUNDS {
+        let puzzle = crate::driftingdroids::DdGame::parse(id)
+            .unwrap()
+            .puzzle()
+            .unwrap();
+        let theirs: Vec<Move> = theirs
+            .split(' ')
+            .map(|step| {
+                let (robot, dir) = step.split_at(1);
+                Move {
+                    robot: robot.parse().unwrap(),
+                    dir: Direction::from_letter(dir.chars().next().unwrap()).unwrap(),
+                }
+            })
+            .collect();
+        let ours = solve(&puzzle, rules, 40).unwrap().moves;
+        assert!(finishes_without_rebounds(&puzzle, &ours), "{id}: {ours:?}");
+        assert!(obeys(&puzzle, &ours, rules), "{id}");
+        assert!(finishes_without_rebounds(&puzzle, &theirs), "{id}: theirs");
+        assert!(ours.len() < theirs.len(), "{id}: {} moves", ours.len());
+        assert_eq!(reference_moves(&puzzle, rules), Some(ours.len()), "{id}");
+    }
 }
