@@ -5,7 +5,9 @@
 //! [`Solver`]. A rule set that forbids moves goes to [`solve`] here: IDA* over states that
 //! also remember what each robot's last move was, since the rules depend on it, with the
 //! same admissible lower bound as the fast solver (a robot that could stop anywhere needs
-//! no fewer moves) and a transposition table of the depth left at each state.
+//! no fewer moves) and the fast solver's transposition table of the depth left at each
+//! state (one cache line a probe, marked on entry: a state met again with no more moves
+//! left while it is being searched has nothing new to offer).
 //!
 //! DriftingDroids forbids rebounds as its solver does: a robot may not move along the line
 //! of its own previous move, neither back the way it came nor on in the same direction,
@@ -24,6 +26,7 @@
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{lower_bounds, SearchStats, Solution, Solver, Unsolved, UNREACHABLE};
+use crate::transposition::TransTable;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -288,6 +291,9 @@ pub(crate) enum Play {
     Continues(State),
 }
 
+/// Bits of a state key per robot: its cell, the line of its last move, whether it turned.
+const KEY_BITS_PER_ROBOT: u32 = 11;
+
 /// Plays moves under a rule set on a puzzle's board and target, with the ricochet duties
 /// of the position the play started from.
 pub(crate) struct Mover<'p> {
@@ -366,13 +372,13 @@ impl<'p> Mover<'p> {
         }
         parts[..self.count]
             .iter()
-            .fold(0, |key, &part| key << 11 | part)
+            .fold(0, |key, &part| key << KEY_BITS_PER_ROBOT | part)
     }
 }
 
-/// Most states the table keeps before it starts afresh (a lost entry only means a state
-/// is searched again): about 400 MB.
-const TABLE_LIMIT: usize = 1 << 24;
+/// The most memory the table grows to (past it, a bucket's shallowest entry makes room:
+/// a lost entry only means a state is searched again).
+const TABLE_BYTES: usize = 256 << 20;
 
 /// A hasher for keys that are already well-mixed integers once multiplied.
 #[derive(Default)]
@@ -394,6 +400,51 @@ impl Hasher for KeyHasher {
     }
 }
 
+/// The depth each state was searched with: the fast solver's table where the keys are
+/// narrow enough for it (four robots), else a hash map (five robots: the table would
+/// start at gigabytes). A state is marked on entry: met again with no more moves left
+/// while it is being searched, it has nothing new to offer.
+enum Searched {
+    Table(TransTable),
+    Map(HashMap<u64, u8, BuildHasherDefault<KeyHasher>>),
+}
+
+/// The widest key the fast solver's table takes here (it starts at 2^(bits − 20) bytes).
+const TABLE_KEY_BITS: u32 = 44;
+
+impl Searched {
+    fn new(key_bits: u32) -> Searched {
+        if key_bits <= TABLE_KEY_BITS {
+            let mut table = TransTable::new(TABLE_BYTES);
+            table.reset(key_bits);
+            Searched::Table(table)
+        } else {
+            Searched::Map(HashMap::default())
+        }
+    }
+
+    /// Notes that `key` is searched with `left` moves; false when it already was with as
+    /// many (so the search skips it).
+    fn visit(&mut self, key: u64, left: u8) -> bool {
+        match self {
+            Searched::Table(table) => table.visit(table.hash(key), left),
+            Searched::Map(map) => {
+                if map.get(&key).is_some_and(|&done| done >= left) {
+                    return false;
+                }
+                if map.len() >= MAP_LIMIT {
+                    map.clear();
+                }
+                map.insert(key, left);
+                true
+            }
+        }
+    }
+}
+
+/// Most states the map keeps before it starts afresh: about 400 MB.
+const MAP_LIMIT: usize = 1 << 24;
+
 struct Restricted<'p> {
     puzzle: &'p Puzzle,
     progress: &'p SearchProgress,
@@ -401,8 +452,8 @@ struct Restricted<'p> {
     count: usize,
     /// Moves a finishing robot needs from each cell, by the line of its last move.
     lower_bound: [[u8; CELLS]; 3],
-    /// The most moves each state was searched with, without a solution.
-    searched: HashMap<u64, u8, BuildHasherDefault<KeyHasher>>,
+    /// The most moves each state was searched with, or is being searched with.
+    searched: Searched,
     path: Vec<Move>,
     states: u64,
 }
@@ -415,7 +466,7 @@ impl<'p> Restricted<'p> {
             mover: Mover::new(puzzle, rules),
             count: puzzle.robots().len(),
             lower_bound: line_bounds(puzzle, rules),
-            searched: HashMap::default(),
+            searched: Searched::new(KEY_BITS_PER_ROBOT * puzzle.robots().len() as u32),
             path: Vec::new(),
             states: 0,
         }
@@ -443,8 +494,7 @@ impl<'p> Restricted<'p> {
         if left == 0 || bound > left {
             return false;
         }
-        let key = self.mover.key(state);
-        if self.searched.get(&key).is_some_and(|&done| done >= left) {
+        if !self.searched.visit(self.mover.key(state), left) {
             return false;
         }
         // With no move to spare, every move must bring the target's robot one closer:
@@ -475,10 +525,6 @@ impl<'p> Restricted<'p> {
                 }
             }
         }
-        if self.searched.len() >= TABLE_LIMIT {
-            self.searched.clear();
-        }
-        self.searched.insert(key, left);
         false
     }
 }
