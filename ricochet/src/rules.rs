@@ -25,6 +25,7 @@
 
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
+use crate::solver::{slides_commute, stop_tables, OrderSlide, StopTables};
 use crate::solver::{lower_bounds, SearchStats, Solution, Solver, Unsolved, UNREACHABLE};
 use crate::transposition::TransTable;
 use std::collections::HashMap;
@@ -221,7 +222,7 @@ pub fn solve_watched(
     for limit in first.max(1)..=max_moves.min(254) {
         search.path.clear();
         progress.bound.store(limit, Ordering::Relaxed);
-        let solved = search.dfs(&start, limit);
+        let solved = search.dfs(&start, limit, None);
         progress.states.store(search.states, Ordering::Relaxed);
         if solved {
             return Ok(Solution {
@@ -450,6 +451,9 @@ struct Restricted<'p> {
     progress: &'p SearchProgress,
     mover: Mover<'p>,
     count: usize,
+    /// Where a robot slides with no other robot about, to tell commuting moves apart;
+    /// none on a board with mirrors, whose slides bend.
+    stops: Option<StopTables>,
     /// Moves a finishing robot needs from each cell, by the line of its last move.
     lower_bound: [[u8; CELLS]; 3],
     /// The most moves each state was searched with, or is being searched with.
@@ -465,6 +469,7 @@ impl<'p> Restricted<'p> {
             progress,
             mover: Mover::new(puzzle, rules),
             count: puzzle.robots().len(),
+            stops: (!puzzle.board().has_mirrors()).then(|| stop_tables(puzzle.board())),
             lower_bound: line_bounds(puzzle, rules),
             searched: Searched::new(KEY_BITS_PER_ROBOT * puzzle.robots().len() as u32),
             path: Vec::new(),
@@ -484,8 +489,15 @@ impl<'p> Restricted<'p> {
     }
 
     /// Whether a solution of at most `left` more moves exists from `state` (pushed onto
-    /// `path` if so).
-    fn dfs(&mut self, state: &State, left: u8) -> bool {
+    /// `path` if so); `last` is the move that led there (its robot and slide).
+    ///
+    /// Two moves in a row of different robots that commute (neither's start or end cell
+    /// on the other's slide or stopping it) are searched in one order only, the lower
+    /// robot first, as the fast solver does. The rules keep this sound: whether a move is
+    /// allowed depends only on its own robot's last move and turn (no rebound, the turn
+    /// the ricochet rule asks for), which the other robot's move leaves as they were, and
+    /// both orders end with the same cells.
+    fn dfs(&mut self, state: &State, left: u8, last: Option<(usize, OrderSlide)>) -> bool {
         self.states += 1;
         if self.states.is_multiple_of(PROGRESS_EVERY) {
             self.progress.states.store(self.states, Ordering::Relaxed);
@@ -516,8 +528,18 @@ impl<'p> Restricted<'p> {
                         return true;
                     }
                     Play::Continues(next) => {
+                        let slide = OrderSlide {
+                            from: state.robots[robot],
+                            to: next.robots[robot],
+                            dir: dir as usize,
+                        };
+                        if let (Some(stops), Some((before, previous))) = (&self.stops, last) {
+                            if robot < before && slides_commute(stops, previous, slide) {
+                                continue;
+                            }
+                        }
                         self.path.push(step);
-                        if self.dfs(&next, left - 1) {
+                        if self.dfs(&next, left - 1, Some((robot, slide))) {
                             return true;
                         }
                         self.path.pop();

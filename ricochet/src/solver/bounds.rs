@@ -8,9 +8,9 @@ use super::UNREACHABLE;
 use crate::board::{Board, Cell, Direction, CELLS};
 
 /// `stops[dir][cell]`: where a robot at `cell` stops sliding in `dir` on an empty board.
-pub(super) type StopTables = [[Cell; CELLS]; 4];
+pub(crate) type StopTables = [[Cell; CELLS]; 4];
 
-pub(super) fn stop_tables(board: &Board) -> StopTables {
+pub(crate) fn stop_tables(board: &Board) -> StopTables {
     let mut stops = [[0; CELLS]; 4];
     for dir in Direction::ALL {
         // Visit cells so that the next cell in `dir` is always done first.

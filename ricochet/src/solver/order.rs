@@ -9,17 +9,17 @@ use crate::board::{Cell, GRID};
 
 /// One move: where the robot started and stopped, and its direction (N, E, S, W as 0..4).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Slide {
-    pub(super) from: Cell,
-    pub(super) to: Cell,
-    pub(super) dir: usize,
+pub(crate) struct Slide {
+    pub(crate) from: Cell,
+    pub(crate) to: Cell,
+    pub(crate) dir: usize,
 }
 
 /// Whether `first` followed by `second` (moves of two different robots) reaches the same
 /// state as the other way round: unless either robot's start or end cell lies on the
 /// other's slide or stopped it.
 #[inline(always)]
-pub(super) fn commutes(stops: &StopTables, first: Slide, second: Slide) -> bool {
+pub(crate) fn commutes(stops: &StopTables, first: Slide, second: Slide) -> bool {
     !passes(second, first.from)
         && !stopped_by(stops, second, first.to)
         && !passes(first, second.to)
