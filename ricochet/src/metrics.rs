@@ -34,10 +34,10 @@ impl Metrics {
 }
 
 /// [`metrics`] of a puzzle played under `rules`: optimal solutions are counted over
-/// straight slides with every move allowed, so under rules that restrict moves, or on a
-/// board with mirrors, their count is unknown (`None`).
+/// straight slides with every move allowed, so under rules that restrict the moves of
+/// this position, or on a board with mirrors, their count is unknown (`None`).
 pub fn metrics_under(puzzle: &Puzzle, solution: &[Move], cap: u64, rules: Rules) -> Metrics {
-    if !rules.restricts_moves() && !puzzle.board().has_mirrors() {
+    if crate::rules::fast_solver_plays(puzzle, rules) {
         return metrics(puzzle, solution, cap);
     }
     Metrics {

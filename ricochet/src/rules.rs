@@ -25,8 +25,8 @@
 
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
-use crate::solver::{slides_commute, stop_tables, OrderSlide, StopTables};
 use crate::solver::{lower_bounds, SearchStats, Solution, Solver, Unsolved, UNREACHABLE};
+use crate::solver::{slides_commute, stop_tables, OrderSlide, StopTables};
 use crate::transposition::TransTable;
 use std::collections::HashMap;
 use std::fmt;
@@ -175,11 +175,19 @@ impl fmt::Display for Rules {
 
 /// [`solve`], with this thread's reusable solver where the rules leave the moves free.
 pub fn solve_on_thread(puzzle: &Puzzle, rules: Rules, max_moves: u8) -> Result<Solution, Unsolved> {
-    if rules.restricts_moves() || puzzle.board().has_mirrors() {
-        solve(puzzle, rules, max_moves)
-    } else {
+    if fast_solver_plays(puzzle, rules) {
         crate::solver::with_thread_solver(max_moves, |solver| solver.solve(puzzle))
+    } else {
+        solve(puzzle, rules, max_moves)
     }
+}
+
+/// Whether the fast solver plays `puzzle` under `rules`: it knows neither mirrors nor
+/// restricted moves, and DriftingDroids' ricochet rule restricts none where the target
+/// is not reachable at once (most positions).
+pub fn fast_solver_plays(puzzle: &Puzzle, rules: Rules) -> bool {
+    let frees_moves = rules.rebounds && ricochet_duties(puzzle, rules) == (false, false);
+    frees_moves && !puzzle.board().has_mirrors()
 }
 
 /// How far a search under move rules has got, for a progress display on another thread:
@@ -208,8 +216,7 @@ pub fn solve_watched(
     max_moves: u8,
     progress: &SearchProgress,
 ) -> Result<Solution, Unsolved> {
-    // The fast solver knows neither restricted moves nor mirrors.
-    if !rules.restricts_moves() && !puzzle.board().has_mirrors() {
+    if fast_solver_plays(puzzle, rules) {
         return Solver::with_limits(max_moves, crate::solver::DEFAULT_TABLE_BYTES).solve(puzzle);
     }
     let started = Instant::now();
@@ -354,12 +361,20 @@ impl<'p> Mover<'p> {
 
     /// The state's table key: robots that cannot finish are interchangeable (all of them
     /// for the vortex) unless mirrors tell colours apart, so theirs are sorted; 11 bits
-    /// per robot, 55 at most.
+    /// per robot, 55 at most. A robot's last line is kept only where a later move depends
+    /// on it: without rebounds, or for a robot that must still turn before it finishes.
+    /// States that differ in the other lines have the same moves ahead.
     pub(crate) fn key(&self, state: &State) -> u64 {
         let mut parts = [0u64; MAX_ROBOTS];
         for (robot, part) in parts.iter_mut().enumerate() {
-            let turned = u64::from(state.turned >> robot & 1);
-            *part = u64::from(state.robots[robot]) << 3 | (state.lines[robot] as u64) << 1 | turned;
+            let turned = state.turned >> robot & 1 == 1;
+            let must_still_turn = self.must_turn && self.puzzle.may_finish(robot) && !turned;
+            let line = if !self.rules.rebounds || must_still_turn {
+                state.lines[robot] as u64
+            } else {
+                0
+            };
+            *part = u64::from(state.robots[robot]) << 3 | line << 1 | u64::from(turned);
         }
         let interchangeable = match self.puzzle.target().colour {
             Some(colour) => {
@@ -454,8 +469,9 @@ struct Restricted<'p> {
     /// Where a robot slides with no other robot about, to tell commuting moves apart;
     /// none on a board with mirrors, whose slides bend.
     stops: Option<StopTables>,
-    /// Moves a finishing robot needs from each cell, by the line of its last move.
-    lower_bound: [[u8; CELLS]; 3],
+    /// Moves a finishing robot needs at least, by whether it turned, the line of its
+    /// last move and its cell.
+    lower_bound: [[[u8; CELLS]; 3]; 2],
     /// The most moves each state was searched with, or is being searched with.
     searched: Searched,
     path: Vec<Move>,
@@ -470,7 +486,7 @@ impl<'p> Restricted<'p> {
             mover: Mover::new(puzzle, rules),
             count: puzzle.robots().len(),
             stops: (!puzzle.board().has_mirrors()).then(|| stop_tables(puzzle.board())),
-            lower_bound: line_bounds(puzzle, rules),
+            lower_bound: relaxed_bounds(puzzle, rules, ricochet_duties(puzzle, rules).0),
             searched: Searched::new(KEY_BITS_PER_ROBOT * puzzle.robots().len() as u32),
             path: Vec::new(),
             states: 0,
@@ -482,7 +498,8 @@ impl<'p> Restricted<'p> {
         (0..self.count)
             .filter(|&robot| self.puzzle.may_finish(robot))
             .map(|robot| {
-                self.lower_bound[state.lines[robot] as usize][state.robots[robot] as usize]
+                let turned = usize::from(state.turned >> robot & 1);
+                self.lower_bound[turned][state.lines[robot] as usize][state.robots[robot] as usize]
             })
             .min()
             .unwrap_or(UNREACHABLE)
@@ -551,47 +568,49 @@ impl<'p> Restricted<'p> {
     }
 }
 
-/// The admissible bound by the line of the robot's last move: the moves it needs if it
-/// could stop anywhere, its moves alternating between the lines when rebounds are
-/// forbidden (relaxed routes lose nothing by alternating; only the first move is barred
-/// from the line the robot last moved on).
-fn line_bounds(puzzle: &Puzzle, rules: Rules) -> [[u8; CELLS]; 3] {
+/// The admissible bound of a robot that may finish, by whether it has turned, the line
+/// of its last move and its cell: the moves it needs if it could stop anywhere on a
+/// straight wall-free line, under the same rules. Without rebounds a move may not follow
+/// the robot's last line, and where the ricochet rule asks for a turn the robot finishes
+/// only once it has turned (a robot that has not yet turned needs at least two moves).
+/// A fixed point over (turned, line, cell), 1,536 entries; where neither rule applies, the
+/// fast solver's table for every entry.
+fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> [[[u8; CELLS]; 3]; 2] {
     if puzzle.board().has_mirrors() {
-        return [crate::mirrors::relaxed_bounds(puzzle.board(), puzzle.target().cell); 3];
+        return [[crate::mirrors::relaxed_bounds(puzzle.board(), puzzle.target().cell); 3]; 2];
     }
     let plain = lower_bounds(puzzle.board(), puzzle.target().cell);
-    if rules.rebounds {
-        return [plain; 3];
+    if rules.rebounds && !must_turn {
+        return [[plain; 3]; 2];
     }
     let board = puzzle.board();
     let target = puzzle.target().cell;
-    let mut bounds = [plain, [UNREACHABLE; CELLS], [UNREACHABLE; CELLS]];
-    for line in [Line::NorthSouth, Line::EastWest] {
-        bounds[line as usize][target as usize] = 0;
-    }
+    let lines = [Line::None, Line::NorthSouth, Line::EastWest];
+    let mut bounds = [[[UNREACHABLE; CELLS]; 3]; 2];
     let mut changed = true;
     while changed {
         changed = false;
         for cell in board.cells() {
-            if cell == target {
-                continue;
-            }
-            for line in [Line::NorthSouth, Line::EastWest] {
-                let mut best = bounds[line as usize][cell as usize];
-                for dir in Direction::ALL
-                    .into_iter()
-                    .filter(|&dir| Line::of(dir) != line)
-                {
-                    let mut at = cell;
-                    while let Some(next) = board.step_open(at, dir) {
-                        at = next;
-                        let after = bounds[Line::of(dir) as usize][at as usize];
-                        best = best.min(after.saturating_add(1));
+            for turned in [false, true] {
+                for line in lines {
+                    let mut best = bounds[usize::from(turned)][line as usize][cell as usize];
+                    let allowed = |dir: Direction| rules.rebounds || Line::of(dir) != line;
+                    for dir in Direction::ALL.into_iter().filter(|&dir| allowed(dir)) {
+                        let turned_now = turned || line.turns_to(dir);
+                        let after = &bounds[usize::from(turned_now)][Line::of(dir) as usize];
+                        let mut at = cell;
+                        while let Some(next) = board.step_open(at, dir) {
+                            at = next;
+                            let finishes = at == target && (turned_now || !must_turn);
+                            let moves = if finishes { 0 } else { after[at as usize] };
+                            best = best.min(moves.saturating_add(1));
+                        }
                     }
-                }
-                if best < bounds[line as usize][cell as usize] {
-                    bounds[line as usize][cell as usize] = best;
-                    changed = true;
+                    let entry = &mut bounds[usize::from(turned)][line as usize][cell as usize];
+                    if best < *entry {
+                        *entry = best;
+                        changed = true;
+                    }
                 }
             }
         }

@@ -43,9 +43,9 @@ mod order;
 mod regions;
 mod tables;
 pub(crate) use bounds::{lower_bounds, stop_tables, StopTables};
-pub(crate) use order::{commutes as slides_commute, Slide as OrderSlide};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::{commutes, meets_slide, Slide};
+pub(crate) use order::{commutes as slides_commute, Slide as OrderSlide};
 use regions::{contains, insert, intersects, CellSet, HelperTest};
 use tables::Tables;
 

@@ -69,7 +69,7 @@ fn solve_timed(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unso
 /// bound being searched, the states so far and their rate, as `exhaust` and `mine` show
 /// theirs.
 fn solve_watched(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Unsolved>, f64) {
-    if !rules.restricts_moves() && !job.puzzle.board().has_mirrors() {
+    if ricochet::rules::fast_solver_plays(&job.puzzle, rules) {
         return solve_timed(job, rules, max_moves);
     }
     let progress = ricochet::rules::SearchProgress::default();
