@@ -4,10 +4,9 @@
 //! counts, the target's robot must stop on it) is [`Rules::STANDARD`] and goes to the fast
 //! [`Solver`]. A rule set that forbids moves goes to [`solve`] here: IDA* over states that
 //! also remember what each robot's last move was, since the rules depend on it, with the
-//! same admissible lower bound as the fast solver (a robot that could stop anywhere needs
-//! no fewer moves) and the fast solver's transposition table of the depth left at each
-//! state (one cache line a probe, marked on entry: a state met again with no more moves
-//! left while it is being searched has nothing new to offer).
+//! fast solver's lower bound taken under the rules (a robot that could stop anywhere, but
+//! moves and finishes as they allow, needs no fewer moves), its transposition table and
+//! its order of commuting moves (see `docs/rule-search.md` for why each holds).
 //!
 //! DriftingDroids forbids rebounds as its solver does: a robot may not move along the line
 //! of its own previous move, neither back the way it came nor on in the same direction,
@@ -299,9 +298,6 @@ pub(crate) enum Play {
     Continues(State),
 }
 
-/// Bits of a state key per robot: its cell, the line of its last move, whether it turned.
-const KEY_BITS_PER_ROBOT: u32 = 11;
-
 /// Plays moves under a rule set on a puzzle's board and target, with the ricochet duties
 /// of the position the play started from.
 pub(crate) struct Mover<'p> {
@@ -359,26 +355,54 @@ impl<'p> Mover<'p> {
         }
     }
 
+    /// Whether a robot's key holds its last line (2 bits) and whether it turned (1 bit):
+    /// the line where a later move may depend on it (without rebounds, or for a robot
+    /// that must turn before it finishes), the turn where the ricochet rule asks for one.
+    fn key_fields(&self, robot: usize) -> (bool, bool) {
+        let turns = self.must_turn && self.puzzle.may_finish(robot);
+        (!self.rules.rebounds || turns, turns)
+    }
+
+    /// Bits of robot `robot`'s part of a key: its cell, then the fields it keeps.
+    fn part_bits(&self, robot: usize) -> u32 {
+        let (line, turn) = self.key_fields(robot);
+        8 + 2 * u32::from(line) + u32::from(turn)
+    }
+
+    /// Bits of a key: 40 for five robots under today's rule, 50 without rebounds.
+    pub(crate) fn key_bits(&self) -> u32 {
+        (0..self.count).map(|robot| self.part_bits(robot)).sum()
+    }
+
     /// The state's table key: robots that cannot finish are interchangeable (all of them
-    /// for the vortex) unless mirrors tell colours apart, so theirs are sorted; 11 bits
-    /// per robot, 55 at most. A robot's last line is kept only where a later move depends
-    /// on it: without rebounds, or for a robot that must still turn before it finishes.
-    /// States that differ in the other lines have the same moves ahead.
+    /// for the vortex) unless mirrors tell colours apart, so theirs are sorted. A robot's
+    /// part holds its cell and the fields of [`Mover::key_fields`]; a robot that has
+    /// turned keeps no line where it needed one only to turn. States that differ in the
+    /// lines left out have the same moves ahead.
     pub(crate) fn key(&self, state: &State) -> u64 {
         let mut parts = [0u64; MAX_ROBOTS];
-        for (robot, part) in parts.iter_mut().enumerate() {
+        let mut widths = [0u32; MAX_ROBOTS];
+        for (robot, part) in parts.iter_mut().enumerate().take(self.count) {
+            let (keeps_line, keeps_turn) = self.key_fields(robot);
             let turned = state.turned >> robot & 1 == 1;
-            let must_still_turn = self.must_turn && self.puzzle.may_finish(robot) && !turned;
-            let line = if !self.rules.rebounds || must_still_turn {
+            let line = if !self.rules.rebounds || (keeps_turn && !turned) {
                 state.lines[robot] as u64
             } else {
                 0
             };
-            *part = u64::from(state.robots[robot]) << 3 | line << 1 | u64::from(turned);
+            *part = u64::from(state.robots[robot]);
+            if keeps_line {
+                *part = *part << 2 | line;
+            }
+            if keeps_turn {
+                *part = *part << 1 | u64::from(turned);
+            }
+            widths[robot] = self.part_bits(robot);
         }
         let interchangeable = match self.puzzle.target().colour {
             Some(colour) => {
                 parts.swap(0, colour.robot());
+                widths.swap(0, colour.robot());
                 1..self.count
             }
             None => 0..self.count,
@@ -386,9 +410,10 @@ impl<'p> Mover<'p> {
         if !self.puzzle.board().has_mirrors() {
             parts[interchangeable].sort_unstable();
         }
-        parts[..self.count]
-            .iter()
-            .fold(0, |key, &part| key << KEY_BITS_PER_ROBOT | part)
+        // Interchangeable robots keep the same fields, so sorting leaves the widths.
+        (parts[..self.count].iter())
+            .zip(&widths)
+            .fold(0, |key, (&part, &width)| key << width | part)
     }
 }
 
@@ -417,8 +442,8 @@ impl Hasher for KeyHasher {
 }
 
 /// The depth each state was searched with: the fast solver's table where the keys are
-/// narrow enough for it (four robots), else a hash map (five robots: the table would
-/// start at gigabytes). A state is marked on entry: met again with no more moves left
+/// narrow enough for it (four robots; five where only the finisher keeps a line), else a
+/// hash map (five robots without rebounds: the table would start at a gigabyte). A state is marked on entry: met again with no more moves left
 /// while it is being searched, it has nothing new to offer.
 enum Searched {
     Table(TransTable),
@@ -480,14 +505,15 @@ struct Restricted<'p> {
 
 impl<'p> Restricted<'p> {
     fn new(puzzle: &'p Puzzle, rules: Rules, progress: &'p SearchProgress) -> Restricted<'p> {
+        let mover = Mover::new(puzzle, rules);
         Restricted {
             puzzle,
             progress,
-            mover: Mover::new(puzzle, rules),
             count: puzzle.robots().len(),
             stops: (!puzzle.board().has_mirrors()).then(|| stop_tables(puzzle.board())),
-            lower_bound: relaxed_bounds(puzzle, rules, ricochet_duties(puzzle, rules).0),
-            searched: Searched::new(KEY_BITS_PER_ROBOT * puzzle.robots().len() as u32),
+            lower_bound: relaxed_bounds(puzzle, rules, mover.must_turn),
+            searched: Searched::new(mover.key_bits()),
+            mover,
             path: Vec::new(),
             states: 0,
         }
