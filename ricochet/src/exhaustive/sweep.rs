@@ -259,34 +259,14 @@ impl<const H: usize> Sweep<H> {
                     }
                     making ^= 1;
                     if pending {
-                        let ready = &plans[making];
-                        let (new, done) = self.pull_block(ready);
-                        tally.record(
-                            self,
-                            ready.index,
-                            ready.rank,
-                            &ready.others,
-                            new,
-                            done,
-                            alone,
-                        );
+                        tally.pull(self, &plans[making], alone);
                     }
                     pending = true;
                 }
             }
         }
         if pending {
-            let ready = &plans[making ^ 1];
-            let (new, done) = self.pull_block(ready);
-            tally.record(
-                self,
-                ready.index,
-                ready.rank,
-                &ready.others,
-                new,
-                done,
-                alone,
-            );
+            tally.pull(self, &plans[making ^ 1], alone);
         }
         (tally.bits, tally.all, tally.legal)
     }
@@ -482,6 +462,13 @@ struct Tally<'a> {
 }
 
 impl Tally<'_> {
+    /// Pulls a planned block and notes what it found.
+    #[inline(always)]
+    fn pull<const H: usize>(&mut self, sweep: &Sweep<H>, plan: &Plan, alone: bool) {
+        let (new, done) = sweep.pull_block(plan);
+        self.record(sweep, plan.index, plan.rank, &plan.others, new, done, alone);
+    }
+
     /// Notes the new placements `new` of block `i` (helper set `rank`, whose helpers'
     /// others have the ranks `others`), and closes the block when it is `done`.
     #[allow(clippy::too_many_arguments)]
