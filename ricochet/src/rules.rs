@@ -443,8 +443,9 @@ impl Hasher for KeyHasher {
 
 /// The depth each state was searched with: the fast solver's table where the keys are
 /// narrow enough for it (four robots; five where only the finisher keeps a line), else a
-/// hash map (five robots without rebounds: the table would start at a gigabyte). A state is marked on entry: met again with no more moves left
-/// while it is being searched, it has nothing new to offer.
+/// hash map (five robots without rebounds: the table would start at a gigabyte). A state
+/// is marked on entry: met again with no more moves left while it is being searched, it
+/// has nothing new to offer.
 enum Searched {
     Table(TransTable),
     Map(HashMap<u64, u8, BuildHasherDefault<KeyHasher>>),
