@@ -24,8 +24,8 @@
 
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
+use crate::solver::{commutes, stop_tables, Slide, StopTables};
 use crate::solver::{lower_bounds, SearchStats, Solution, Solver, Unsolved, UNREACHABLE};
-use crate::solver::{slides_commute, stop_tables, OrderSlide, StopTables};
 use crate::transposition::TransTable;
 use std::collections::HashMap;
 use std::fmt;
@@ -541,7 +541,7 @@ impl<'p> Restricted<'p> {
     /// allowed depends only on its own robot's last move and turn (no rebound, the turn
     /// the ricochet rule asks for), which the other robot's move leaves as they were, and
     /// both orders end with the same cells.
-    fn dfs(&mut self, state: &State, left: u8, last: Option<(usize, OrderSlide)>) -> bool {
+    fn dfs(&mut self, state: &State, left: u8, last: Option<(usize, Slide)>) -> bool {
         self.states += 1;
         if self.states.is_multiple_of(PROGRESS_EVERY) {
             self.progress.states.store(self.states, Ordering::Relaxed);
@@ -572,13 +572,13 @@ impl<'p> Restricted<'p> {
                         return true;
                     }
                     Play::Continues(next) => {
-                        let slide = OrderSlide {
+                        let slide = Slide {
                             from: state.robots[robot],
                             to: next.robots[robot],
                             dir: dir as usize,
                         };
                         if let (Some(stops), Some((before, previous))) = (&self.stops, last) {
-                            if robot < before && slides_commute(stops, previous, slide) {
+                            if robot < before && commutes(stops, previous, slide) {
                                 continue;
                             }
                         }

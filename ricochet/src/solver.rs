@@ -44,8 +44,8 @@ mod regions;
 mod tables;
 pub(crate) use bounds::{lower_bounds, stop_tables, StopTables};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
-use order::{commutes, meets_slide, Slide};
-pub(crate) use order::{commutes as slides_commute, Slide as OrderSlide};
+use order::meets_slide;
+pub(crate) use order::{commutes, Slide};
 use regions::{contains, insert, intersects, CellSet, HelperTest};
 use tables::Tables;
 
