@@ -153,6 +153,9 @@ pub struct Rays {
     masks: Vec<[Block; 4]>,
     /// `last[cell][dir]`: where that slide ends (`cell` itself when it cannot move).
     last: Vec<[Cell; 4]>,
+    /// `next[cell][dir]`: the cell one step in `dir`, walls or not, or `cell` itself on
+    /// the edge (a helper's own cell is in none of its set's blocks, so it reads as empty).
+    next: Vec<[Cell; 4]>,
 }
 
 impl Rays {
@@ -174,7 +177,15 @@ impl Rays {
                 last[cell as usize][dir as usize] = at;
             }
         }
-        Rays { masks, last }
+        let next = (0..CELLS)
+            .map(|cell| Direction::ALL.map(|dir| dir.step(cell as Cell).unwrap_or(cell as Cell)))
+            .collect();
+        Rays { masks, last, next }
+    }
+
+    #[inline(always)]
+    pub fn next(&self, cell: Cell, dir: Direction) -> Cell {
+        self.next[cell as usize][dir as usize]
     }
 
     #[inline(always)]

@@ -7,7 +7,7 @@ use super::cells::{Cells, Rays, Set};
 use super::{even_picks, Finisher, Placement, UnitError, MAX_HELPERS};
 use crate::board::{Board, Cell, Direction};
 use group::{others_of, Outer};
-use pull::Plan;
+use pull::Open;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -224,8 +224,8 @@ impl<const H: usize> Sweep<H> {
     }
 
     /// Computes a run of 64 blocks of the next layer (see [`Sweep::advance`]) and returns
-    /// its non-empty blocks (bits) and its counts (all, legal). A later layer plans each
-    /// block one block ahead of pulling it (`sweep/pull.rs`).
+    /// its non-empty blocks (bits) and its counts (all, legal). A later layer takes the
+    /// run's blocks a group segment at a time (`sweep/pull.rs`).
     #[inline(always)]
     fn chunk(&self, layer: &LayerKind, blocks: ChunkBlocks<'_>, alone: bool) -> (u64, u64, u64) {
         let mut tally = Tally {
@@ -235,39 +235,36 @@ impl<const H: usize> Sweep<H> {
             legal: 0,
         };
         let mut outer = Outer::default();
-        // Two plans in turn: the one being made and the one to pull next.
-        let mut plans = [Plan::default(), Plan::default()];
-        let mut making = 0;
-        let mut pending = false;
+        // The open blocks of the current segment, waiting for the outer helpers' moves.
+        let mut segment = [Open::default(); 64];
+        let mut waiting = 0;
         let mut rest = *tally.blocks.open;
         while rest != 0 {
             let i = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             let rank = tally.blocks.chunk * 64 + i;
-            outer.refresh(self, &self.sets[rank]);
+            let set = &self.sets[rank];
             match layer {
                 LayerKind::First { target, goal } => {
+                    outer.refresh(self, set);
                     let (new, done) = self.first_block(rank, *target, goal);
-                    let others = outer.others_ranks(&self.cells, self.sets[rank][0]);
+                    let others = outer.others_ranks(&self.cells, set[0]);
                     tally.record(self, i, rank, &others, new, done, alone);
                 }
                 LayerKind::Pull => {
-                    let plan = &mut plans[making];
-                    if !self.plan_block(plan, &outer, i, rank, &tally.blocks.seen[i]) {
-                        *tally.blocks.open &= !(1 << i);
-                        continue;
+                    if !outer.holds::<H>(set) {
+                        self.pull_outer(&mut tally, &outer, &mut segment[..waiting], alone);
+                        waiting = 0;
+                        outer.refresh(self, set);
                     }
-                    making ^= 1;
-                    if pending {
-                        tally.pull(self, &plans[making], alone);
+                    let open = &mut segment[waiting];
+                    if self.open_block(&mut tally, &outer, open, i, rank, alone) {
+                        waiting += 1;
                     }
-                    pending = true;
                 }
             }
         }
-        if pending {
-            tally.pull(self, &plans[making ^ 1], alone);
-        }
+        self.pull_outer(&mut tally, &outer, &mut segment[..waiting], alone);
         (tally.bits, tally.all, tally.legal)
     }
 
@@ -300,14 +297,13 @@ impl<const H: usize> Sweep<H> {
             let cell = group[moving];
             let entry = &self.next_beyond[others[moving]];
             for dir in Direction::ALL {
-                if dir.step(cell).is_some_and(|next| has(block, next)) {
-                    let word = &entry[dir as usize][cell as usize / 64];
-                    let bit = 1 << (cell as usize % 64);
-                    if alone {
-                        word.store(word.load(Ordering::Relaxed) | bit, Ordering::Relaxed);
-                    } else {
-                        word.fetch_or(bit, Ordering::Relaxed);
-                    }
+                let bit = u64::from(has(block, self.rays.next(cell, dir))) << (cell as usize % 64);
+                let word = &entry[dir as usize][cell as usize / 64];
+                // Alone, without a branch (which the block's cells make unpredictable).
+                if alone {
+                    word.store(word.load(Ordering::Relaxed) | bit, Ordering::Relaxed);
+                } else if bit != 0 {
+                    word.fetch_or(bit, Ordering::Relaxed);
                 }
             }
         }
@@ -462,13 +458,6 @@ struct Tally<'a> {
 }
 
 impl Tally<'_> {
-    /// Pulls a planned block and notes what it found.
-    #[inline(always)]
-    fn pull<const H: usize>(&mut self, sweep: &Sweep<H>, plan: &Plan, alone: bool) {
-        let (new, done) = sweep.pull_block(plan);
-        self.record(sweep, plan.index, plan.rank, &plan.others, new, done, alone);
-    }
-
     /// Notes the new placements `new` of block `i` (helper set `rank`, whose helpers'
     /// others have the ranks `others`), and closes the block when it is `done`.
     #[allow(clippy::too_many_arguments)]
@@ -524,19 +513,4 @@ pub fn has_wide_kernel() -> bool {
         && std::is_x86_feature_detected!("avx512dq")
         && std::is_x86_feature_detected!("avx512vbmi2")
         && std::is_x86_feature_detected!("avx512vpopcntdq")
-}
-
-/// Asks the CPU to start loading a block it will read soon.
-#[inline(always)]
-fn prefetch<T>(data: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            (data as *const T).cast::<i8>(),
-            std::arch::x86_64::_MM_HINT_T0,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = data;
 }

@@ -1,7 +1,6 @@
-//! What the blocks of a group share, and the helper moves a block plans: the sets whose
-//! helpers but the smallest are the same have consecutive ranks, so a layer plans the
-//! other helpers' slides among themselves once per group ([`Outer`]), and each block only
-//! its own ([`Slide`]).
+//! What the blocks of a group share ([`Outer`]): the sets whose helpers but the smallest
+//! are the same have consecutive ranks, so a layer plans the other helpers' slides among
+//! themselves once per group.
 
 use super::super::block::{mask_of, minus, Block};
 use super::super::cells::{Cells, Set};
@@ -42,12 +41,18 @@ pub(super) struct Outer {
 }
 
 impl Outer {
+    /// Whether helper set `set` (of `H` cells) is of this group.
+    #[inline(always)]
+    pub(super) fn holds<const H: usize>(&self, set: &Set) -> bool {
+        // Compared cell by cell: a slice comparison calls a byte compare per block.
+        self.known && (0..H - 1).all(|k| self.cells[k] == set[k + 1])
+    }
+
     /// Makes this the group of helper set `set` (of `H` cells).
     #[inline(always)]
     pub(super) fn refresh<const H: usize>(&mut self, sweep: &Sweep<H>, set: &Set) {
         let cells = &set[1..H];
-        // Compared cell by cell: a slice comparison calls a byte compare per block.
-        if self.known && (0..H - 1).all(|k| self.cells[k] == set[k + 1]) {
+        if self.holds::<H>(set) {
             return;
         }
         self.known = true;
@@ -80,31 +85,5 @@ impl Outer {
     #[inline(always)]
     pub(super) fn others_ranks(&self, cells: &Cells, inner: Cell) -> [usize; MAX_HELPERS] {
         std::array::from_fn(|moving| self.others_rank(cells, inner, moving))
-    }
-}
-
-/// One helper move of a block, planned before its blocks are read.
-#[derive(Clone, Copy)]
-pub(super) struct Slide {
-    pub(super) dir: Direction,
-    pub(super) from: Cell,
-    pub(super) end: Cell,
-    /// The rank of the helper set after the move (target robot off the path).
-    pub(super) landing: usize,
-    pub(super) lands_in_frontier: bool,
-    /// The rank of the helpers that do not move.
-    pub(super) others: usize,
-}
-
-impl Default for Slide {
-    fn default() -> Slide {
-        Slide {
-            dir: Direction::North,
-            from: 0,
-            end: 0,
-            landing: 0,
-            lands_in_frontier: false,
-            others: 0,
-        }
     }
 }
