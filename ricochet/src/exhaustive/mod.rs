@@ -16,7 +16,9 @@
 //! skipped once all its placements are reached (a bitmap of open blocks), and a landing
 //! block whose frontier is empty is never read (a bitmap of non-empty frontier blocks
 //! stays in cache). Sets that differ only in their smallest helper have consecutive
-//! ranks, so the other helpers' slides among themselves are planned once per such group.
+//! ranks, so the other helpers' slides among themselves are planned once per such group,
+//! and each of those slides is then taken across the group's blocks as one stream of
+//! consecutive frontier and `beyond` blocks.
 //! Where the CPU has AVX-512 (with its funnel shifts and population counts), a layer's
 //! block work runs compiled for it; either way the bits are the same.
 
