@@ -23,7 +23,8 @@
 //! fewer moves is refused ([`Verdict::Refused`]), as players put such a target back.
 
 use crate::board::{Cell, Direction, CELLS};
-use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
+use crate::mirrors::Walks;
+use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{commutes, stop_tables, Slide, StopTables};
 use crate::solver::{lower_bounds, SearchStats, Solution, Solver, Unsolved, UNREACHABLE};
 use crate::transposition::TransTable;
@@ -308,18 +309,32 @@ pub(crate) struct Mover<'p> {
     must_turn: bool,
     /// A robot that may finish must not stop on the target before the last move.
     no_early_stop: bool,
+    /// On a board with mirrors, the robots (bits) that are interchangeable: those of the
+    /// key's sorted range whose colour no mirror has, so every mirror turns them alike.
+    alike_at_mirrors: u8,
+    /// The board's walks, on a board with mirrors.
+    walks: Option<Walks>,
 }
 
 impl<'p> Mover<'p> {
     /// The mover of plays starting from `puzzle`'s position.
     pub(crate) fn new(puzzle: &'p Puzzle, rules: Rules) -> Mover<'p> {
         let (must_turn, no_early_stop) = ricochet_duties(puzzle, rules);
+        let board = puzzle.board();
+        let mirrored =
+            |colour| (board.cells()).any(|c| board.mirror(c).is_some_and(|m| m.colour == colour));
+        let alike_at_mirrors = (0..puzzle.robots().len())
+            .filter(|&robot| puzzle.target().colour.is_none_or(|c| c.robot() != robot))
+            .filter(|&robot| !mirrored(Colour::ALL[robot]))
+            .fold(0, |bits, robot| bits | 1 << robot);
         Mover {
             puzzle,
             rules,
             count: puzzle.robots().len(),
             must_turn,
             no_early_stop,
+            alike_at_mirrors,
+            walks: board.has_mirrors().then(|| Walks::new(board)),
         }
     }
 
@@ -334,7 +349,7 @@ impl<'p> Mover<'p> {
         if !self.rules.rebounds && state.lines[robot] == Line::of(step.dir) {
             return Play::NoMove;
         }
-        let to = self.puzzle.slide(&state.robots[..self.count], step);
+        let to = self.slide(&state.robots[..self.count], step);
         if to == state.robots[robot] {
             return Play::NoMove;
         }
@@ -352,6 +367,15 @@ impl<'p> Mover<'p> {
             Play::NoMove
         } else {
             Play::Continues(next)
+        }
+    }
+
+    /// Where a move ends ([`Puzzle::slide`]).
+    #[inline]
+    fn slide(&self, robots: &[Cell], step: Move) -> Cell {
+        match &self.walks {
+            Some(walks) => walks.slide(robots, usize::from(step.robot), step.dir),
+            None => self.puzzle.slide(robots, step),
         }
     }
 
@@ -375,7 +399,8 @@ impl<'p> Mover<'p> {
     }
 
     /// The state's table key: robots that cannot finish are interchangeable (all of them
-    /// for the vortex) unless mirrors tell colours apart, so theirs are sorted. A robot's
+    /// for the vortex), so theirs are sorted; on a board with mirrors, only those whose
+    /// colour no mirror has ([`Mover::alike_at_mirrors`]). A robot's
     /// part holds its cell and the fields of [`Mover::key_fields`]; a robot that has
     /// turned keeps no line where it needed one only to turn. States that differ in the
     /// lines left out have the same moves ahead.
@@ -399,6 +424,21 @@ impl<'p> Mover<'p> {
             }
             widths[robot] = self.part_bits(robot);
         }
+        let mirrors = self.puzzle.board().has_mirrors();
+        if mirrors {
+            // Sorted in their own slots.
+            let slots = (0..self.count).filter(|&robot| self.alike_at_mirrors >> robot & 1 == 1);
+            let mut alike = [0u64; MAX_ROBOTS];
+            let mut n = 0;
+            for robot in slots.clone() {
+                alike[n] = parts[robot];
+                n += 1;
+            }
+            alike[..n].sort_unstable();
+            for (robot, &part) in slots.zip(&alike) {
+                parts[robot] = part;
+            }
+        }
         let interchangeable = match self.puzzle.target().colour {
             Some(colour) => {
                 parts.swap(0, colour.robot());
@@ -407,7 +447,7 @@ impl<'p> Mover<'p> {
             }
             None => 0..self.count,
         };
-        if !self.puzzle.board().has_mirrors() {
+        if !mirrors {
             parts[interchangeable].sort_unstable();
         }
         // Interchangeable robots keep the same fields, so sorting leaves the widths.
@@ -465,6 +505,13 @@ impl Searched {
         }
     }
 
+    /// Asks for `key`'s table slot ahead of its visit.
+    fn prefetch(&self, key: u64) {
+        if let Searched::Table(table) = self {
+            table.prefetch(table.hash(key));
+        }
+    }
+
     /// Notes that `key` is searched with `left` moves; false when it already was with as
     /// many (so the search skips it).
     fn visit(&mut self, key: u64, left: u8) -> bool {
@@ -493,11 +540,11 @@ struct Restricted<'p> {
     mover: Mover<'p>,
     count: usize,
     /// Where a robot slides with no other robot about, to tell commuting moves apart;
-    /// none on a board with mirrors, whose slides bend.
+    /// none on a board with mirrors, whose slides bend ([`Restricted::commutes_bent`]).
     stops: Option<StopTables>,
-    /// Moves a finishing robot needs at least, by whether it turned, the line of its
-    /// last move and its cell.
-    lower_bound: [[[u8; CELLS]; 3]; 2],
+    /// Moves a finishing robot needs at least, by robot (its colour, on a board with
+    /// mirrors), whether it turned, the line of its last move and its cell.
+    lower_bound: Vec<[[[u8; CELLS]; 3]; 2]>,
     /// The most moves each state was searched with, or is being searched with.
     searched: Searched,
     path: Vec<Move>,
@@ -526,7 +573,8 @@ impl<'p> Restricted<'p> {
             .filter(|&robot| self.puzzle.may_finish(robot))
             .map(|robot| {
                 let turned = usize::from(state.turned >> robot & 1);
-                self.lower_bound[turned][state.lines[robot] as usize][state.robots[robot] as usize]
+                let bounds = &self.lower_bound[robot][turned];
+                bounds[state.lines[robot] as usize][state.robots[robot] as usize]
             })
             .min()
             .unwrap_or(UNREACHABLE)
@@ -559,6 +607,22 @@ impl<'p> Restricted<'p> {
             Some(colour) if bound == left => colour.robot()..colour.robot() + 1,
             _ => 0..self.count,
         };
+        // The children first, with their table slots prefetched (a slot is a miss in a
+        // table far bigger than the cache), then searched in order.
+        let unused = (
+            Move {
+                robot: 0,
+                dir: Direction::North,
+            },
+            *state,
+            Slide {
+                from: 0,
+                to: 0,
+                dir: 0,
+            },
+        );
+        let mut children = [unused; 4 * MAX_ROBOTS];
+        let mut count = 0;
         for robot in movers {
             for dir in Direction::ALL {
                 let step = Move {
@@ -577,21 +641,65 @@ impl<'p> Restricted<'p> {
                             to: next.robots[robot],
                             dir: dir as usize,
                         };
-                        if let (Some(stops), Some((before, previous))) = (&self.stops, last) {
-                            if robot < before && commutes(stops, previous, slide) {
+                        if let Some((before, previous)) = last {
+                            let commuting = match &self.stops {
+                                Some(stops) => commutes(stops, previous, slide),
+                                None => self.commutes_bent(state, (before, previous), robot, slide),
+                            };
+                            if robot < before && commuting {
                                 continue;
                             }
                         }
-                        self.path.push(step);
-                        if self.dfs(&next, left - 1, Some((robot, slide))) {
-                            return true;
+                        if left > 1 && self.bound(&next) < left {
+                            self.searched.prefetch(self.mover.key(&next));
+                            children[count] = (step, next, slide);
+                            count += 1;
                         }
-                        self.path.pop();
                     }
                 }
             }
         }
+        for &(step, next, slide) in &children[..count] {
+            self.path.push(step);
+            if self.dfs(&next, left - 1, Some((usize::from(step.robot), slide))) {
+                return true;
+            }
+            self.path.pop();
+        }
         false
+    }
+}
+
+impl Restricted<'_> {
+    /// Whether the last move (robot `before`'s `previous` slide, which led to `state`) and
+    /// robot `robot`'s `slide` from `state` reach the same state played the other way
+    /// round, on a board with mirrors: the other order is played out, since a bent slide
+    /// meets the other robot's cells off its row and column. Whether a move is allowed
+    /// depends on its own robot alone, so equal cells mean equal plays.
+    fn commutes_bent(
+        &self,
+        state: &State,
+        (before, previous): (usize, Slide),
+        robot: usize,
+        slide: Slide,
+    ) -> bool {
+        let mut robots = state.robots;
+        robots[before] = previous.from;
+        let step = |robot: usize, dir: usize| Move {
+            robot: robot as u8,
+            dir: Direction::ALL[dir],
+        };
+        if self
+            .mover
+            .slide(&robots[..self.count], step(robot, slide.dir))
+            != slide.to
+        {
+            return false;
+        }
+        robots[robot] = slide.to;
+        self.mover
+            .slide(&robots[..self.count], step(before, previous.dir))
+            == previous.to
     }
 }
 
@@ -601,11 +709,22 @@ impl<'p> Restricted<'p> {
 /// the robot's last line, and where the ricochet rule asks for a turn the robot finishes
 /// only once it has turned (a robot that has not yet turned needs at least two moves).
 /// A fixed point over (turned, line, cell), 1,536 entries; where neither rule applies, the
-/// fast solver's table for every entry.
-fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> [[[u8; CELLS]; 3]; 2] {
+/// fast solver's table for every entry. The same for every robot, but on a board with
+/// mirrors: there each robot's colour's walks ([`crate::mirrors::relaxed_bounds`]) for
+/// every entry.
+fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> Vec<[[[u8; CELLS]; 3]; 2]> {
+    let robots = puzzle.robots().len();
     if puzzle.board().has_mirrors() {
-        return [[crate::mirrors::relaxed_bounds(puzzle.board(), puzzle.target().cell); 3]; 2];
+        let (board, target) = (puzzle.board(), puzzle.target().cell);
+        return (Colour::ALL[..robots].iter())
+            .map(|&colour| [[crate::mirrors::relaxed_bounds(board, target, colour); 3]; 2])
+            .collect();
     }
+    vec![straight_bounds(puzzle, rules, must_turn); robots]
+}
+
+/// [`relaxed_bounds`] on a board without mirrors.
+fn straight_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> [[[u8; CELLS]; 3]; 2] {
     let plain = lower_bounds(puzzle.board(), puzzle.target().cell);
     if rules.rebounds && !must_turn {
         return [[plain; 3]; 2];

@@ -397,6 +397,56 @@ fn mirrors_with_four_and_five_robots_agree_with_a_plain_bfs() {
     assert!(differ >= 10, "{differ} differ");
 }
 
+/// The walks a mirror search slides by end where the test's own slide ends: every robot
+/// in every direction, on random boards with many mirrors (bends, passes, loops, robots
+/// met after a turn), and in loops that come back to the robot's own cell.
+#[test]
+fn walks_end_where_the_reference_slide_ends() {
+    let mut rng = PyRandom::new(77);
+    let (mut slides, mut bent) = (0, 0);
+    for case in 0..200 {
+        let size = [5, 6, 8, 16][case % 4];
+        let plain = random_puzzle(&mut rng, size, 2 + case % 4);
+        let mut mirrors = Vec::new();
+        for _ in 0..rng.randint(2, (size * size / 4) as u32) {
+            let index = i64::from(rng.randint(0, (size * size - 1) as u32));
+            let cell = plain.board().cell_checked(index).unwrap();
+            let taken = plain.robots().contains(&cell) || cell == plain.target().cell;
+            if !taken && !plain.board().is_blocked(cell) {
+                let colour = Colour::ALL[rng.randint(0, 4) as usize];
+                let leans_left = rng.randint(0, 1) == 0;
+                mirrors.push((index, crate::mirrors::Mirror { leans_left, colour }));
+            }
+        }
+        let Ok(board) = plain.board().clone().with_mirrors(&mirrors) else {
+            continue;
+        };
+        let puzzle = Puzzle::new(board, plain.robots().to_vec(), plain.target()).unwrap();
+        let walks = Walks::new(puzzle.board());
+        let robots = puzzle.robots();
+        for robot in 0..robots.len() {
+            for dir in Direction::ALL {
+                let expected = reference_slide(&puzzle, robots, robot, dir);
+                assert_eq!(walks.slide(robots, robot, dir), expected, "case {case}");
+                slides += 1;
+                let straight = {
+                    let mut at = robots[robot];
+                    while let Some(next) =
+                        (puzzle.board().step_open(at, dir)).filter(|next| !robots.contains(next))
+                    {
+                        at = next;
+                    }
+                    at
+                };
+                bent += usize::from(expected != straight);
+            }
+        }
+    }
+    assert!(slides >= 2_000, "{slides} slides");
+    // The mirrors matter: many slides end elsewhere than a straight one would.
+    assert!(bent >= 500, "{bent} bent");
+}
+
 /// Random small boards with one to four random mirrors, `robots(case)` robots: the
 /// solver's count equals the plain BFS's, and its moves replayed by the reference slide
 /// finish. Returns the positions compared, and those whose count the mirrors change.
