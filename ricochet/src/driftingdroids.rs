@@ -18,6 +18,7 @@ mod dump;
 pub use dump::{read_dump, write_dump, DumpError};
 
 use crate::board::{Board, Cell, Direction, GRID, WALL_E, WALL_N, WALL_S, WALL_W};
+use crate::mirrors::Mirror;
 use crate::puzzle::{Colour, Puzzle, PuzzleError, Shape, Target, MAX_ROBOTS};
 use std::fmt;
 
@@ -103,6 +104,32 @@ pub const FOGLEMAN_TILES: [(&str, &str); 8] = [
     ("3B", "2B"),
     ("4A", "3A"),
     ("4B", "3B"),
+];
+
+/// A diagonal wall on a side: x, y, whether it leans left (`\`), its colour.
+type Diagonal = (usize, usize, bool, Colour);
+
+/// The second edition's diagonal walls, which DriftingDroids leaves off its D sides: two
+/// on each, in the side's own frame (the top-left tile: x to the right, y down), `\` or
+/// not, and the colour of the robot that passes. K. Cox's four mirror quarters are these
+/// sides with these diagonals, and a second, independent transcription agrees.
+const D_SIDE_DIAGONALS: [(&str, [Diagonal; 2]); 4] = [
+    (
+        "1D",
+        [(4, 1, false, Colour::Green), (5, 7, true, Colour::Yellow)],
+    ),
+    (
+        "2D",
+        [(2, 1, false, Colour::Blue), (7, 4, true, Colour::Red)],
+    ),
+    (
+        "3D",
+        [(4, 1, true, Colour::Blue), (6, 3, true, Colour::Yellow)],
+    ),
+    (
+        "4D",
+        [(2, 1, true, Colour::Red), (3, 6, true, Colour::Green)],
+    ),
 ];
 
 /// One of DriftingDroids' 16 tile sides, by its number in game IDs (0 = 1A … 15 = 4D).
@@ -215,6 +242,31 @@ impl DdBoard {
     pub fn board(&self) -> Board {
         let walls: Vec<u32> = self.walls.iter().map(|&w| u32::from(w)).collect();
         Board::new(GRID, GRID, &walls, &[]).expect("tile data is consistent")
+    }
+
+    /// The diagonal walls of its D sides as the second edition prints them (DriftingDroids
+    /// plays without them), turned with their sides (a quarter turn swaps `\` and `/`),
+    /// by cell index.
+    pub fn diagonals(&self) -> Vec<(i64, Mirror)> {
+        let mut diagonals = Vec::new();
+        for (slot, side) in self.sides.iter().enumerate() {
+            let on_side = D_SIDE_DIAGONALS
+                .iter()
+                .filter(|(name, _)| *name == side.name());
+            for &(x, y, leans_left, colour) in on_side.flat_map(|(_, marks)| marks) {
+                let mirror = Mirror {
+                    leans_left: leans_left != (slot % 2 == 1),
+                    colour,
+                };
+                diagonals.push((placed(x, y, slot) as i64, mirror));
+            }
+        }
+        diagonals
+    }
+
+    /// [`DdBoard::board`] with its D sides' diagonal walls ([`DdBoard::diagonals`]).
+    pub fn board_with_diagonals(&self) -> Board {
+        (self.board().with_mirrors(&self.diagonals())).expect("no diagonal is on a wall or goal")
     }
 
     /// The target on `cell`, if any.

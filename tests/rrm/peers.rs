@@ -1,6 +1,6 @@
 //! `rrm-dev peer-bench` against drivers written here: a peer that lies about its answers
 //! fails the command, one that declines a puzzle is counted as such, and one that crashes
-//! is reported; rrm's own answers pass the same checks.
+//! is reported; rrm's own answers pass the same checks, on mirror games too.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -43,6 +43,8 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
             "3",
             "--random5",
             "2",
+            "--mirrors",
+            "2",
             "--cpu",
             "0",
         ];
@@ -63,11 +65,14 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
         stdout.contains("(1 unsupp.)") && stdout.contains("(3 unsupp.)"),
         "{stdout}"
     );
-    // rrm answered all 6 puzzles optimally (checked by replay against the counts).
+    // rrm answered all 10 puzzles optimally (checked by replay against the counts), the
+    // mirror games too; a peer that knows no mirrors is not given them.
     let rrm_rows = stdout.lines().skip(2);
     let rrm_rows = rrm_rows.filter(|l| l.split_whitespace().any(|w| w == "rrm"));
-    assert_eq!(rrm_rows.count(), 3, "{stdout}");
+    assert_eq!(rrm_rows.count(), 5, "{stdout}");
     assert!(stdout.contains("1/1") && stdout.contains("3/3") && stdout.contains("2/2"));
+    assert!(stdout.contains("2 mirror games, 5 robots"), "{stdout}");
+    assert_eq!(stdout.matches("knows no mirrors").count(), 2, "{stdout}");
 
     // A liar (a 1-move "solution" to everything) and a crash.
     driver(&peers, "kcox", &each_puzzle("1\\t0N"));
@@ -84,7 +89,8 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
         ),
         "{stdout}"
     );
-    assert_eq!(stdout.matches("WRONG: kcox").count(), 6, "{stdout}");
+    // Six plain puzzles and four mirror games: K. Cox's driver takes mirrors.
+    assert_eq!(stdout.matches("WRONG: kcox").count(), 10, "{stdout}");
     assert!(stdout.contains("exited with status 3"), "{stdout}");
     assert!(!stdout.contains("WRONG: rrm"), "{stdout}");
 }

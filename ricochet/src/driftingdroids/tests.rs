@@ -261,3 +261,37 @@ fn changed_or_broken_dumps_are_refused() {
         Err(DumpError::Inflate(0) | DumpError::Truncated)
     ));
 }
+
+/// The D sides' diagonal walls turned into their slots: the board of K. Cox's two mirror
+/// games (3D, 1D, 4D, 2D clockwise from the top left) has his eight mirrors, cell, lean
+/// and colour, as his game files list them.
+#[test]
+fn the_d_sides_diagonals_are_k_coxs_mirrors() {
+    let sides = ["3D", "1D", "4D", "2D"].map(|name| TileSide::from_name(name).unwrap());
+    let board = DdBoard::new(sides);
+    let mut got: Vec<(i64, char, Colour)> = (board.diagonals().into_iter())
+        .map(|(cell, mirror)| (cell, mirror.symbol(), mirror.colour))
+        .collect();
+    got.sort_by_key(|&(cell, _, _)| cell);
+    let at = |x: i64, y: i64| y * 16 + x;
+    let mut want = vec![
+        (at(4, 1), '\\', Colour::Blue),
+        (at(6, 3), '\\', Colour::Yellow),
+        (at(14, 4), '\\', Colour::Green),
+        (at(8, 5), '/', Colour::Yellow),
+        (at(4, 8), '/', Colour::Red),
+        (at(12, 9), '\\', Colour::Green),
+        (at(1, 13), '\\', Colour::Blue),
+        (at(13, 14), '\\', Colour::Red),
+    ];
+    want.sort_by_key(|&(cell, _, _)| cell);
+    assert_eq!(got, want);
+    // On the board, clear of every goal; a board of no D side has none.
+    let mirrored = board.board_with_diagonals();
+    assert!(board
+        .goals
+        .iter()
+        .all(|goal| mirrored.mirror(goal.cell).is_none()));
+    let plain = DdBoard::new(["1A", "2B", "3C", "4A"].map(|n| TileSide::from_name(n).unwrap()));
+    assert!(plain.diagonals().is_empty());
+}

@@ -17,6 +17,7 @@ use crate::input;
 use answers::{check, read_driver, read_rrm, Verdict};
 use anyhow::{Context, Result};
 use clap::Args;
+use ricochet::rules::Rules;
 use ricochet::{Puzzle, Solver};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,13 @@ pub struct PeerBenchArgs {
     /// Random 5-robot puzzles, chosen alike, solved as one batch.
     #[arg(long, default_value_t = 2000)]
     random5: usize,
+    /// Random puzzles on boards with mirrors, of 4 robots and again of 5, each count
+    /// solved as one batch (`ricochet::random::RandomMirrorPuzzles`: the second
+    /// edition's four D sides with their diagonals, as in K. Cox's mirror games and in
+    /// DriftingDroids' order, and random boards with random mirrors). Only the solvers
+    /// that know mirrors (rrm, K. Cox's) take them.
+    #[arg(long, default_value_t = 300)]
+    mirrors: usize,
     /// The core every solver process is pinned to.
     #[arg(long, default_value_t = 1)]
     cpu: usize,
@@ -61,6 +69,8 @@ struct Set {
     /// Name, puzzle, optimal count.
     puzzles: Vec<(String, Puzzle, usize)>,
     file: PathBuf,
+    /// Its boards have mirrors.
+    mirrors: bool,
 }
 
 /// A solver and how its process is started on a set's file.
@@ -69,6 +79,8 @@ struct Contender {
     program: PathBuf,
     args: Vec<String>,
     reads_json: bool,
+    /// It knows diagonal walls (mirrors).
+    takes_mirrors: bool,
 }
 
 impl Contender {
@@ -106,6 +118,10 @@ pub fn run(args: PeerBenchArgs) -> Result<ExitCode> {
                 let which = (k + run + s) % solvers.len();
                 let solver = &solvers[which];
                 let row = &mut rows[s][which];
+                if set.mirrors && !solver.takes_mirrors {
+                    row.failure = Some("knows no mirrors".to_string());
+                    continue;
+                }
                 progress.set_message(format!("{} on {}", solver.name, set.label));
                 let stdout = work.path().join("answers");
                 let measured =
@@ -165,6 +181,7 @@ fn solvers(dir: &Path) -> Result<Vec<Contender>> {
             .map(String::from)
             .to_vec(),
         reads_json: true,
+        takes_mirrors: true,
     }];
     for peer in PEERS {
         let program = dir.join(peer);
@@ -174,6 +191,7 @@ fn solvers(dir: &Path) -> Result<Vec<Contender>> {
                 program,
                 args: Vec::new(),
                 reads_json: false,
+                takes_mirrors: peer == "kcox",
             });
         } else {
             eprintln!(
@@ -215,7 +233,13 @@ fn puzzle_sets(args: &PeerBenchArgs, dir: &Path) -> Result<Vec<Set>> {
                 .len(),
         };
         let puzzles = vec![(name.clone(), job.puzzle.clone(), moves)];
-        sets.push(write_set(dir, format!("{name} ({moves})"), puzzles)?);
+        let mirrors = job.puzzle.board().has_mirrors();
+        sets.push(write_set(
+            dir,
+            format!("{name} ({moves})"),
+            puzzles,
+            mirrors,
+        )?);
     }
     for (robots, count) in [(4, args.random4), (5, args.random5)] {
         if count == 0 {
@@ -239,12 +263,54 @@ fn puzzle_sets(args: &PeerBenchArgs, dir: &Path) -> Result<Vec<Set>> {
             dir,
             format!("{count} random, {robots} robots"),
             puzzles,
+            false,
         )?);
+    }
+    for robots in [4, 5] {
+        if args.mirrors == 0 {
+            continue;
+        }
+        let puzzles = mirror_puzzles(robots, args.mirrors)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (puzzle, moves))| (format!("m{robots}-{}", i + 1), puzzle, moves))
+            .collect();
+        let label = format!("{} mirror games, {robots} robots", args.mirrors);
+        sets.push(write_set(dir, label, puzzles, true)?);
     }
     Ok(sets)
 }
 
-fn write_set(dir: &Path, label: String, puzzles: Vec<(String, Puzzle, usize)>) -> Result<Set> {
+/// `count` random puzzles of `robots` robots on boards with mirrors, with their optimal
+/// counts (rrm's; a peer that disagrees is reported): a coloured target whose robot
+/// stands elsewhere, 2 or more moves.
+fn mirror_puzzles(robots: usize, count: usize) -> Vec<(Puzzle, usize)> {
+    let mut stream = ricochet::random::RandomMirrorPuzzles::new(robots as u64, robots);
+    let mut puzzles = Vec::with_capacity(count);
+    while puzzles.len() < count {
+        let puzzle = stream.next_puzzle();
+        let target = puzzle.target();
+        let elsewhere = (target.colour).is_some_and(|c| puzzle.robots()[c.robot()] != target.cell);
+        if !elsewhere {
+            continue;
+        }
+        let solved = ricochet::rules::solve_on_thread(&puzzle, Rules::STANDARD, MIRROR_MOVES);
+        if let Some(moves) = solved.ok().map(|s| s.moves.len()).filter(|&m| m >= 2) {
+            puzzles.push((puzzle, moves));
+        }
+    }
+    puzzles
+}
+
+/// The longest mirror game the set keeps (a longer one is dealt again).
+const MIRROR_MOVES: u8 = 30;
+
+fn write_set(
+    dir: &Path,
+    label: String,
+    puzzles: Vec<(String, Puzzle, usize)>,
+    mirrors: bool,
+) -> Result<Set> {
     let file = dir.join(format!(
         "set-{}.jsonl",
         label.replace([' ', ',', '(', ')'], "_")
@@ -259,6 +325,7 @@ fn write_set(dir: &Path, label: String, puzzles: Vec<(String, Puzzle, usize)>) -
         label,
         puzzles,
         file,
+        mirrors,
     })
 }
 

@@ -21,10 +21,13 @@
 //!   row*16+col.
 //! - input robot i is the crate's `ROBOTS[i]` (BLACK, RED, GREEN, YELLOW, BLUE).
 //! - a null or negative `target_robot` becomes a wildcard target (any robot).
+//! - `mirrors` (diagonal walls: cell, `\` or `/`, the colour letter R G B Y S of the
+//!   robot that passes) become the crate's `Mirror`s: `\` leans left, and the colour
+//!   letter's robot index i is the crate's `ROBOTS[i]`, as for the robots.
 
 use std::io::{BufRead, Write};
 
-use ricochetrobots::{Board, Direction, Game, Position, Target, ROBOTS};
+use ricochetrobots::{Board, Direction, Game, Mirror, Position, Target, ROBOTS};
 
 const N: usize = 16;
 const DIRS: [(u64, Direction, char); 4] = [
@@ -140,6 +143,31 @@ fn solve_line(v: &serde_json::Value) -> String {
             if walls[cell] & bit != 0 {
                 board.set_wall(pos_of(cell), dir);
             }
+        }
+    }
+
+    if let Some(mirrors) = v.get("mirrors").and_then(|m| m.as_array()) {
+        for mirror in mirrors {
+            let cell = mirror.get("cell").and_then(|c| c.as_u64());
+            let lean = mirror.get("lean").and_then(|l| l.as_str());
+            let colour = mirror.get("colour").and_then(|c| c.as_str());
+            let robot = match colour {
+                Some("R") => 0,
+                Some("G") => 1,
+                Some("B") => 2,
+                Some("Y") => 3,
+                Some("S") => 4,
+                _ => return unsupported("a mirror's colour is not one of R G B Y S"),
+            };
+            let (Some(cell), Some(lean)) = (cell.filter(|&c| (c as usize) < N * N), lean) else {
+                return unsupported("a mirror without a cell or a lean");
+            };
+            let left = match lean {
+                "\\" => true,
+                "/" => false,
+                _ => return unsupported("a mirror's lean is not \\ or /"),
+            };
+            board.set_mirror(pos_of(cell as usize), Some(Mirror::new(left, ROBOTS[robot])));
         }
     }
 
