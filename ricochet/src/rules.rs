@@ -523,6 +523,10 @@ impl Searched {
                 }
                 if map.len() >= MAP_LIMIT {
                     map.clear();
+                } else if map.len() == MAP_GROWN {
+                    // Straight to its last size: growing by doubling would hold the old
+                    // buckets beside the new ones, half as much again at the last step.
+                    map.reserve(MAP_LIMIT - MAP_GROWN);
                 }
                 map.insert(key, left);
                 true
@@ -531,8 +535,12 @@ impl Searched {
     }
 }
 
-/// Most states the map keeps before it starts afresh: about 400 MB.
-const MAP_LIMIT: usize = 1 << 24;
+/// Most states the map keeps before it starts afresh: its buckets take about 290 MB.
+const MAP_LIMIT: usize = 1 << 23;
+
+/// The states a map holds before it takes its last size at once (a small search never
+/// takes it).
+const MAP_GROWN: usize = 1 << 16;
 
 struct Restricted<'p> {
     puzzle: &'p Puzzle,
