@@ -397,6 +397,29 @@ fn mirrors_with_four_and_five_robots_agree_with_a_plain_bfs() {
     assert!(differ >= 10, "{differ} differ");
 }
 
+/// `plain` (a `size` × `size` board) with `count` mirrors of random lean and colour on
+/// random cells that hold no robot and not the target; `None` when two fall on one cell.
+fn with_random_mirrors(
+    rng: &mut PyRandom,
+    plain: &Puzzle,
+    size: usize,
+    count: u32,
+) -> Option<Puzzle> {
+    let mut mirrors = Vec::new();
+    for _ in 0..count {
+        let index = i64::from(rng.randint(0, (size * size - 1) as u32));
+        let cell = plain.board().cell_checked(index).unwrap();
+        let taken = plain.robots().contains(&cell) || cell == plain.target().cell;
+        if !taken && !plain.board().is_blocked(cell) {
+            let colour = Colour::ALL[rng.randint(0, 4) as usize];
+            let leans_left = rng.randint(0, 1) == 0;
+            mirrors.push((index, crate::mirrors::Mirror { leans_left, colour }));
+        }
+    }
+    let board = plain.board().clone().with_mirrors(&mirrors).ok()?;
+    Some(Puzzle::new(board, plain.robots().to_vec(), plain.target()).unwrap())
+}
+
 /// The walks a mirror search slides by end where the test's own slide ends: every robot
 /// in every direction, on random boards with many mirrors (bends, passes, loops, robots
 /// met after a turn), and in loops that come back to the robot's own cell.
@@ -407,21 +430,10 @@ fn walks_end_where_the_reference_slide_ends() {
     for case in 0..200 {
         let size = [5, 6, 8, 16][case % 4];
         let plain = random_puzzle(&mut rng, size, 2 + case % 4);
-        let mut mirrors = Vec::new();
-        for _ in 0..rng.randint(2, (size * size / 4) as u32) {
-            let index = i64::from(rng.randint(0, (size * size - 1) as u32));
-            let cell = plain.board().cell_checked(index).unwrap();
-            let taken = plain.robots().contains(&cell) || cell == plain.target().cell;
-            if !taken && !plain.board().is_blocked(cell) {
-                let colour = Colour::ALL[rng.randint(0, 4) as usize];
-                let leans_left = rng.randint(0, 1) == 0;
-                mirrors.push((index, crate::mirrors::Mirror { leans_left, colour }));
-            }
-        }
-        let Ok(board) = plain.board().clone().with_mirrors(&mirrors) else {
+        let count = rng.randint(2, (size * size / 4) as u32);
+        let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
             continue;
         };
-        let puzzle = Puzzle::new(board, plain.robots().to_vec(), plain.target()).unwrap();
         let walks = Walks::new(puzzle.board());
         let robots = puzzle.robots();
         for robot in 0..robots.len() {
@@ -461,21 +473,10 @@ fn mirrors_against_the_plain_bfs(
         let size = [5, 6, 7][case % 3];
         let robots = robots(case);
         let plain = random_puzzle(&mut rng, size, robots);
-        let mut mirrors = Vec::new();
-        for _ in 0..rng.randint(1, 5) {
-            let index = i64::from(rng.randint(0, (size * size - 1) as u32));
-            let cell = plain.board().cell_checked(index).unwrap();
-            let taken = plain.robots().contains(&cell) || cell == plain.target().cell;
-            if !taken && !plain.board().is_blocked(cell) {
-                let colour = Colour::ALL[rng.randint(0, 4) as usize];
-                let leans_left = rng.randint(0, 1) == 0;
-                mirrors.push((index, crate::mirrors::Mirror { leans_left, colour }));
-            }
-        }
-        let Ok(board) = plain.board().clone().with_mirrors(&mirrors) else {
+        let count = rng.randint(1, 5);
+        let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
             continue;
         };
-        let puzzle = Puzzle::new(board, plain.robots().to_vec(), plain.target()).unwrap();
         let expected = reference_moves(&puzzle, Rules::STANDARD);
         // Bounded, so that an unsolvable position of five robots ends soon: the search
         // must then find nothing within a dozen moves.
