@@ -314,6 +314,10 @@ pub(crate) struct Mover<'p> {
     alike_at_mirrors: u8,
     /// The board's walks, on a board with mirrors.
     walks: Option<Walks>,
+    /// Where the key with every part in full would be too wide for the table, the sorted
+    /// robots' parts (a cell and a line each) taken as one set and ranked: `C(value, k)`
+    /// by value (`cell * 3 + line`) and k from 1, and the rank's bits.
+    ranked: Option<(Vec<[u64; MAX_ROBOTS + 1]>, u32)>,
 }
 
 impl<'p> Mover<'p> {
@@ -327,7 +331,7 @@ impl<'p> Mover<'p> {
             .filter(|&robot| puzzle.target().colour.is_none_or(|c| c.robot() != robot))
             .filter(|&robot| !mirrored(Colour::ALL[robot]))
             .fold(0, |bits, robot| bits | 1 << robot);
-        Mover {
+        let mut mover = Mover {
             puzzle,
             rules,
             count: puzzle.robots().len(),
@@ -335,6 +339,50 @@ impl<'p> Mover<'p> {
             no_early_stop,
             alike_at_mirrors,
             walks: board.has_mirrors().then(|| Walks::new(board)),
+            ranked: None,
+        };
+        mover.ranked = mover.set_ranking();
+        mover
+    }
+
+    /// The ranking of [`Mover::ranked`], where it makes a key narrow enough for the table
+    /// (five robots without rebounds: 50 bits in full, 44 ranked).
+    fn set_ranking(&self) -> Option<(Vec<[u64; MAX_ROBOTS + 1]>, u32)> {
+        let sorted = self.sorted_range();
+        let plain_bits: u32 = (0..self.count).map(|robot| self.part_bits(robot)).sum();
+        let cell_and_line = sorted
+            .clone()
+            .all(|robot| self.key_fields(robot) == (true, false));
+        if plain_bits <= TABLE_KEY_BITS || self.puzzle.board().has_mirrors() || !cell_and_line {
+            return None;
+        }
+        let values = CELLS * 3;
+        let mut binomials = vec![[0u64; MAX_ROBOTS + 1]; values + 1];
+        for n in 0..=values {
+            binomials[n][0] = 1;
+            for k in 1..=MAX_ROBOTS {
+                binomials[n][k] = if n == 0 {
+                    0
+                } else {
+                    binomials[n - 1][k - 1] + binomials[n - 1][k]
+                };
+            }
+        }
+        let sets = binomials[values][sorted.len()];
+        let rank_bits = u64::BITS - (sets - 1).leading_zeros();
+        let others: u32 = (0..self.count)
+            .filter(|robot| !sorted.contains(robot))
+            .map(|robot| self.part_bits(robot))
+            .sum();
+        (rank_bits + others <= TABLE_KEY_BITS).then_some((binomials, rank_bits))
+    }
+
+    /// The key's slots whose parts are sorted (after the target's robot is swapped into
+    /// slot 0 for a coloured target), on a board without mirrors.
+    fn sorted_range(&self) -> std::ops::Range<usize> {
+        match self.puzzle.target().colour {
+            Some(_) => 1..self.count,
+            None => 0..self.count,
         }
     }
 
@@ -393,9 +441,17 @@ impl<'p> Mover<'p> {
         8 + 2 * u32::from(line) + u32::from(turn)
     }
 
-    /// Bits of a key: 40 for five robots under today's rule, 50 without rebounds.
+    /// Bits of a key: 40 for five robots under today's rule, 44 without rebounds (the
+    /// helpers ranked as a set, [`Mover::ranked`]).
     pub(crate) fn key_bits(&self) -> u32 {
-        (0..self.count).map(|robot| self.part_bits(robot)).sum()
+        let sorted = self.sorted_range();
+        match &self.ranked {
+            Some((_, rank_bits)) => (0..self.count)
+                .filter(|robot| !sorted.contains(robot))
+                .map(|robot| self.part_bits(robot))
+                .fold(*rank_bits, |bits, part| bits + part),
+            None => (0..self.count).map(|robot| self.part_bits(robot)).sum(),
+        }
     }
 
     /// The state's table key: robots that cannot finish are interchangeable (all of them
@@ -448,7 +504,18 @@ impl<'p> Mover<'p> {
             None => 0..self.count,
         };
         if !mirrors {
-            parts[interchangeable].sort_unstable();
+            parts[interchangeable.clone()].sort_unstable();
+        }
+        if let Some((binomials, rank_bits)) = &self.ranked {
+            // Distinct cells make distinct values, ascending as the parts are.
+            let rank = (parts[interchangeable.clone()].iter().enumerate())
+                .map(|(k, &part)| binomials[((part >> 2) * 3 + (part & 3)) as usize][k + 1])
+                .sum::<u64>();
+            return (parts[..interchangeable.start].iter())
+                .zip(&widths)
+                .fold(0, |key, (&part, &width)| key << width | part)
+                << rank_bits
+                | rank;
         }
         // Interchangeable robots keep the same fields, so sorting leaves the widths.
         (parts[..self.count].iter())
@@ -482,8 +549,10 @@ impl Hasher for KeyHasher {
 }
 
 /// The depth each state was searched with: the fast solver's table where the keys are
-/// narrow enough for it (four robots; five where only the finisher keeps a line), else a
-/// hash map (five robots without rebounds: the table would start at a gigabyte). A state
+/// narrow enough for it (four robots; five where only the finisher keeps a line, or
+/// without rebounds with the helpers ranked as a set), else a hash map (five robots
+/// without rebounds on a mirror board, or under the ricochet rule too: the table would
+/// start at a gigabyte). A state
 /// is marked on entry: met again with no more moves left while it is being searched, it
 /// has nothing new to offer.
 enum Searched {
