@@ -637,7 +637,7 @@ fn five_robots_without_rebounds_have_44_bit_keys_that_tell_states_apart() {
             parts[first..].sort_unstable();
             parts
         };
-        let mut by_key = std::collections::HashMap::new();
+        let mut by_key = HashMap::new();
         for _ in 0..20_000 {
             let mut state = State::start(&[0; 5]);
             let mut cells = Vec::new();
