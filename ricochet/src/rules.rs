@@ -622,6 +622,8 @@ struct Restricted<'p> {
     /// Moves a finishing robot needs at least, by robot (its colour, on a board with
     /// mirrors), whether it turned, the line of its last move and its cell.
     lower_bound: Vec<[[[u8; CELLS]; 3]; 2]>,
+    /// Today's rule: rebounds allowed and no turn asked (one bound table per robot).
+    plain_rule: bool,
     /// The most moves each state was searched with, or is being searched with.
     searched: Searched,
     path: Vec<Move>,
@@ -637,11 +639,51 @@ impl<'p> Restricted<'p> {
             count: puzzle.robots().len(),
             stops: (!puzzle.board().has_mirrors()).then(|| stop_tables(puzzle.board())),
             lower_bound: relaxed_bounds(puzzle, rules, mover.must_turn),
+            plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
             searched: Searched::new(mover.key_bits()),
             mover,
             path: Vec::new(),
             states: 0,
         }
+    }
+
+    /// Whether, under today's rule with a coloured target, the target's robot cannot
+    /// finish in `bound` moves of its own (its bound one lower at each), the others where
+    /// they are: then some other robot must move too, and the state needs `bound + 1`.
+    fn stuck_alone(&self, state: &State, bound: u8) -> bool {
+        let Some(colour) = self.puzzle.target().colour else {
+            return false;
+        };
+        if !self.plain_rule {
+            return false;
+        }
+        let robot = colour.robot();
+        !self.descends(&state.robots, robot, bound)
+    }
+
+    /// Whether robot `robot` at bound `bound` reaches the target by moves that each lower
+    /// its bound by one, no other robot moving.
+    fn descends(&self, robots: &[Cell; MAX_ROBOTS], robot: usize, bound: u8) -> bool {
+        if bound == 0 {
+            return true;
+        }
+        let table = &self.lower_bound[robot][0][0];
+        Direction::ALL.into_iter().any(|dir| {
+            let step = Move {
+                robot: robot as u8,
+                dir,
+            };
+            let to = self.mover.slide(&robots[..self.count], step);
+            if to == robots[robot] || table[to as usize] != bound - 1 {
+                return false;
+            }
+            if to == self.puzzle.target().cell {
+                return true;
+            }
+            let mut next = *robots;
+            next[robot] = to;
+            self.descends(&next, robot, bound - 1)
+        })
     }
 
     /// Moves at least still needed: the fewest of any robot allowed to finish.
@@ -727,7 +769,9 @@ impl<'p> Restricted<'p> {
                                 continue;
                             }
                         }
-                        if left > 1 && self.bound(&next) < left {
+                        let bound = self.bound(&next);
+                        let tight = bound + 1 == left;
+                        if left > 1 && bound < left && !(tight && self.stuck_alone(&next, bound)) {
                             self.searched.prefetch(self.mover.key(&next));
                             children[count] = (step, next, slide);
                             count += 1;
