@@ -495,14 +495,11 @@ impl<'p> Mover<'p> {
                 parts[robot] = part;
             }
         }
-        let interchangeable = match self.puzzle.target().colour {
-            Some(colour) => {
-                parts.swap(0, colour.robot());
-                widths.swap(0, colour.robot());
-                1..self.count
-            }
-            None => 0..self.count,
-        };
+        if let Some(colour) = self.puzzle.target().colour {
+            parts.swap(0, colour.robot());
+            widths.swap(0, colour.robot());
+        }
+        let interchangeable = self.sorted_range();
         if !mirrors {
             parts[interchangeable.clone()].sort_unstable();
         }
