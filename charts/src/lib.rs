@@ -2,6 +2,7 @@
 //! `rrm census report`: histograms, and the heatmap of exhaustive units' maxima.
 
 use ricochet::svg::escape;
+use rrm_model::numbers::{percent, thousands};
 use rrm_model::UnitMap;
 use std::fmt::Write;
 
@@ -10,12 +11,16 @@ const SERIES_COLOURS: [&str; 3] = ["#2e5eaa", "#d7263d", "#3a9d5d"];
 
 pub use rrm_model::numbers::rarity;
 
-/// What a histogram counts: a seed campaign's puzzles, or an exhaustive analysis's
-/// placements of robots.
+/// What a histogram counts: a seed campaign's puzzles, an exhaustive analysis's
+/// placements of robots, or a Ricocheckers campaign's positions by their shortest forced
+/// win.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Counted {
     Puzzles,
     Placements,
+    /// Bin 0 holds the positions with no forced win within the bound: not a length, so it
+    /// gets no bar (the page states that count in words) but still counts in the shares.
+    ForcedWins,
 }
 
 impl Counted {
@@ -23,6 +28,31 @@ impl Counted {
         match self {
             Counted::Puzzles => "puzzles",
             Counted::Placements => "placements",
+            Counted::ForcedWins => "positions",
+        }
+    }
+
+    /// What the bins are, under the length axis.
+    fn length_axis(self) -> &'static str {
+        match self {
+            Counted::Puzzles | Counted::Placements => "optimal moves",
+            Counted::ForcedWins => "moves to a forced win",
+        }
+    }
+
+    /// The first bin drawn.
+    fn first_bin(self) -> usize {
+        match self {
+            Counted::Puzzles | Counted::Placements => 0,
+            Counted::ForcedWins => 1,
+        }
+    }
+
+    /// A bar's length in its tooltip: `7 moves`, `win in 7`.
+    fn length(self, moves: usize) -> String {
+        match self {
+            Counted::Puzzles | Counted::Placements => format!("{moves} moves"),
+            Counted::ForcedWins => format!("win in {moves}"),
         }
     }
 }
@@ -33,15 +63,16 @@ impl Counted {
 /// attributes.
 pub fn histogram_svg(title: &str, counted: Counted, series: &[(&str, &[u64])]) -> String {
     let noun = counted.noun();
+    let first = counted.first_bin();
     let bins = series
         .iter()
-        .map(|(_, h)| h.len())
+        .map(|(_, h)| h.len().saturating_sub(first))
         .max()
         .unwrap_or(0)
         .max(1);
     let peak = series
         .iter()
-        .flat_map(|(_, h)| h.iter().copied())
+        .flat_map(|(_, h)| h.iter().skip(first).copied())
         .max()
         .unwrap_or(1)
         .max(1);
@@ -80,25 +111,27 @@ pub fn histogram_svg(title: &str, counted: Counted, series: &[(&str, &[u64])]) -
     }
     let bar_width = (group_width - 4.0) / series.len().max(1) as f64;
     for (index, (name, histogram)) in series.iter().enumerate() {
-        let total: u64 = histogram.iter().sum::<u64>().max(1);
-        for (moves, &count) in histogram.iter().enumerate() {
+        let total: u64 = histogram.iter().sum();
+        for (moves, &count) in histogram.iter().enumerate().skip(first) {
             if count == 0 {
                 continue;
             }
-            let x = left + moves as f64 * group_width + 2.0 + index as f64 * bar_width;
+            let x = left + (moves - first) as f64 * group_width + 2.0 + index as f64 * bar_width;
             let y = y_of(count);
-            let share = count as f64 / total as f64 * 100.0;
             let _ = write!(
                 svg,
-                r#"<rect class="bar" data-moves="{moves}" data-count="{count}" x="{x:.1}" y="{y:.1}" width="{bar_width:.1}" height="{:.1}" fill="{}"><title>{}: {moves} moves, {count} {noun} ({share:.3} %)</title></rect>"#,
+                r#"<rect class="bar" data-moves="{moves}" data-count="{count}" x="{x:.1}" y="{y:.1}" width="{bar_width:.1}" height="{:.1}" fill="{}"><title>{}: {}, {} {noun} ({})</title></rect>"#,
                 top + plot_height - y,
                 SERIES_COLOURS[index % SERIES_COLOURS.len()],
-                escape(name)
+                escape(name),
+                counted.length(moves),
+                thousands(count),
+                percent(count, total),
             );
         }
     }
-    for moves in 0..bins {
-        let x = left + (moves as f64 + 0.5) * group_width;
+    for moves in first..first + bins {
+        let x = left + ((moves - first) as f64 + 0.5) * group_width;
         let _ = write!(
             svg,
             r##"<text x="{x}" y="{}" text-anchor="middle" fill="#333">{moves}</text>"##,
@@ -107,9 +140,10 @@ pub fn histogram_svg(title: &str, counted: Counted, series: &[(&str, &[u64])]) -
     }
     let _ = write!(
         svg,
-        r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">optimal moves</text><text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle" fill="#333">{noun} (log scale)</text>"##,
+        r##"<text x="{}" y="{}" text-anchor="middle" fill="#333">{}</text><text x="14" y="{}" transform="rotate(-90 14 {})" text-anchor="middle" fill="#333">{noun} (log scale)</text>"##,
         left + (width - left - right) / 2.0,
         height - 8.0,
+        counted.length_axis(),
         top + plot_height / 2.0,
         top + plot_height / 2.0
     );
@@ -281,5 +315,34 @@ mod tests {
         assert!(placements.contains(">placements (log scale)<"));
         assert!(placements.contains("2 moves, 100 placements"));
         assert!(!placements.contains("puzzles"));
+    }
+
+    /// Tooltips read as the tables do: grouped counts, shares with two digits.
+    #[test]
+    fn tooltips_group_counts_and_keep_rare_shares() {
+        let histogram = [0, 15_131_715, 640_000_000, 355];
+        let svg = histogram_svg("p", Counted::Placements, &[("all", &histogram)]);
+        assert!(
+            svg.contains("1 moves, 15,131,715 placements (2.3 %)"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("3 moves, 355 placements (0.000054 %)"),
+            "{svg}"
+        );
+    }
+
+    /// No forced win is no length: no bar or tick at 0, yet it counts in the shares.
+    #[test]
+    fn forced_wins_start_at_one_move() {
+        let histogram = [270, 20, 0, 10];
+        let svg = histogram_svg("w", Counted::ForcedWins, &[("rc", &histogram)]);
+        assert_eq!(svg.matches(r#"class="bar""#).count(), 2);
+        assert!(!svg.contains(r#"data-moves="0""#), "{svg}");
+        assert!(!svg.contains(">0</text>"), "{svg}");
+        assert!(svg.contains("rc: win in 3, 10 positions (3.3 %)"), "{svg}");
+        assert!(svg.contains(">moves to a forced win<"), "{svg}");
+        assert!(svg.contains(">positions (log scale)<"), "{svg}");
+        assert!(!svg.contains("optimal moves"), "{svg}");
     }
 }

@@ -1,7 +1,7 @@
 // Live refresh of the campaigns table: the same numbers from /api/campaigns every two seconds.
 function eta(s) {
   if (s === null) return '–';
-  if (s <= 0) return 'done';
+  if (s <= 0) return 'finished';
   if (s < 120) return Math.round(s) + ' s';
   if (s < 7200) return Math.round(s / 60) + ' min';
   return (s / 3600).toFixed(1) + ' h';
@@ -21,17 +21,18 @@ function grouped(n) {
 }
 
 // Done, in progress and rate: in seeds, or in units and placements for an exhaustive
-// campaign (progress_texts on the server).
+// campaign (progress_texts on the server). A finished campaign has no rate.
 function progressTexts(c) {
+  const finished = c.seeds_done === c.seeds_total;
   const e = c.exhaustive;
   if (e) {
     return [`${grouped(c.units_done)} / ${grouped(c.units_total)} units`,
             `${grouped(e.placements_in_progress)} placements`,
-            `${large(e.placements_per_second)} placements/s`];
+            finished ? '–' : `${large(e.placements_per_second)} placements/s`];
   }
   return [`${grouped(c.seeds_done)} / ${grouped(c.seeds_total)} seeds`,
           `${grouped(c.seeds_in_progress)} seeds`,
-          `${Math.round(c.seeds_per_second)} seeds/s`];
+          finished ? '–' : `${grouped(Math.round(c.seeds_per_second))} seeds/s`];
 }
 
 async function refresh() {
@@ -50,10 +51,10 @@ async function refresh() {
       solving.dataset.seedsInProgress = c.seeds_in_progress;
       solving.textContent = inProgressText;
       row.querySelector('.units').textContent = `${grouped(c.units_done)} / ${grouped(c.units_total)}`;
-      row.querySelector('.leased').textContent = c.units_leased;
-      row.querySelector('.quarantined').textContent = c.units_quarantined;
-      row.querySelector('.to-check').textContent = c.units_to_check;
-      row.querySelector('.mismatches').textContent = c.mismatches;
+      row.querySelector('.leased').textContent = grouped(c.units_leased);
+      row.querySelector('.quarantined').textContent = grouped(c.units_quarantined);
+      row.querySelector('.to-check').textContent = grouped(c.units_to_check);
+      row.querySelector('.mismatches').textContent = grouped(c.mismatches);
       row.querySelector('.rate').textContent = rateText;
       row.querySelector('.eta').textContent = eta(c.eta_seconds);
       row.querySelector('.hardest-moves').textContent = c.hardest_moves;

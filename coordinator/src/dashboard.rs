@@ -210,9 +210,28 @@ async fn asset(Path(file): Path<String>) -> Response {
 
 type Coord = State<Arc<Coordinator>>;
 
+/// What shows in place of a number that does not apply, such as a finished campaign's
+/// rate.
+const NOT_APPLICABLE: &str = "–";
+
+/// Whether every seed (an exhaustive campaign: every unit) is done.
+fn finished(c: &CampaignJson<'_>) -> bool {
+    c.seeds_done == c.seeds_total
+}
+
+/// Seeds a second, grouped: `1,234 seeds/s`.
+fn seed_rate(c: &CampaignJson<'_>) -> String {
+    format!("{} seeds/s", thousands(c.seeds_per_second.round() as u64))
+}
+
 /// The index's progress cells of a campaign (done, in progress, rate), in seeds or, for
-/// an exhaustive campaign, units and placements (`campaigns.js` writes the same).
+/// an exhaustive campaign, units and placements (`campaigns.js` writes the same). A
+/// finished campaign has no rate: the last one measured would read as a stall.
 fn progress_texts(c: &CampaignJson<'_>) -> [String; 3] {
+    let rate = |text: String| match finished(c) {
+        true => NOT_APPLICABLE.to_string(),
+        false => text,
+    };
     match &c.exhaustive {
         Some(e) => [
             format!(
@@ -221,7 +240,7 @@ fn progress_texts(c: &CampaignJson<'_>) -> [String; 3] {
                 thousands(c.units_total)
             ),
             format!("{} placements", thousands(e.placements_in_progress)),
-            format!("{} placements/s", si(e.placements_per_second)),
+            rate(format!("{} placements/s", si(e.placements_per_second))),
         ],
         None => [
             format!(
@@ -230,7 +249,7 @@ fn progress_texts(c: &CampaignJson<'_>) -> [String; 3] {
                 thousands(c.seeds_total)
             ),
             format!("{} seeds", thousands(c.seeds_in_progress)),
-            format!("{:.0} seeds/s", c.seeds_per_second),
+            rate(seed_rate(c)),
         ],
     }
 }
@@ -262,11 +281,23 @@ fn page(title: &str, body: &str, script: Option<&str>) -> String {
 
 fn duration_text(seconds: Option<f64>) -> String {
     match seconds {
-        Some(s) if s <= 0.0 => "done".into(),
+        Some(s) if s <= 0.0 => "finished".into(),
         Some(s) if s < 120.0 => format!("{s:.0} s"),
         Some(s) if s < 7200.0 => format!("{:.0} min", s / 60.0),
         Some(s) => format!("{:.1} h", s / 3600.0),
-        None => "–".into(),
+        None => NOT_APPLICABLE.into(),
+    }
+}
+
+/// A seed campaign's pace in words: its rate and ETA, or that it is finished.
+fn pace(c: &CampaignJson<'_>) -> String {
+    match finished(c) {
+        true => "Every seed is mined.".into(),
+        false => format!(
+            "Rate {}, ETA {}.",
+            seed_rate(c),
+            duration_text(c.eta_seconds)
+        ),
     }
 }
 
@@ -280,17 +311,20 @@ async fn index(State(coordinator): Coord) -> Result<Html<String>, PageError> {
         let [done_text, in_progress_text, rate_text] = progress_texts(&c);
         let _ = write!(
             body,
-            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done_text}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress_text}</td><td class="num units" data-units-done="{units_done}">{grouped_done} / {grouped_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined}</td><td class="num to-check" data-to-check="{to_check}">{to_check}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches}</td><td class="num rate">{rate_text}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
+            r#"<tr data-campaign="{name}"><td><a href="/campaign/{name}">{name}</a></td><td><progress max="{total}" value="{done}"></progress></td><td class="num seeds-done" data-seeds-done="{done}">{done_text}</td><td class="num in-progress" data-seeds-in-progress="{in_progress}">{in_progress_text}</td><td class="num units" data-units-done="{units_done}">{grouped_done} / {grouped_total}</td><td class="num leased">{leased}</td><td class="num quarantined" data-quarantined="{quarantined}">{quarantined_text}</td><td class="num to-check" data-to-check="{to_check}">{to_check_text}</td><td class="num mismatches" data-mismatches="{mismatches}">{mismatches_text}</td><td class="num rate">{rate_text}</td><td class="num eta">{eta}</td><td class="num hardest-moves" data-hardest="{hardest}">{hardest}</td></tr>"#,
             total = c.seeds_total,
             done = c.seeds_done,
             in_progress = c.seeds_in_progress,
             units_done = c.units_done,
             grouped_done = thousands(c.units_done),
             grouped_total = thousands(c.units_total),
-            leased = c.units_leased,
+            leased = thousands(c.units_leased),
             quarantined = c.units_quarantined,
+            quarantined_text = thousands(c.units_quarantined),
             to_check = c.units_to_check,
+            to_check_text = thousands(c.units_to_check),
             mismatches = c.mismatches,
+            mismatches_text = thousands(c.mismatches as u64),
             eta = duration_text(c.eta_seconds),
             hardest = c.hardest_moves,
         );
@@ -313,62 +347,66 @@ async fn campaign_page(
     let c = CampaignJson::new(&status);
     let mut body = String::new();
     let games = status.campaign.spec.generator == ricochet::Generator::Ricocheckers.name();
+    let seeds = format!(
+        "{}..{}",
+        thousands(status.campaign.spec.seed_start),
+        thousands(status.campaign.spec.seed_end)
+    );
     if games {
-        forced_win_summary(&mut body, &status, &a);
+        forced_win_summary(&mut body, &seeds, &a, &c);
     } else {
         let _ = write!(
             body,
-            r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles_grouped} puzzles mined of seeds {start}..{end} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. {pace}</p>"#,
+            r#"<p id="summary" data-puzzles="{puzzles}" data-mean="{mean:.4}" data-median="{median}" data-max="{max}">{puzzles_grouped} puzzles mined of seeds {seeds} ({units_done} of {units_total} units), mean <b>{mean:.3}</b> moves, median {median}, 99th percentile {p99}, hardest <b>{max}</b>. {pace}</p>"#,
             puzzles = a.puzzles(),
             puzzles_grouped = thousands(a.puzzles()),
             mean = a.mean(),
             median = a.percentile(0.5),
             p99 = a.percentile(0.99),
             max = a.max_moves(),
-            start = status.campaign.spec.seed_start,
-            end = status.campaign.spec.seed_end,
             units_done = thousands(status.units_done),
             units_total = thousands(status.units_total),
-            pace = match c.eta_seconds {
-                Some(0.0) => "Every seed is mined.".to_string(),
-                eta => format!(
-                    "Rate {:.0} seeds/s, ETA {}.",
-                    status.seeds_per_second,
-                    duration_text(eta)
-                ),
-            },
+            pace = pace(&c),
         );
     }
+    let (title, chart, length, counted) = match games {
+        true => (
+            "Forced wins by length",
+            Counted::ForcedWins,
+            "forced win in",
+            "positions",
+        ),
+        false => ("Optimal move counts", Counted::Puzzles, "moves", "puzzles"),
+    };
     body.push_str(&histogram_svg(
-        &format!("Optimal move counts: {name}"),
-        Counted::Puzzles,
+        &format!("{title}: {name}"),
+        chart,
         &[(name.as_str(), a.histogram.as_slice())],
     ));
-    let (length, counted) = match games {
-        true => ("forced win in", "positions"),
-        false => ("moves", "puzzles"),
-    };
     let _ = write!(
         body,
-        r#"<h2>Histogram</h2><table id="histogram"><tr><th>{length}</th><th>{counted}</th><th>share</th><th>rarity</th></tr>"#
+        r#"<h2>Histogram</h2><div class="wide"><table id="histogram"><tr><th>{length}</th><th>{counted}</th><th>share</th><th>rarity</th></tr>"#
     );
     let total = a.puzzles().max(1);
     for (moves, &count) in a.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
-        let label = match (games, moves) {
-            (true, 0) => format!("none within {FORCED_WIN_BOUND}"),
-            _ => moves.to_string(),
+        // Having no forced win is not a length of win, and the common case: no rarity.
+        let (label, rarity_text) = match (games, moves) {
+            (true, 0) => (
+                format!("none within {FORCED_WIN_BOUND}"),
+                NOT_APPLICABLE.to_string(),
+            ),
+            _ => (moves.to_string(), rarity(count, total)),
         };
         let _ = write!(
             body,
-            r#"<tr data-moves="{moves}" data-count="{count}"><td>{label}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            r#"<tr data-moves="{moves}" data-count="{count}"><td>{label}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{rarity_text}</td></tr>"#,
             thousands(count),
             percent(count, total),
-            rarity(count, total)
         );
     }
     body.push_str(match games {
-        true => "</table><h2>Longest forced wins</h2>",
-        false => "</table><h2>Hardest puzzles</h2>",
+        true => "</table></div><h2>Longest forced wins</h2>",
+        false => "</table></div><h2>Hardest puzzles</h2>",
     });
     if games {
         body.push_str(RICOCHECKERS_LEGEND);
@@ -473,29 +511,35 @@ async fn puzzle_page(
 /// What a Ricocheckers picture's colours mean.
 const RICOCHECKERS_LEGEND: &str = r#"<p class="legend">Player 1's pieces are red, player 2's blue. A cell tinted <span style="background:#f8dcdc">red</span> is one player 1 must fill to win (player 2's start), one tinted <span style="background:#dbe9f6">blue</span> player 2's.</p>"#;
 
-/// A Ricocheckers campaign's summary in its own words: positions, how many have a forced
-/// win within the bound, and the longest.
-fn forced_win_summary(body: &mut String, status: &CampaignStatus, a: &rrm_model::Aggregates) {
+/// A Ricocheckers campaign's summary in its own words: positions of `seeds`, how many
+/// have a forced win within the bound and how many have none (which the chart leaves
+/// out), the longest win, and the pace.
+fn forced_win_summary(
+    body: &mut String,
+    seeds: &str,
+    a: &rrm_model::Aggregates,
+    c: &CampaignJson<'_>,
+) {
     let positions = a.puzzles();
     let without = a.histogram.first().copied().unwrap_or(0);
     let wins = positions - without;
     let win_moves: u64 = (a.histogram.iter().enumerate().skip(1))
         .map(|(moves, &count)| moves as u64 * count)
         .sum();
-    let spec = &status.campaign.spec;
     let _ = write!(
         body,
-        r#"<p id="summary" data-puzzles="{positions}" data-max="{max}">{grouped} positions analysed of seeds {start}..{end}: {wins} with a forced win within {FORCED_WIN_BOUND} moves ({share}), {mean}; the longest takes <b>{max}</b> moves.</p>"#,
+        r#"<p id="summary" data-puzzles="{positions}" data-no-win="{without}" data-max="{max}">{grouped} positions analysed of seeds {seeds}: {wins} with a forced win within {FORCED_WIN_BOUND} moves ({share}), {mean}; {without_text} with no forced win within {FORCED_WIN_BOUND} moves ({without_share}); the longest takes <b>{max}</b> moves. {pace}</p>"#,
         grouped = thousands(positions),
-        start = spec.seed_start,
-        end = spec.seed_end,
         wins = thousands(wins),
         share = percent(wins, positions),
         mean = match wins {
             0 => "none yet".to_string(),
             _ => format!("{:.2} moves on average", win_moves as f64 / wins as f64),
         },
+        without_text = thousands(without),
+        without_share = percent(without, positions),
         max = a.max_moves(),
+        pace = pace(c),
     );
 }
 

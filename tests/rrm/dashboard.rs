@@ -64,6 +64,100 @@ fn browse_at(browser: &Path, profile: &Path, url: &str, action: &str, width: u32
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The runs of four or more digits without thousands separators in what a reader of
+/// `html` sees: its text nodes, SVG `<title>` tooltips included, not its tags, attributes
+/// (URLs, `data-*` values) or scripts. Digits after a decimal point are a fraction, which
+/// is never grouped. `identifiers` are names, written as they are typed elsewhere and so
+/// never grouped: a campaign's name (`fogleman-1-5001`), a seed as `--seed` takes it
+/// (`seed 4711`). They are taken out first. Each run is given with its surroundings.
+fn ungrouped_numbers(html: &str, identifiers: &[String]) -> Vec<String> {
+    let mut text = String::new();
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        text.push_str(&rest[..open]);
+        // A tag separates what is on either side of it, as a table cell's edge does.
+        text.push('\n');
+        let tag = &rest[open + 1..];
+        // A script's or style sheet's contents are not text either: skip to its end tag.
+        let skipped = ["script", "style"]
+            .iter()
+            .find(|name| tag.starts_with(**name))
+            .and_then(|name| tag.find(&format!("</{name}>")))
+            .unwrap_or(0);
+        rest = tag[skipped..]
+            .find('>')
+            .map_or("", |close| &tag[skipped + close + 1..]);
+    }
+    text.push_str(rest);
+    // A character reference (`&amp;`, `&#8211;`) is one character, not digits.
+    let mut pieces = text.split('&');
+    let mut plain = pieces.next().unwrap_or_default().to_string();
+    for piece in pieces {
+        match piece.split_once(';') {
+            Some((name, after)) if name.len() <= 8 => {
+                plain.push(' ');
+                plain.push_str(after);
+            }
+            _ => {
+                plain.push('&');
+                plain.push_str(piece);
+            }
+        }
+    }
+    for identifier in identifiers {
+        plain = plain.replace(identifier.as_str(), " ");
+    }
+    let chars: Vec<char> = plain.chars().collect();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < chars.len() {
+        if !chars[at].is_ascii_digit() {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < chars.len() && chars[at].is_ascii_digit() {
+            at += 1;
+        }
+        let fraction = start >= 2 && chars[start - 1] == '.' && chars[start - 2].is_ascii_digit();
+        if at - start >= 4 && !fraction {
+            let around = &chars[start.saturating_sub(40)..(at + 40).min(chars.len())];
+            found.push(around.iter().collect::<String>().replace('\n', " "));
+        }
+    }
+    found
+}
+
+/// Fails with the runs of digits `page` shows ungrouped, `identifiers` aside.
+fn assert_grouped(what: &str, page: &str, identifiers: &[String]) {
+    let found = ungrouped_numbers(page, identifiers);
+    assert!(found.is_empty(), "{what}: ungrouped numbers in {found:#?}");
+}
+
+/// Whether every table of `page` sits in a container that scrolls sideways, so that a
+/// narrow window scrolls the table rather than clipping it.
+fn tables_scroll(page: &str) -> bool {
+    page.matches("<table").count() == page.matches(r#"<div class="wide"><table"#).count()
+}
+
+/// The scan itself: counts in text and tooltips are caught; attributes, scripts,
+/// fractions, character references and named identifiers are not.
+#[test]
+fn ungrouped_numbers_are_found_in_text_only() {
+    let page = r#"<p data-count="656239500"><a href="/campaign/c/puzzle/4711">seed 4711</a>: 656239500 placements, 1,234 grouped, 0.000028 %, seeds 1..200001, 12.5 s, 1234.5 s&#8211;</p><svg><rect><title>c: 3 moves, 15131715 placements</title></rect></svg><script>let frames = [12345];</script>"#;
+    let found = ungrouped_numbers(page, &["seed 4711".to_string()]);
+    assert_eq!(found.len(), 4, "{found:#?}");
+    let numbers = ["656239500", "200001", "1234", "15131715"];
+    for (run, number) in found.iter().zip(numbers) {
+        assert!(run.contains(number), "{run} for {number}");
+    }
+    let unnamed = ungrouped_numbers(page, &[]);
+    assert!(
+        unnamed.iter().any(|run| run.contains("4711")),
+        "{unnamed:#?}"
+    );
+}
+
 #[test]
 #[cfg_attr(
     rrm_without_chromium,
@@ -122,6 +216,14 @@ fn dashboard_shows_what_the_store_holds() {
     assert_eq!(status.seeds_done, 3000);
     assert!(index.contains(&format!(r#"data-hardest="{}""#, aggregates.max_moves())));
     assert!(index.contains(&format!(r#"data-to-check="{}""#, status.units_to_check)));
+    // After `campaigns.js` has refreshed the row: a finished campaign has no rate and is
+    // finished, and every count is grouped.
+    assert!(index.contains(r#"<td class="num rate">–</td>"#), "{index}");
+    assert!(
+        index.contains(r#"<td class="num eta">finished</td>"#),
+        "{index}"
+    );
+    assert_grouped("index", &index, &[name.to_string()]);
     // At 800 and 1,200 px the campaigns table's last column lies in the window or in a
     // container that scrolls sideways, never clipped; a screenshot of each is kept.
     for width in [800, 1200] {
@@ -188,6 +290,9 @@ fn dashboard_shows_what_the_store_holds() {
             mined.seed, mined.moves
         )));
     }
+    let mut identifiers = vec![name.to_string()];
+    identifiers.extend(hardest.iter().map(|mined| format!("seed {}", mined.seed)));
+    assert_grouped("campaign page", &page, &identifiers);
 
     // Playback: jump to the last step; the finishing robot must stand on the target.
     let top = &hardest[0];
@@ -307,6 +412,38 @@ fn unknown_api_paths_answer_json_and_pages_html() {
     runtime.block_on(server).unwrap().unwrap();
 }
 
+/// A finished seed campaign as the server writes it (the Chromium test above sees the
+/// index after `campaigns.js` has rewritten it): every count grouped, no rate, and
+/// "finished" rather than a rate of 0 and an ETA of "done".
+#[test]
+fn a_finished_seed_campaign_reads_grouped_and_finished() {
+    let data = tempfile::tempdir().unwrap();
+    crate::reports::mine(data.path(), "1..5001");
+    let coordinator =
+        Arc::new(Coordinator::open(Store::open(data.path()).unwrap(), Config::default()).unwrap());
+    let name = "fogleman-1-5001";
+    let hardest = coordinator.hardest(name, 12, 0).unwrap();
+    let (runtime, address, stop, server) = serve(coordinator);
+    let (status, _, index) = get(address, "/");
+    assert_eq!(status, 200, "{index}");
+    assert!(index.contains(r#"<td class="num rate">–</td>"#), "{index}");
+    assert!(
+        index.contains(r#"<td class="num eta">finished</td>"#),
+        "{index}"
+    );
+    assert_grouped("index", &index, &[name.to_string()]);
+    let (status, _, page) = get(address, &format!("/campaign/{name}"));
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Every seed is mined."), "{page}");
+    assert!(page.contains("puzzles mined of seeds 1..5,001"), "{page}");
+    assert!(tables_scroll(&page), "{page}");
+    let mut identifiers = vec![name.to_string()];
+    identifiers.extend(hardest.iter().map(|mined| format!("seed {}", mined.seed)));
+    assert_grouped("campaign page", &page, &identifiers);
+    let _ = stop.send(());
+    runtime.block_on(server).unwrap().unwrap();
+}
+
 #[test]
 fn exhaustive_campaigns_get_their_page_records_and_api() {
     use crate::mining::exhaustive_queries::{forged_request, forged_unit, other_boards};
@@ -322,6 +459,9 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
     coordinator
         .create_exhaustive_campaign(forged_request("ex-second", &[second]))
         .unwrap();
+    // The first edition's census, none of its 1,536 units done: counts past a thousand.
+    let full_census = rrm_model::ExhaustiveRequest::new("ex-census".parse().unwrap());
+    coordinator.create_exhaustive_campaign(full_census).unwrap();
     let result = forged_unit(&boards[0], 5, 2);
     coordinator
         .import_exhaustive(
@@ -362,6 +502,8 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
         r#"data-group="{}" data-units="1" data-max="5""#,
         boards[0]
     )));
+    assert!(tables_scroll(&page), "{page}");
+    assert_grouped("exhaustive campaign page", &page, &[]);
     // Each record links to its page, whose playback ends with the target robot home.
     let cells: Vec<String> = records[0]["placement"]
         .as_array()
@@ -385,6 +527,7 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
         index.contains(" placements/s<") && !index.contains("seeds/s"),
         "{index}"
     );
+    assert_grouped("index", &index, &[]);
     // The census map: the done unit's cell, in both panels, leads to the unit's page, and
     // the records are drawn, each leading to its placement's page.
     let (status, _, census) = get(address, "/campaign/ex/census");
@@ -393,6 +536,22 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
         census.contains(r#"data-units-done="1" data-units-total="2" data-max="5""#),
         "{census}"
     );
+    assert!(
+        census.contains("<h1>ex: every unit's maximum</h1>"),
+        "{census}"
+    );
+    assert_grouped("census page", &census, &[]);
+    let (status, _, full) = get(address, "/campaign/ex-census/census");
+    assert_eq!(status, 200, "{full}");
+    assert!(full.contains(">0 of 1,536 units analysed."), "{full}");
+    assert_grouped("census page of 1,536 units", &full, &[]);
+    let (status, _, full) = get(address, "/campaign/ex-census");
+    assert_eq!(status, 200, "{full}");
+    assert!(
+        full.contains("</progress> 0 of 1,536 units analysed"),
+        "{full}"
+    );
+    assert_grouped("exhaustive campaign page of 1,536 units", &full, &[]);
     assert!(
         census.contains(
             r#"<a class="tab current" data-edition="First edition" href="/campaign/ex/census">"#
@@ -425,6 +584,8 @@ fn exhaustive_campaigns_get_their_page_records_and_api() {
     assert_eq!(status, 200, "{unit}");
     assert!(unit.contains(r#"data-max="5""#), "{unit}");
     assert!(unit.contains("Computed by <b>(imported)</b>"), "{unit}");
+    assert!(tables_scroll(&unit), "{unit}");
+    assert_grouped("unit page", &unit, &[]);
     for (moves, count) in result.histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
         assert!(unit.contains(&format!(r#"<tr data-moves="{moves}" data-count="{count}""#)));
     }
@@ -482,6 +643,8 @@ fn ricocheckers_campaigns_show_positions_and_forced_wins() {
     let name = "ricocheckers-1-301";
     let hardest = coordinator.hardest(name, 1, 0).unwrap()[0].clone();
     assert!(hardest.moves > 0);
+    let without_win = coordinator.aggregates(name).unwrap().histogram[0];
+    assert!(without_win > 0);
     let dealer = ricochet::Dealer::standard(Generator::Ricocheckers);
     let no_win = (1..301)
         .find(|&seed| {
@@ -496,6 +659,40 @@ fn ricocheckers_campaigns_show_positions_and_forced_wins() {
     // Ricocheckers words, not Ricochet's: positions without a forced win are not 0 moves.
     assert!(page.contains("with a forced win within 7 moves"), "{page}");
     assert!(page.contains("<td>none within 7</td>"), "{page}");
+    // Having no forced win is not rare: that row has no rarity.
+    let none_row = page
+        .split(r#"<tr data-moves="0""#)
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("a row of positions without a forced win");
+    assert!(
+        none_row.ends_with(r#"<td class="num">–</td>"#),
+        "{none_row}"
+    );
+    // The chart in Ricocheckers words, with no bar at 0 moves: those positions are
+    // counted in the summary instead.
+    assert!(
+        page.contains(&format!("Forced wins by length: {name}")),
+        "{page}"
+    );
+    assert!(page.contains(">moves to a forced win<"), "{page}");
+    assert!(!page.contains(r#"class="bar" data-moves="0""#), "{page}");
+    assert!(
+        !page.contains("Optimal move counts") && !page.contains(">optimal moves<"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("{without_win} with no forced win within 7 moves")),
+        "{page}"
+    );
+    assert!(page.contains("Every seed is mined."), "{page}");
+    assert!(tables_scroll(&page), "{page}");
+    let (_, _, index) = get(address, "/");
+    assert!(index.contains(r#"<td class="num rate">–</td>"#), "{index}");
+    assert!(
+        index.contains(r#"<td class="num eta">finished</td>"#),
+        "{index}"
+    );
     assert!(
         page.contains(&format!("win in {}", hardest.moves)),
         "{page}"

@@ -33,9 +33,11 @@ pub(super) async fn census_page(
     let mut body = edition_tabs(&coordinator, &name);
     let _ = write!(
         body,
-        r#"<p id="census" data-units-done="{done}" data-units-total="{total}" data-max="{max_all}" data-legal-max="{max_legal}">{done} of {total} units analysed. The hardest placement needs <b>{max_all}</b> moves; the hardest legal one (a placement its generator deals) <b>{max_legal}</b>. Each cell is a unit, coloured by its maximum: open it for its distribution, its provenance and its hardest placements.</p>"#,
+        r#"<p id="census" data-units-done="{done}" data-units-total="{total}" data-max="{max_all}" data-legal-max="{max_legal}">{done_text} of {total_text} units analysed. The hardest placement needs <b>{max_all}</b> moves; the hardest legal one (a placement its generator deals) <b>{max_legal}</b>. Each cell is a unit, coloured by its maximum: open it for its distribution, its provenance and its hardest placements.</p>"#,
         done = map.maxima.len(),
+        done_text = thousands(map.maxima.len() as u64),
         total = status.units_total,
+        total_text = thousands(status.units_total),
     );
     let base = format!("/campaign/{}", escape(&name));
     body.push_str(&unit_heatmap_svg(&map, |unit| {
@@ -137,6 +139,11 @@ pub(super) async fn unit_page(
         (None, true) => "drawn for a second computation, not made yet".into(),
         (None, false) => "not drawn for a second computation".into(),
     };
+    let at_max = result
+        .histogram
+        .get(usize::from(result.max_moves))
+        .copied()
+        .unwrap_or(0);
     let mut body = String::new();
     let _ = write!(
         body,
@@ -145,12 +152,8 @@ pub(super) async fn unit_page(
         token = escape(&done.token),
         placements = thousands(result.histogram.iter().sum::<u64>() + result.unsolvable),
         max = result.max_moves,
-        at_max = result
-            .histogram
-            .get(usize::from(result.max_moves))
-            .copied()
-            .unwrap_or(0),
-        unsolvable = result.unsolvable,
+        at_max = thousands(at_max),
+        unsolvable = thousands(result.unsolvable),
         producer = escape(provenance.producer.as_deref().unwrap_or("?")),
         cpu = provenance.cpu_ms as f64 / 1000.0,
         version = escape(&provenance.rrm_version),

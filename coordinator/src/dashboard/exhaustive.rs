@@ -25,7 +25,7 @@ fn cells_path(cells: &[u8; 4]) -> String {
 pub(super) fn histogram_table(body: &mut String, histogram: &[u64], legal_histogram: &[u64]) {
     let all: u64 = histogram.iter().sum();
     let legal: u64 = legal_histogram.iter().sum();
-    body.push_str(r#"<h2>Histogram</h2><table id="histogram"><tr><th>moves</th><th>placements</th><th>share</th><th>rarity</th><th>legal</th><th>share</th></tr>"#);
+    body.push_str(r#"<h2>Histogram</h2><div class="wide"><table id="histogram"><tr><th>moves</th><th>placements</th><th>share</th><th>rarity</th><th>legal</th><th>share</th></tr>"#);
     for (moves, &count) in histogram.iter().enumerate().filter(|(_, &c)| c > 0) {
         let legal_count = legal_histogram.get(moves).copied().unwrap_or(0);
         let _ = write!(
@@ -38,7 +38,7 @@ pub(super) fn histogram_table(body: &mut String, histogram: &[u64], legal_histog
             percent(legal_count, legal),
         );
     }
-    body.push_str("</table>");
+    body.push_str("</table></div>");
 }
 
 /// A table row of a group: units, and placements, mean, maximum and count at the maximum
@@ -46,9 +46,10 @@ pub(super) fn histogram_table(body: &mut String, histogram: &[u64], legal_histog
 fn group_row(body: &mut String, group: &str, d: &Distribution) {
     let _ = write!(
         body,
-        r#"<tr data-group="{g}" data-units="{units}" data-max="{max}"><td>{g}</td><td class="num">{units}</td>"#,
+        r#"<tr data-group="{g}" data-units="{units}" data-max="{max}"><td>{g}</td><td class="num">{units_text}</td>"#,
         g = escape(group),
         units = d.units,
+        units_text = thousands(d.units),
         max = d.all().max_moves(),
     );
     for a in [d.all(), d.legal()] {
@@ -76,9 +77,11 @@ pub(super) fn campaign_page(
     let mut body = String::new();
     let _ = write!(
         body,
-        r#"<p id="summary" data-units-done="{done}" data-units-total="{total}" data-placements="{placements}" data-legal="{legal_count}" data-max="{max}"><progress max="{total}" value="{done}"></progress> {done} of {total} units analysed (exhaustive: every placement of four robots per board and target). {placements_text} placements, mean <b>{mean:.3}</b> moves, hardest <b>{max}</b>; {legal_text} legal placements (as its generator deals them), mean {legal_mean:.3}, hardest {legal_max}; {unsolvable} unsolvable.</p>"#,
+        r#"<p id="summary" data-units-done="{done}" data-units-total="{total}" data-placements="{placements}" data-legal="{legal_count}" data-max="{max}"><progress max="{total}" value="{done}"></progress> {done_text} of {total_text} units analysed (exhaustive: every placement of four robots per board and target). {placements_text} placements, mean <b>{mean:.3}</b> moves, hardest <b>{max}</b>; {legal_text} legal placements (as its generator deals them), mean {legal_mean:.3}, hardest {legal_max}; {unsolvable} unsolvable.</p>"#,
         done = status.units_done,
+        done_text = thousands(status.units_done),
         total = status.units_total,
+        total_text = thousands(status.units_total),
         placements = all.puzzles(),
         placements_text = thousands(all.puzzles()),
         mean = all.mean(),
@@ -87,7 +90,7 @@ pub(super) fn campaign_page(
         legal_text = thousands(legal.puzzles()),
         legal_mean = legal.mean(),
         legal_max = legal.max_moves(),
-        unsolvable = overall.unsolvable,
+        unsolvable = thousands(overall.unsolvable),
     );
     body.push_str(&histogram_svg(
         &format!("Optimal move counts: {name}"),
@@ -105,13 +108,13 @@ pub(super) fn campaign_page(
     ] {
         let _ = write!(
             body,
-            r#"<h2>By {what}</h2><table id="{id}">{}"#,
+            r#"<h2>By {what}</h2><div class="wide"><table id="{id}">{}"#,
             heading.replace("{what}", what)
         );
         for (group, d) in groups {
             group_row(&mut body, group, d);
         }
-        body.push_str("</table>");
+        body.push_str("</table></div>");
     }
     let _ = write!(
         body,
