@@ -8,8 +8,26 @@ use crate::rules::Rules;
 use crate::solver::{lower_bounds, UNREACHABLE};
 use std::collections::{HashMap, VecDeque};
 
-/// States the solution count may visit before it gives up.
-const COUNT_BUDGET: usize = 2_000_000;
+/// States a solution count visits at most unless told otherwise (about 1–2 s of CPU).
+pub const COUNT_STATES: usize = 2_000_000;
+
+/// How far optimal solutions are counted: up to `cap` solutions, visiting at most
+/// `states` states (past that the count is unknown).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counting {
+    pub cap: u64,
+    pub states: usize,
+}
+
+impl Counting {
+    /// Up to `cap` solutions within [`COUNT_STATES`] states.
+    pub fn up_to(cap: u64) -> Counting {
+        Counting {
+            cap,
+            states: COUNT_STATES,
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Metrics {
@@ -36,9 +54,14 @@ impl Metrics {
 /// [`metrics`] of a puzzle played under `rules`: optimal solutions are counted over
 /// straight slides with every move allowed, so under rules that restrict the moves of
 /// this position, or on a board with mirrors, their count is unknown (`None`).
-pub fn metrics_under(puzzle: &Puzzle, solution: &[Move], cap: u64, rules: Rules) -> Metrics {
+pub fn metrics_under(
+    puzzle: &Puzzle,
+    solution: &[Move],
+    counting: Counting,
+    rules: Rules,
+) -> Metrics {
     if crate::rules::fast_solver_plays(puzzle, rules) {
-        return metrics(puzzle, solution, cap);
+        return metrics(puzzle, solution, counting);
     }
     Metrics {
         optimal_solutions: None,
@@ -51,10 +74,10 @@ pub fn metrics_under(puzzle: &Puzzle, solution: &[Move], cap: u64, rules: Rules)
     }
 }
 
-/// Measures `puzzle` given one optimal `solution`; solutions are counted up to `cap`.
-pub fn metrics(puzzle: &Puzzle, solution: &[Move], cap: u64) -> Metrics {
-    let (optimal_solutions, capped) = match count_optimal(puzzle, solution.len() as u8, cap) {
-        Some(count) => (Some(count), count >= cap),
+/// Measures `puzzle` given one optimal `solution`; solutions are counted as `counting` says.
+pub fn metrics(puzzle: &Puzzle, solution: &[Move], counting: Counting) -> Metrics {
+    let (optimal_solutions, capped) = match count_optimal(puzzle, solution.len() as u8, counting) {
+        Some(count) => (Some(count), count >= counting.cap),
         None => (None, false),
     };
     Metrics {
@@ -119,14 +142,15 @@ fn solo_moves(puzzle: &Puzzle) -> Option<u8> {
         .min()
 }
 
-/// Counts move sequences of exactly `moves` moves that solve the puzzle, up to `cap`;
-/// `None` if more than [`COUNT_BUDGET`] states would be needed.
-fn count_optimal(puzzle: &Puzzle, moves: u8, cap: u64) -> Option<u64> {
+/// Counts move sequences of exactly `moves` moves that solve the puzzle, up to
+/// `counting.cap`; `None` if more than `counting.states` states would be needed.
+fn count_optimal(puzzle: &Puzzle, moves: u8, counting: Counting) -> Option<u64> {
     let mut counter = Counter {
         puzzle,
         bound: lower_bounds(puzzle.board(), puzzle.target().cell),
         memo: HashMap::new(),
-        cap,
+        cap: counting.cap,
+        states: counting.states,
     };
     let mut robots = puzzle.robots().to_vec();
     counter.count(&mut robots, moves)
@@ -138,6 +162,7 @@ struct Counter<'p> {
     /// (exact robot cells, moves left) → solutions from there, capped.
     memo: HashMap<(u64, u8), u64>,
     cap: u64,
+    states: usize,
 }
 
 impl Counter<'_> {
@@ -158,7 +183,7 @@ impl Counter<'_> {
         if let Some(&known) = self.memo.get(&key) {
             return Some(known);
         }
-        if self.memo.len() >= COUNT_BUDGET {
+        if self.memo.len() >= self.states {
             return None;
         }
         let mut total = 0u64;
@@ -202,7 +227,7 @@ mod tests {
     fn seed_one_metrics_are_consistent() {
         let puzzle = Game::generate(1).unwrap().puzzle();
         let solution = Solver::new().solve(&puzzle).unwrap().moves;
-        let metrics = metrics(&puzzle, &solution, 1000);
+        let metrics = metrics(&puzzle, &solution, Counting::up_to(1000));
         let count = metrics.optimal_solutions.expect("within budget");
         assert!(count >= 1);
         assert!(metrics.robots_moved >= 1 && metrics.robots_moved <= 4);

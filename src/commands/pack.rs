@@ -12,9 +12,10 @@ use crate::output::outfile::OutFile;
 use anyhow::{bail, Context, Result};
 use clap::builder::RangedU64ValueParser;
 use clap::Args;
-use ricochet::metrics::{metrics_under, Metrics};
+use ricochet::metrics::{metrics_under, Counting, Metrics};
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
+use rrm_model::numbers::thousands;
 use rrm_model::{CampaignSpec, MinedPlacement, PlacementCells, Rules};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -43,6 +44,10 @@ pub struct PackArgs {
     /// Only puzzles with exactly one optimal solution.
     #[arg(long)]
     unique: bool,
+    /// States --unique may visit counting one candidate's optimal solutions (about a
+    /// second per million); a candidate past it is passed over as undecided.
+    #[arg(long, default_value_t = ricochet::metrics::COUNT_STATES, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+    count_states: usize,
     /// Only puzzles whose solution moves at least this many robots.
     #[arg(long, default_value_t = 1, value_parser = RangedU64ValueParser::<usize>::new().range(1..=5))]
     min_robots: usize,
@@ -186,6 +191,26 @@ pub fn run(args: PackArgs) -> Result<ExitCode> {
     };
     let offered = candidates.len();
     let (chosen, passed_over) = choose(&args, generator, rules, candidates)?;
+    match passed_over.gave_up {
+        Some(GaveUp::CannotFill { looked }) => bail!(
+            "gave up after {looked} of the {offered} candidates with {}..={} moves: {} chosen ({}); at that rate the other {} cannot give the {} still needed; no pack written (ask for fewer, or widen the moves or the filters)",
+            moves.start(),
+            moves.end(),
+            chosen.len(),
+            passed_over.text(),
+            offered - looked,
+            args.count - chosen.len()
+        ),
+        Some(GaveUp::Undecided { looked }) => bail!(
+            "gave up after {looked} of the {offered} candidates with {}..={} moves: {} chosen ({}); most cannot be decided unique within {} states; no pack written (raise --count-states, about a second per million states and candidate, or ask for fewer moves)",
+            moves.start(),
+            moves.end(),
+            chosen.len(),
+            passed_over.text(),
+            thousands(args.count_states as u64)
+        ),
+        None => {}
+    }
     if chosen.len() < args.count {
         bail!(
             "only {} of the {offered} candidates with {}..={} moves pass the filters ({}), not the {} asked for; no pack written (ask for fewer, or widen the moves or the filters)",
@@ -254,6 +279,8 @@ struct PassedOver {
     not_unique: usize,
     /// Uniqueness not decided: counting the optimal solutions passed its bound.
     undecided: usize,
+    /// Set when the pack stopped before the candidates ran out.
+    gave_up: Option<GaveUp>,
 }
 
 impl PassedOver {
@@ -329,8 +356,41 @@ fn looks_natural(placement: &PlacementCells) -> bool {
     !stacked && touching < 2
 }
 
-/// Candidates looked at before the pack says, once, that most of them cannot be decided.
-const UNDECIDED_WARNING_AFTER: usize = 10;
+/// Candidates looked at before the pack projects its cost and may give up.
+const LOOK_BEFORE_PROJECTING: usize = 10;
+
+/// Why a pack stopped before its candidates ran out.
+#[derive(Clone, Copy)]
+enum GaveUp {
+    /// Even at the rate of choosing seen so far, raised as if three more of those looked
+    /// at had been chosen (the rule of three: a 95 % upper bound when none was), the
+    /// candidates left give fewer than needed.
+    CannotFill { looked: usize },
+    /// Nine in ten of the candidates counted so far could not be decided unique: the
+    /// rest would mostly be solved for nothing, and only a larger count bound helps.
+    Undecided { looked: usize },
+}
+
+impl GaveUp {
+    fn check(
+        chosen: usize,
+        passed_over: &PassedOver,
+        looked: usize,
+        left: usize,
+        count: usize,
+    ) -> Option<GaveUp> {
+        if looked < LOOK_BEFORE_PROJECTING {
+            return None;
+        }
+        let needed = count.saturating_sub(chosen);
+        let counted = chosen + passed_over.not_unique + passed_over.undecided;
+        if counted >= LOOK_BEFORE_PROJECTING / 2 && passed_over.undecided * 10 >= counted * 9 {
+            return Some(GaveUp::Undecided { looked });
+        }
+        (((chosen + 3) as f64 / looked as f64 * left as f64) < needed as f64)
+            .then_some(GaveUp::CannotFill { looked })
+    }
+}
 
 fn choose(
     args: &PackArgs,
@@ -338,30 +398,62 @@ fn choose(
     rules: Rules,
     candidates: Vec<Candidate>,
 ) -> Result<(Vec<Chosen>, PassedOver)> {
-    let bar = crate::output::progress::bar_with_message(args.count as u64, "puzzles chosen");
+    let total = candidates.len();
+    let counting = Counting {
+        cap: if args.unique { 2 } else { SOLUTION_COUNT_CAP },
+        states: args.count_states,
+    };
+    if args.unique {
+        eprintln!(
+            "rrm pack: --unique counts each candidate's optimal solutions over at most {} \
+             states (--count-states); past that a candidate is passed over as undecided",
+            thousands(counting.states as u64)
+        );
+    }
+    let bar = crate::output::progress::bar_with_message(total as u64, "candidates");
+    let mut notes = Notes::new(&bar);
+    let started = std::time::Instant::now();
     let mut boards = HashSet::new();
     let mut chosen = Vec::new();
     let mut passed_over = PassedOver::default();
-    let mut warned = false;
-    let total = candidates.len();
     for (rank, Candidate { origin, moves }) in candidates.into_iter().enumerate() {
         if chosen.len() == args.count {
             break;
         }
+        let left = total - rank;
+        let each = started.elapsed().as_secs_f64() / rank.max(1) as f64;
+        // Said once, and only where the rest could take more than a minute.
+        if rank == LOOK_BEFORE_PROJECTING && each * left as f64 > 60.0 {
+            notes.line(format!(
+                "{} of the first {rank} candidates chosen ({}); at {each:.1} s a candidate \
+                 the other {} take up to {}",
+                chosen.len(),
+                passed_over.text(),
+                thousands(left as u64),
+                crate::output::progress::short_duration((each * left as f64).round() as u64)
+            ));
+        }
+        if let Some(gave_up) = GaveUp::check(chosen.len(), &passed_over, rank, left, args.count) {
+            passed_over.gave_up = Some(gave_up);
+            break;
+        }
         bar.set_message(format!(
-            "{rank} of {total} candidates looked at; passed over: {}",
+            "{}/{} chosen; passed over: {}",
+            chosen.len(),
+            args.count,
             passed_over.text()
         ));
-        if !warned && rank == UNDECIDED_WARNING_AFTER && passed_over.undecided * 2 > rank {
-            warned = true;
-            bar.suspend(|| {
-                eprintln!(
-                    "rrm pack: {} of the first {rank} candidates could not be decided unique \
-                     (too many states to count); fewer moves decide more often",
-                    passed_over.undecided
-                )
-            });
-        }
+        notes.every_minute(|| {
+            format!(
+                "{} of {} candidates looked at, {}/{} chosen; passed over: {}",
+                thousands(rank as u64),
+                thousands(total as u64),
+                chosen.len(),
+                args.count,
+                passed_over.text()
+            )
+        });
+        bar.inc(1);
         if let Origin::Placement(mined) = &origin {
             if args.natural && !looks_natural(&mined.placement) {
                 passed_over.unnatural += 1;
@@ -395,8 +487,7 @@ fn choose(
             passed_over.few_robots += 1;
             continue;
         }
-        let cap = if args.unique { 2 } else { SOLUTION_COUNT_CAP };
-        let measured = metrics_under(&puzzle, &solution, cap, rules);
+        let measured = metrics_under(&puzzle, &solution, counting, rules);
         match measured.optimal_solutions {
             _ if !args.unique => {}
             Some(1) => {}
@@ -419,12 +510,41 @@ fn choose(
             metrics: measured,
             rank,
         });
-        bar.inc(1);
     }
     bar.finish_and_clear();
     // Easiest first, like a puzzle book.
     chosen.sort_by_key(|c| (c.solution.len(), c.rank));
     Ok((chosen, passed_over))
+}
+
+/// Plain `rrm pack:` lines beside the bar: above it on a terminal, and once a minute
+/// when stderr is not one (the bar is hidden there, and a long pack would say nothing).
+struct Notes<'b> {
+    bar: &'b indicatif::ProgressBar,
+    terminal: bool,
+    last: std::time::Instant,
+}
+
+impl<'b> Notes<'b> {
+    fn new(bar: &'b indicatif::ProgressBar) -> Notes<'b> {
+        use std::io::IsTerminal as _;
+        Notes {
+            bar,
+            terminal: std::io::stderr().is_terminal(),
+            last: std::time::Instant::now(),
+        }
+    }
+
+    fn line(&mut self, text: String) {
+        self.last = std::time::Instant::now();
+        self.bar.suspend(|| eprintln!("rrm pack: {text}"));
+    }
+
+    fn every_minute(&mut self, text: impl FnOnce() -> String) {
+        if !self.terminal && self.last.elapsed() >= std::time::Duration::from_secs(60) {
+            self.line(text());
+        }
+    }
 }
 
 /// The pack of the chosen puzzles (docs/editions.md, "Puzzle pack JSON").

@@ -7,7 +7,7 @@ use crate::input::{self, Job, Source};
 use crate::output::outfile::OutFile;
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
-use ricochet::metrics::{metrics, Metrics};
+use ricochet::metrics::{metrics, Counting, Metrics};
 use ricochet::svg::Picture;
 use ricochet::{render, Move, Solver};
 use std::io::Write;
@@ -90,7 +90,7 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
             .solve(&job.puzzle)
             .with_context(|| format!("{title}: no solution"))?
             .moves;
-        let measured = metrics(&job.puzzle, &solution, SOLUTION_COUNT_CAP);
+        let measured = metrics(&job.puzzle, &solution, Counting::up_to(SOLUTION_COUNT_CAP));
         writeln!(
             out,
             "{} moves: {}",

@@ -6,7 +6,7 @@ use crate::commands::show::{metrics_line, SOLUTION_COUNT_CAP};
 use crate::format::{ListFormat, MetricsJson};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ricochet::metrics::{metrics_under, Metrics};
+use ricochet::metrics::{metrics_under, Counting, Metrics};
 use ricochet::solver::with_thread_solver;
 use ricochet::{Generator, Move, Puzzle};
 use rrm_coordinator::UnitBoard;
@@ -200,7 +200,12 @@ fn measure<T>(
             .iter()
             .map(|m| Move::from_notation(m).with_context(|| format!("stored move {m:?}")))
             .collect::<Result<_>>()?;
-        let metrics = metrics_under(&puzzle, &solution, SOLUTION_COUNT_CAP, rules);
+        let metrics = metrics_under(
+            &puzzle,
+            &solution,
+            Counting::up_to(SOLUTION_COUNT_CAP),
+            rules,
+        );
         measured.push((puzzle, metrics, solution.len()));
         progress.inc(1);
     }

@@ -340,7 +340,11 @@ fn quality_metrics_agree_with_brute_force_on_short_seeds() {
     {
         let puzzle = Game::generate(record.seed).unwrap().puzzle();
         let solution = Solver::new().solve(&puzzle).unwrap().moves;
-        let measured = ricochet::metrics::metrics(&puzzle, &solution, u64::MAX);
+        let measured = ricochet::metrics::metrics(
+            &puzzle,
+            &solution,
+            ricochet::metrics::Counting::up_to(u64::MAX),
+        );
         let file = puzzle.to_record(None);
         let notation: Vec<String> = solution.iter().map(|m| m.notation()).collect();
         assert_eq!(

@@ -306,40 +306,73 @@ fn a_pack_that_cannot_be_filled_says_why_each_candidate_was_passed_over() {
     let dir = mined("1..3001");
     let data = dir.path().join("store");
     let out = dir.path().join("unique.json");
-    let output = rrm(&[
-        "pack",
-        "--data",
-        data.to_str().unwrap(),
-        "--min-moves",
-        "10",
-        "--max-moves",
-        "12",
-        "--count",
-        "500",
-        "--unique",
-        "--min-robots",
-        "3",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(!out.exists(), "no pack written");
+    let pack = |count: &str, states: &str| {
+        rrm(&[
+            "pack",
+            "--data",
+            data.to_str().unwrap(),
+            "--min-moves",
+            "10",
+            "--max-moves",
+            "12",
+            "--count",
+            count,
+            "--unique",
+            "--count-states",
+            states,
+            "--min-robots",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
     let number_before = |text: &str, word: &str| -> u64 {
         let at = text
             .find(word)
             .unwrap_or_else(|| panic!("{word:?} in {text}"));
         let word = text[..at].split_whitespace().last().unwrap();
         word.trim_matches(|c: char| !c.is_ascii_digit())
+            .replace(',', "")
             .parse()
             .unwrap()
     };
-    let chosen = number_before(&stderr, "of the");
-    let offered = number_before(&stderr, "candidates with");
-    let few = number_before(&stderr, "moving too few robots");
-    let not_unique = number_before(&stderr, "not unique");
-    assert!(offered > 0 && few > 0 && not_unique > 0, "{stderr}");
-    assert_eq!(chosen + few + not_unique, offered, "{stderr}");
+    // Far more than the candidates can give: it gives up once that is plain, and
+    // accounts for every candidate it looked at.
+    let output = pack("500", "2000000");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!out.exists(), "no pack written");
+    assert!(
+        stderr.contains(
+            "--unique counts each candidate's optimal solutions over at most 2,000,000 states"
+        ),
+        "said up front: {stderr}"
+    );
+    let verdict = stderr.lines().last().unwrap();
+    let looked = number_before(verdict, "of the");
+    let offered = number_before(verdict, "candidates with");
+    let chosen = number_before(verdict, "chosen (");
+    let few = number_before(verdict, "moving too few robots");
+    let not_unique = number_before(verdict, "not unique");
+    assert!(verdict.contains("gave up after"), "{stderr}");
+    assert!(looked < offered && few > 0 && not_unique > 0, "{stderr}");
+    assert_eq!(chosen + few + not_unique, looked, "{stderr}");
+    // A count bound too small to decide any candidate: each is undecided, and the pack
+    // gives up after the first few instead of looking at all of them.
+    let output = pack("5", "50");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("over at most 50 states"), "{stderr}");
+    let verdict = stderr.lines().last().unwrap();
+    let looked = number_before(verdict, "of the");
+    let offered = number_before(verdict, "candidates with");
+    let undecided = number_before(verdict, "undecided: counting");
+    let few = (verdict.contains("moving too few robots"))
+        .then(|| number_before(verdict, "moving too few robots"))
+        .unwrap_or(0);
+    assert!(verdict.contains("raise --count-states"), "{stderr}");
+    assert!(undecided >= 5 && looked < offered, "{stderr}");
+    assert_eq!(undecided + few, looked, "{stderr}");
 }
 
 /// The mine summary fits 80 columns (its seed lines were 84 to 90) and writes counts
