@@ -76,7 +76,7 @@ pub fn run(args: ShowArgs) -> Result<ExitCode> {
     if let Some(format) = args.format {
         let (written, note) = crate::format::write(&job, format)?;
         if let Some(note) = note {
-            tracing::warn!("{note}");
+            eprintln!("rrm show: {note}");
         }
         crate::output::stdout::lock().write_all(written.as_bytes())?;
         return Ok(ExitCode::SUCCESS);

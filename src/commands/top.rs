@@ -98,7 +98,7 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
             args.min_moves
         )?;
     }
-    for (rank, (mined, (_, metrics, optimum))) in puzzles.iter().zip(&measured).enumerate() {
+    for (rank, (mined, (puzzle, metrics, optimum))) in puzzles.iter().zip(&measured).enumerate() {
         if format == ListFormat::Json {
             let row = SeedRow {
                 campaign: &name,
@@ -108,6 +108,7 @@ pub fn run(args: TopArgs) -> Result<ExitCode> {
                 moves: mined.moves,
                 solution: &mined.solution,
                 re_solved: mined.re_solved,
+                puzzle: puzzle.to_record(Some(format!("seed {}", mined.seed))),
                 metrics: MetricsJson::new(metrics, *optimum),
             };
             writeln!(out, "{}", serde_json::to_string(&row)?)?;
@@ -137,6 +138,8 @@ struct SeedRow<'a> {
     moves: u8,
     solution: &'a [String],
     re_solved: bool,
+    /// The puzzle itself, so that `rrm solve --puzzles` reads the rows back.
+    puzzle: ricochet::PuzzleRecord,
     metrics: MetricsJson,
 }
 

@@ -28,6 +28,8 @@ pub enum PuzzleFormat {
     /// K. Cox's text format (`board 16 16` …), mirrors included (a four-robot puzzle's
     /// fifth robot shut in the centre).
     Kcox,
+    /// Reading only: a printable pack page of `rrm pack`, by the JSON it carries.
+    Html,
 }
 
 /// How a list of puzzles (`rrm top`) is written: a text table, JSON Lines, or each

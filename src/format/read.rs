@@ -84,7 +84,10 @@ fn parse_as(text: &str, format: PuzzleFormat) -> Result<Vec<Job>> {
                     .collect()
             })
             .map_err(|(index, e)| anyhow::anyhow!("puzzle {index}: {e}")),
-        PuzzleFormat::Json | PuzzleFormat::Auto => match read_pack(text) {
+        PuzzleFormat::Html if read_pack(text).is_none() => {
+            anyhow::bail!("an HTML file without the JSON of an rrm pack")
+        }
+        PuzzleFormat::Json | PuzzleFormat::Auto | PuzzleFormat::Html => match read_pack(text) {
             Some(pack) => pack?
                 .puzzles
                 .iter()
@@ -163,8 +166,20 @@ pub fn parse_puzzles(text: &str) -> Result<Vec<Job>> {
         .collect()
 }
 
+/// A line's puzzle: a puzzle record, or a row of `rrm top --format json` (its `puzzle`
+/// record, with the row's move count when the record has none).
 fn record_job(text: &str) -> Result<Job> {
-    job_of(serde_json::from_str(text).context("not a valid puzzle record")?)
+    let line: serde_json::Value = serde_json::from_str(text).context("not JSON")?;
+    let (record, moves) = match line.get("puzzle") {
+        Some(puzzle) => (puzzle.clone(), line.get("moves").and_then(|m| m.as_u64())),
+        None => (line, None),
+    };
+    let mut record: PuzzleRecord =
+        serde_json::from_value(record).context("not a valid puzzle record")?;
+    if record.moves.is_none() {
+        record.moves = moves.and_then(|m| u32::try_from(m).ok());
+    }
+    job_of(record)
 }
 
 /// The job of a puzzle record, named and with the move count it claims.

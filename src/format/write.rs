@@ -75,5 +75,8 @@ pub fn write(job: &Job, format: PuzzleFormat) -> Result<(String, Option<String>)
         }
         PuzzleFormat::DdDump => (write_dump(&job.puzzle) + "\n", None),
         PuzzleFormat::Kcox => (ricochet::kcox::write(&job.puzzle)?, None),
+        PuzzleFormat::Html => anyhow::bail!(
+            "html is a pack's format (rrm pack); one puzzle is written as json, dd-id, dd-dump or kcox"
+        ),
     })
 }
