@@ -9,6 +9,7 @@ use crate::commands::top::placement_puzzle;
 use crate::format::pack::{EntryOrigin, Filters, Pack, PackEntry, PackFormat, PACK_FORMAT};
 use crate::format::MetricsJson;
 use crate::output::outfile::OutFile;
+use crate::output::progress::Notes;
 use anyhow::{bail, Context, Result};
 use clap::builder::RangedU64ValueParser;
 use clap::Args;
@@ -411,7 +412,7 @@ fn choose(
         );
     }
     let bar = crate::output::progress::bar_with_message(total as u64, "candidates");
-    let mut notes = Notes::new(&bar);
+    let mut notes = Notes::new(&bar, "rrm pack", std::time::Duration::from_secs(60));
     let started = std::time::Instant::now();
     let mut boards = HashSet::new();
     let mut chosen = Vec::new();
@@ -443,7 +444,7 @@ fn choose(
             args.count,
             passed_over.text()
         ));
-        notes.every_minute(|| {
+        notes.now_and_then(|| {
             format!(
                 "{} of {} candidates looked at, {}/{} chosen; passed over: {}",
                 thousands(rank as u64),
@@ -515,36 +516,6 @@ fn choose(
     // Easiest first, like a puzzle book.
     chosen.sort_by_key(|c| (c.solution.len(), c.rank));
     Ok((chosen, passed_over))
-}
-
-/// Plain `rrm pack:` lines beside the bar: above it on a terminal, and once a minute
-/// when stderr is not one (the bar is hidden there, and a long pack would say nothing).
-struct Notes<'b> {
-    bar: &'b indicatif::ProgressBar,
-    terminal: bool,
-    last: std::time::Instant,
-}
-
-impl<'b> Notes<'b> {
-    fn new(bar: &'b indicatif::ProgressBar) -> Notes<'b> {
-        use std::io::IsTerminal as _;
-        Notes {
-            bar,
-            terminal: std::io::stderr().is_terminal(),
-            last: std::time::Instant::now(),
-        }
-    }
-
-    fn line(&mut self, text: String) {
-        self.last = std::time::Instant::now();
-        self.bar.suspend(|| eprintln!("rrm pack: {text}"));
-    }
-
-    fn every_minute(&mut self, text: impl FnOnce() -> String) {
-        if !self.terminal && self.last.elapsed() >= std::time::Duration::from_secs(60) {
-            self.line(text());
-        }
-    }
 }
 
 /// The pack of the chosen puzzles (docs/editions.md, "Puzzle pack JSON").

@@ -1,6 +1,7 @@
 //! `rrm solve`: one puzzle with a picture, or a batch in parallel as JSON Lines.
 
 use crate::input::{self, Job};
+use crate::output::progress::Notes;
 use crate::output::report::{count, Report};
 use anyhow::Result;
 use clap::{ArgGroup, Args};
@@ -81,17 +82,20 @@ fn solve_watched(job: &Job, rules: Rules, max_moves: u8) -> (Result<Solution, Un
             (result, started.elapsed().as_secs_f64())
         });
         let begun = std::time::Instant::now();
+        let mut notes = Notes::new(&spinner, "rrm solve", std::time::Duration::from_secs(10));
         while !solving.is_finished() {
             std::thread::sleep(std::time::Duration::from_millis(100));
             let seconds = begun.elapsed().as_secs_f64();
             if seconds >= 1.0 {
                 let states = progress.states.load(std::sync::atomic::Ordering::Relaxed);
-                spinner.set_message(format!(
+                let text = format!(
                     "searching {} moves under {rules}: {} states, {}/s",
                     progress.bound.load(std::sync::atomic::Ordering::Relaxed),
                     rrm_model::numbers::si(states as f64),
                     rrm_model::numbers::si(states as f64 / seconds),
-                ));
+                );
+                notes.now_and_then(|| text.clone());
+                spinner.set_message(text);
                 spinner.tick();
             }
         }

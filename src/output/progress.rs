@@ -32,6 +32,46 @@ pub fn spinner() -> ProgressBar {
     ProgressBar::new_spinner().with_style(style)
 }
 
+/// Plain lines beside a bar (`rrm pack: …`): above it on a terminal; and where stderr is
+/// not a terminal, which hides the bar, a line now and then, so that long work in a log
+/// or a pipe still says how far it has got.
+pub struct Notes<'b> {
+    bar: &'b ProgressBar,
+    prefix: &'static str,
+    terminal: bool,
+    every: Duration,
+    last: Option<std::time::Instant>,
+}
+
+impl<'b> Notes<'b> {
+    /// Notes beside `bar`, each line opened by `prefix`; off a terminal one at most
+    /// `every` from [`Notes::now_and_then`].
+    pub fn new(bar: &'b ProgressBar, prefix: &'static str, every: Duration) -> Notes<'b> {
+        use std::io::IsTerminal as _;
+        Notes {
+            bar,
+            prefix,
+            terminal: std::io::stderr().is_terminal(),
+            every,
+            last: None,
+        }
+    }
+
+    /// A line in any case.
+    pub fn line(&mut self, text: String) {
+        self.last = Some(std::time::Instant::now());
+        self.bar.suspend(|| eprintln!("{}: {text}", self.prefix));
+    }
+
+    /// A line off a terminal: the first call's, then one at most every `every` (on a
+    /// terminal the bar says it).
+    pub fn now_and_then(&mut self, text: impl FnOnce() -> String) {
+        if !self.terminal && self.last.is_none_or(|last| last.elapsed() >= self.every) {
+            self.line(text());
+        }
+    }
+}
+
 /// The bar's line before its item name: 51 columns with 11-digit counts.
 pub const LINE: &str = "{spinner} {elapsed_precise} {bar:16} {human_pos}/{human_len}";
 

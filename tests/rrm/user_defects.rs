@@ -496,3 +496,32 @@ fn the_mine_summary_fits_80_columns_with_separated_counts() {
         );
     }
 }
+
+/// A long search under other rules says how far it has got on stderr also when stderr
+/// is not a terminal (a log, a pipe), where the spinner is hidden: depth, states, rate.
+#[test]
+fn a_long_rule_search_reports_progress_off_a_terminal() {
+    let positions = include_str!("../data/hard-positions.jsonl");
+    let lireer22 = (positions.lines())
+        .find(|line| line.contains("\"lireer22\""))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lireer22.json");
+    std::fs::write(&file, lireer22).unwrap();
+    let output = rrm(&[
+        "solve",
+        "--puzzle",
+        file.to_str().unwrap(),
+        "--rules",
+        "no-rebounds",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let line = (stderr.lines())
+        .find(|line| line.starts_with("rrm solve: searching "))
+        .unwrap_or_else(|| panic!("no progress line: {stderr}"));
+    assert!(
+        line.contains(" moves under no-rebounds: ") && line.ends_with("/s"),
+        "{line}"
+    );
+}
