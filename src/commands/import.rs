@@ -146,25 +146,47 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     let (mut refused, mut accepted, mut stored) = (0, 0, 0);
     for file in &args.files {
         bar.inc(1);
-        let text = crate::output::unit_result::read_text(file)?;
+        // A file that cannot be read or parsed is refused, and the others still go in.
+        let text = match crate::output::unit_result::read_text(file) {
+            Ok(text) => text,
+            Err(error) => {
+                refused += 1;
+                bar.suspend(|| writeln!(out, "{}: refused: {error:#}", file.display()))?;
+                continue;
+            }
+        };
         for unit in serde_json::Deserializer::from_str(&text).into_iter::<UnitResultJson>() {
-            let unit = unit.with_context(|| format!("{}: not a unit result", file.display()))?;
-            let (board, token) = unit.unit()?;
-            let label = format!("{} {board} {token}", file.display());
-            let work = coordinator.exhaustive_work(&args.name, board, token)?;
-            let solutions = |lines: &[String]| -> Vec<Vec<String>> {
-                let moves = |line: &String| line.split_whitespace().map(String::from).collect();
-                lines.iter().map(moves).collect()
+            let unit = match unit {
+                Ok(unit) => unit,
+                Err(error) => {
+                    refused += 1;
+                    let line = format!("{}: refused: not a unit result: {error}", file.display());
+                    bar.suspend(|| writeln!(out, "{line}"))?;
+                    break;
+                }
             };
-            let claimed = [
-                solutions(&unit.hardest_solutions),
-                solutions(&unit.legal_hardest_solutions),
-            ];
-            let resolving = ReSolving {
-                budget,
-                claimed: [&claimed[0], &claimed[1]],
+            let label = match unit.unit() {
+                Ok((board, token)) => format!("{} {board} {token}", file.display()),
+                Err(_) => file.display().to_string(),
             };
-            let outcome = unit.result(&work).and_then(|result| {
+            // A unit this campaign does not have is refused like a bad one, not the end of
+            // the import.
+            let outcome = (|| -> Result<Outcome> {
+                let (board, token) = unit.unit()?;
+                let work = coordinator.exhaustive_work(&args.name, board, token)?;
+                let solutions = |lines: &[String]| -> Vec<Vec<String>> {
+                    let moves = |line: &String| line.split_whitespace().map(String::from).collect();
+                    lines.iter().map(moves).collect()
+                };
+                let claimed = [
+                    solutions(&unit.hardest_solutions),
+                    solutions(&unit.legal_hardest_solutions),
+                ];
+                let resolving = ReSolving {
+                    budget,
+                    claimed: [&claimed[0], &claimed[1]],
+                };
+                let result = unit.result(&work)?;
                 Ok(coordinator.import_exhaustive(
                     &args.name,
                     board,
@@ -173,7 +195,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
                     unit.provenance(),
                     resolving,
                 )?)
-            });
+            })();
             // Accepted and known units are counted; what needs a look gets its own line.
             let mut say = |line: String| bar.suspend(|| writeln!(out, "{label}: {line}"));
             match outcome {

@@ -311,6 +311,47 @@ fn census_import_replays_the_files_solutions_and_refuses_a_wrong_one() {
         stdout.contains("0 accepted, 0 already stored, 1 refused"),
         "{stdout}"
     );
+    // A unit the campaign lacks (its vortex target) and a file that is no unit are each
+    // refused, and the honest file after them still goes in: the import did stop there.
+    let vortex = std::fs::read_dir(units)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.to_string_lossy().ends_with("-VX.json"))
+        .unwrap();
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{\"no\": 1}").unwrap();
+    let data = dir.path().join("mixed");
+    let data = data.to_str().unwrap();
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "second",
+        "--exhaustive",
+        "driftingdroids",
+        "--sides",
+        "CD",
+        "--max-hardest",
+        "512",
+        "--data",
+        data,
+    ]);
+    let files = [
+        vortex.to_str().unwrap(),
+        junk.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ];
+    let output = rrm(&[
+        &["campaign", "import", "second"][..],
+        &files,
+        &["--data", data],
+    ]
+    .concat());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("1 accepted, 0 already stored, 2 refused"),
+        "{stdout}"
+    );
 }
 
 /// What `show` and `top` write under a format's name, `solve` reads under the same name:
