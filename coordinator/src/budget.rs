@@ -5,11 +5,18 @@
 //! get its bytes in time is refused with `RESOURCE_EXHAUSTED` before its body is read,
 //! so a burst of large Submits costs the budget, not the burst (hyper reads no more of
 //! a waiting body than its stream window).
+//!
+//! The layer then reads the message itself, within `Config::submit_body_time` (a body
+//! trickled in would hold its bytes of the budget), and refuses anything after it: tonic
+//! would decode and drop further messages of a unary call outside the budget. An
+//! exhaustive result decodes to up to [`EXHAUSTIVE_DECODED_PER_BYTE`] times its wire
+//! bytes, so before tonic decodes it, the layer takes that much more of the budget.
 
 use crate::limits::BoxedCall;
 use bytes::{Buf, Bytes, BytesMut};
 use http_body::{Body as HttpBody, Frame};
 use http_body_util::BodyExt;
+use rrm_proto::EXHAUSTIVE_DECODED_PER_BYTE;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -29,15 +36,37 @@ pub(crate) struct SubmitBudgetLayer {
     bytes: Arc<Semaphore>,
     budget: u32,
     wait: Duration,
+    body_time: Duration,
 }
 
 impl SubmitBudgetLayer {
-    pub(crate) fn new(budget: usize, wait: Duration) -> SubmitBudgetLayer {
+    pub(crate) fn new(budget: usize, wait: Duration, body_time: Duration) -> SubmitBudgetLayer {
         let budget = u32::try_from(budget.max(1)).unwrap_or(u32::MAX);
         SubmitBudgetLayer {
             bytes: Arc::new(Semaphore::new(budget as usize)),
             budget,
             wait,
+            body_time,
+        }
+    }
+
+    /// `bytes` more of the budget within `wait`, or the refusal to answer with.
+    async fn take(
+        &self,
+        bytes: u32,
+        wait: Duration,
+    ) -> Result<tokio::sync::OwnedSemaphorePermit, Status> {
+        let permit = self.bytes.clone().acquire_many_owned(bytes);
+        match tokio::time::timeout(wait, permit).await {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(_closed)) => Err(Status::unavailable("stopping")),
+            Err(_elapsed) => Err(Status::resource_exhausted(format!(
+                "{} MiB of Submits are being checked and this one needs {:.1} MiB more; \
+                 it waited {} s for room; retry later",
+                self.budget >> 20,
+                f64::from(bytes) / 1048576.0,
+                wait.as_secs()
+            ))),
         }
     }
 }
@@ -89,30 +118,165 @@ where
         Box::pin(async move {
             let (parts, mut body) = request.into_parts();
             let head = read_prefix(&mut body).await;
-            let length = message_length(&head).min(layer.budget);
-            let body = Body::new(Prefixed {
-                head: (!head.is_empty()).then(|| head.freeze()),
-                rest: body,
-            });
-            let bytes = layer.bytes.clone().acquire_many_owned(length);
-            let permit = match tokio::time::timeout(layer.wait, bytes).await {
-                Ok(Ok(permit)) => permit,
-                Ok(Err(_closed)) => return Ok(Status::unavailable("stopping").into_http()),
-                Err(_elapsed) => {
-                    let refused = Status::resource_exhausted(format!(
-                        "{} MiB of Submits are being checked and this one of {:.1} MiB \
-                         waited {} s for room; retry later",
-                        layer.budget >> 20,
-                        f64::from(length) / 1048576.0,
-                        layer.wait.as_secs()
+            let claimed = message_length(&head);
+            let length = claimed.min(layer.budget);
+            let started = tokio::time::Instant::now();
+            let permit = match layer.take(length, layer.wait).await {
+                Ok(permit) => permit,
+                Err(refused) => return Ok(refused.into_http()),
+            };
+            if head.len() < PREFIX || claimed as usize > rrm_proto::MAX_MINING_MESSAGE {
+                // Cut short or over the message limit: tonic refuses it as it reads it.
+                let body = Body::new(Prefixed {
+                    head: (!head.is_empty()).then(|| head.freeze()),
+                    rest: body,
+                });
+                let response = inner.call(http::Request::from_parts(parts, body)).await;
+                drop(permit);
+                return response;
+            }
+            let whole = PREFIX + claimed as usize;
+            let message =
+                match tokio::time::timeout(layer.body_time, read_message(head, &mut body, whole))
+                    .await
+                {
+                    Ok(Ok(message)) => message,
+                    Ok(Err(refused)) => return Ok(refused.into_http()),
+                    Err(_elapsed) => {
+                        let slow = Status::deadline_exceeded(format!(
+                            "a Submit's {:.1} MiB must arrive within {} s",
+                            f64::from(claimed) / 1048576.0,
+                            layer.body_time.as_secs()
+                        ));
+                        return Ok(slow.into_http());
+                    }
+                };
+            let exhaustive = {
+                let mut fields = message.clone();
+                fields.advance(PREFIX);
+                rrm_proto::submit_exhaustive_bytes(fields)
+            };
+            let decoded = exhaustive.saturating_mul(EXHAUSTIVE_DECODED_PER_BYTE - 1);
+            let more = match u32::try_from(decoded) {
+                Ok(more) if more <= layer.budget - length => more,
+                _ => {
+                    let large = Status::resource_exhausted(format!(
+                        "an exhaustive result of {} KiB decodes to more than the {} MiB \
+                         of Submits the coordinator holds at once",
+                        exhaustive >> 10,
+                        layer.budget >> 20
                     ));
-                    return Ok(refused.into_http());
+                    return Ok(large.into_http());
                 }
             };
+            let left = layer.wait.saturating_sub(started.elapsed());
+            let decoding = match more {
+                0 => None,
+                more => match layer.take(more, left).await {
+                    Ok(permit) => Some(permit),
+                    Err(refused) => return Ok(refused.into_http()),
+                },
+            };
+            let body = Body::new(message);
             let response = inner.call(http::Request::from_parts(parts, body)).await;
-            drop(permit);
+            drop((permit, decoding));
             response
         })
+    }
+}
+
+/// The rest of a Submit's one message after its first bytes `head`: `whole` bytes in
+/// all, kept as the chunks hyper received (tonic copies them as it decodes, so a copy
+/// here would double the message). Bytes after it (a second message, which tonic would
+/// decode and drop outside the budget) are refused; a body that ends short is handed on
+/// for tonic to refuse.
+async fn read_message<B>(head: BytesMut, body: &mut B, whole: usize) -> Result<Chunks, Status>
+where
+    B: HttpBody<Data = Bytes> + Unpin,
+{
+    let mut message = Chunks::default();
+    message.push(head.freeze());
+    let beyond = || Status::invalid_argument("a Submit is one message; bytes follow it");
+    while message.remaining() < whole {
+        match body.frame().await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => message.push(data),
+                Err(_trailers) => break,
+            },
+            _ => break,
+        }
+    }
+    if message.remaining() > whole {
+        return Err(beyond());
+    }
+    if message.remaining() == whole && !body.is_end_stream() {
+        // Whatever comes next must be the end (or trailers), not more data.
+        if let Some(Ok(frame)) = body.frame().await {
+            if frame.data_ref().is_some_and(|data| !data.is_empty()) {
+                return Err(beyond());
+            }
+        }
+    }
+    Ok(message)
+}
+
+/// A message as received chunks: a [`Buf`] for reading it in place, and a body that
+/// hands the chunks on.
+#[derive(Clone, Default)]
+struct Chunks {
+    parts: std::collections::VecDeque<Bytes>,
+    bytes: usize,
+}
+
+impl Chunks {
+    fn push(&mut self, part: Bytes) {
+        self.bytes += part.len();
+        if !part.is_empty() {
+            self.parts.push_back(part);
+        }
+    }
+}
+
+impl Buf for Chunks {
+    fn remaining(&self) -> usize {
+        self.bytes
+    }
+
+    fn chunk(&self) -> &[u8] {
+        self.parts.front().map_or(&[], |part| part.as_ref())
+    }
+
+    fn advance(&mut self, mut count: usize) {
+        self.bytes -= count;
+        while count > 0 {
+            let front = self.parts.front_mut().expect("advanced within remaining");
+            if count < front.len() {
+                front.advance(count);
+                return;
+            }
+            count -= front.len();
+            self.parts.pop_front();
+        }
+    }
+}
+
+impl HttpBody for Chunks {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let part = self.parts.pop_front();
+        if let Some(part) = &part {
+            self.bytes -= part.len();
+        }
+        Poll::Ready(part.map(|part| Ok(Frame::data(part))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.parts.is_empty()
     }
 }
 
@@ -222,7 +386,7 @@ mod tests {
 
     #[tokio::test]
     async fn submits_beyond_the_budget_wait_then_are_refused_and_bodies_pass_whole() {
-        let layer = SubmitBudgetLayer::new(1000, Duration::from_millis(50));
+        let layer = SubmitBudgetLayer::new(1000, Duration::from_millis(50), Duration::from_secs(5));
         let mut slow = layer.layer(Reader {
             delay: Duration::from_millis(300),
         });
@@ -244,5 +408,101 @@ mod tests {
             .unwrap();
         let passed = slow.call(other).await.unwrap();
         assert_eq!(answer(passed).await, Ok(Bytes::from_static(b"x")));
+    }
+
+    /// A body that sends its bytes, then neither more nor its end.
+    struct Trickle(Option<Bytes>);
+
+    impl HttpBody for Trickle {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            match self.0.take() {
+                Some(bytes) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+                None => Poll::Pending,
+            }
+        }
+    }
+
+    fn request<B>(body: B) -> http::Request<B> {
+        http::Request::builder().uri(SUBMIT).body(body).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_second_message_a_trickled_body_and_a_large_exhaustive_result_are_refused() {
+        let layer = SubmitBudgetLayer::new(
+            100_000,
+            Duration::from_millis(50),
+            Duration::from_millis(200),
+        );
+        let mut service = layer.layer(Reader {
+            delay: Duration::ZERO,
+        });
+        // A message of 10 bytes, then another: tonic would decode the second outside
+        // the budget.
+        let mut two = submit(10)
+            .into_body()
+            .collect()
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec();
+        two.extend_from_slice(&two.clone());
+        let refused = service.call(request(http_body_util::Full::new(Bytes::from(two))));
+        assert_eq!(
+            answer(refused.await.unwrap()).await,
+            Err("3".into()),
+            "INVALID_ARGUMENT"
+        );
+        // A prefix claiming 50,000 bytes, then nothing: refused when the body time is up,
+        // and its bytes given back.
+        let mut prefix = vec![0];
+        prefix.extend_from_slice(&50_000u32.to_be_bytes());
+        let slow = service.call(request(Trickle(Some(Bytes::from(prefix)))));
+        assert_eq!(
+            answer(slow.await.unwrap()).await,
+            Err("4".into()),
+            "DEADLINE_EXCEEDED"
+        );
+        assert_eq!(layer.bytes.available_permits(), 100_000);
+        // Field 7 (an exhaustive result) of 4,000 bytes decodes to up to 128,000.
+        use prost::Message as _;
+        let exhaustive = rrm_proto::v1::SubmitRequest {
+            exhaustive: Some(rrm_proto::v1::ExhaustiveResult {
+                hardest: vec![Default::default(); 2000],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let mut framed = vec![0];
+        framed.extend_from_slice(&(exhaustive.len() as u32).to_be_bytes());
+        framed.extend_from_slice(&exhaustive);
+        let large = service.call(request(http_body_util::Full::new(Bytes::from(framed))));
+        assert_eq!(
+            answer(large.await.unwrap()).await,
+            Err("8".into()),
+            "RESOURCE_EXHAUSTED"
+        );
+        // A tenth of it fits, and passes whole.
+        let small = rrm_proto::v1::SubmitRequest {
+            exhaustive: Some(rrm_proto::v1::ExhaustiveResult {
+                hardest: vec![Default::default(); 200],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let mut framed = vec![0];
+        framed.extend_from_slice(&(small.len() as u32).to_be_bytes());
+        framed.extend_from_slice(&small);
+        let fits = service.call(request(http_body_util::Full::new(Bytes::from(
+            framed.clone(),
+        ))));
+        assert_eq!(answer(fits.await.unwrap()).await, Ok(Bytes::from(framed)));
+        assert_eq!(layer.bytes.available_permits(), 100_000);
     }
 }

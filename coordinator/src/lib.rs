@@ -92,6 +92,9 @@ pub struct Config {
     /// by the burst.
     pub submit_budget: usize,
     pub submit_wait: Duration,
+    /// A Submit's message must have arrived this long after it got its bytes of the
+    /// budget, or it is refused: a trickled body would hold them for the whole call.
+    pub submit_body_time: Duration,
     /// Connections per peer and in all, and the idle timeout.
     pub connections: ConnectionLimits,
     /// Free space the store's volume keeps: below it nothing is leased.
@@ -136,6 +139,7 @@ impl Default for Config {
             // Four of the largest Submits; an honest one is a few kB.
             submit_budget: 4 * rrm_proto::MAX_MINING_MESSAGE,
             submit_wait: Duration::from_secs(5),
+            submit_body_time: Duration::from_secs(30),
             connections: ConnectionLimits::default(),
             min_free_disk: DiskReserve::Default,
             stall_timeout: Duration::from_secs(600),

@@ -108,6 +108,7 @@ pub(crate) async fn serve(
         .layer(SubmitBudgetLayer::new(
             config.submit_budget,
             config.submit_wait,
+            config.submit_body_time,
         ))
         .add_service(health_service)
         .add_service(reflection)

@@ -200,3 +200,117 @@ fn a_burst_of_large_submits_costs_at_most_twice_the_bytes_in_flight() {
         "RSS {settled} 10 s after the burst, against {baseline} before it"
     );
 }
+
+/// A unary Submit that carries one tiny message and then 4 MiB ones (tonic used to
+/// decode and drop those after the first, outside the budget), beside Submits whose
+/// exhaustive result is millions of empty placements (2 bytes each on the wire, 32 in
+/// memory). 16 of each at once: every one is refused, the peak RSS stays within twice the
+/// budget of the baseline, and 10 s later RSS is back within 50 MiB of it.
+#[test]
+fn submits_of_several_messages_or_empty_placements_stay_within_the_budget() {
+    const EACH: usize = 16;
+    let data = tempfile::tempdir().unwrap();
+    let (coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
+    let pid = coordinator.0.id();
+    let url = format!("http://{address}");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        "hostile",
+        "--seeds",
+        "1..101",
+        "--unit-size",
+        "100",
+        "--coordinator",
+        &url,
+    ]);
+    let message = rrm_proto::MAX_MINING_MESSAGE - 1024;
+    let (baseline, several, placements) = block_on(async {
+        let (_, worker) = raw_worker(&url, "hostile").await;
+        let mut channels = Vec::new();
+        for _ in 0..2 * EACH {
+            let channel = tonic::transport::Endpoint::from_shared(url.clone())
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            channels.push(channel);
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let baseline = rss(pid);
+        let mut calls = tokio::task::JoinSet::new();
+        for (index, channel) in channels.into_iter().enumerate() {
+            let worker = worker.clone();
+            calls.spawn(async move {
+                if index % 2 == 0 {
+                    let mut messages = vec![pb::SubmitRequest::default()];
+                    messages.extend((0..6).map(|_| hostile(&worker, message)));
+                    let mut grpc =
+                        tonic::client::Grpc::new(channel).max_encoding_message_size(8 << 20);
+                    grpc.ready().await.unwrap();
+                    let codec =
+                        tonic_prost::ProstCodec::<pb::SubmitRequest, pb::SubmitReply>::default();
+                    let path = tonic::codegen::http::uri::PathAndQuery::from_static(
+                        "/rrm.v1.Mining/Submit",
+                    );
+                    let stream = tokio_stream::iter(messages);
+                    let outcome = grpc
+                        .client_streaming(tonic::Request::new(stream), path, codec)
+                        .await;
+                    (true, outcome.map(|_| ()))
+                } else {
+                    let mut request = hostile(&worker, 0);
+                    request.exhaustive = Some(pb::ExhaustiveResult {
+                        hardest: vec![pb::Placement::default(); message / 2 - 8],
+                        ..Default::default()
+                    });
+                    let mut client = pb::mining_client::MiningClient::new(channel)
+                        .max_encoding_message_size(8 << 20);
+                    (false, client.submit(request).await.map(|_| ()))
+                }
+            });
+        }
+        let (mut several, mut placements) = (Vec::new(), Vec::new());
+        while let Some(outcome) = calls.join_next().await {
+            match outcome.unwrap() {
+                (true, outcome) => several.push(outcome),
+                (false, outcome) => placements.push(outcome),
+            }
+        }
+        (baseline, several, placements)
+    });
+    let peak = peak_rss(pid);
+    std::thread::sleep(Duration::from_secs(10));
+    let settled = rss(pid);
+    let mib = |bytes: u64| bytes as f64 / 1048576.0;
+    let said = |outcomes: &[Result<(), tonic::Status>], words: &str| {
+        (outcomes.iter())
+            .filter(|o| matches!(o, Err(s) if s.message().contains(words)))
+            .count()
+    };
+    let in_flight = Config::default().submit_budget as u64;
+    eprintln!(
+        "{EACH} Submits of 1 + 6 messages: {} refused as more than one message; {EACH} of \
+         {:.1} MiB of empty placements: {} refused for what they decode to; RSS {:.1} MiB, \
+         peak {:.1} (+{:.1}), 10 s later {:.1} (+{:.1})",
+        said(&several, "one message"),
+        mib(message as u64),
+        said(&placements, "decodes to more"),
+        mib(baseline),
+        mib(peak),
+        mib(peak.saturating_sub(baseline)),
+        mib(settled),
+        mib(settled.saturating_sub(baseline)),
+    );
+    assert!(several.iter().all(Result::is_err), "{several:?}");
+    assert!(said(&several, "one message") >= 1, "{several:?}");
+    assert_eq!(said(&placements, "decodes to more"), EACH, "{placements:?}");
+    assert!(
+        peak.saturating_sub(baseline) <= 2 * in_flight,
+        "peak RSS {peak} is more than twice {in_flight} bytes in flight above {baseline}"
+    );
+    assert!(
+        settled.saturating_sub(baseline) <= 50 << 20,
+        "RSS {settled} 10 s after the burst, against {baseline} before it"
+    );
+}
