@@ -63,10 +63,7 @@ mod tests {
             ..Default::default()
         };
         let encoded = request.encode_to_vec();
-        assert_eq!(
-            submit_exhaustive_bytes(encoded.clone().into()),
-            result.encoded_len()
-        );
+        assert_eq!(submit_exhaustive_bytes(&encoded[..]), result.encoded_len());
         // Split over two occurrences of the field, which prost merges: both count.
         let mut twice = encoded.clone();
         twice.extend_from_slice(
@@ -77,13 +74,13 @@ mod tests {
             .encode_to_vec(),
         );
         assert_eq!(
-            submit_exhaustive_bytes(twice.into()),
+            submit_exhaustive_bytes(&twice[..]),
             2 * result.encoded_len()
         );
         let seeds = v1::SubmitRequest {
             move_counts: vec![3; 100],
             ..Default::default()
         };
-        assert_eq!(submit_exhaustive_bytes(seeds.encode_to_vec().into()), 0);
+        assert_eq!(submit_exhaustive_bytes(&seeds.encode_to_vec()[..]), 0);
     }
 }

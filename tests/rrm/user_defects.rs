@@ -496,9 +496,10 @@ fn a_pack_that_cannot_be_filled_says_why_each_candidate_was_passed_over() {
     let looked = number_before(verdict, "of the");
     let offered = number_before(verdict, "candidates with");
     let undecided = number_before(verdict, "undecided: counting");
-    let few = (verdict.contains("moving too few robots"))
-        .then(|| number_before(verdict, "moving too few robots"))
-        .unwrap_or(0);
+    let few = match verdict.contains("moving too few robots") {
+        true => number_before(verdict, "moving too few robots"),
+        false => 0,
+    };
     assert!(verdict.contains("raise --count-states"), "{stderr}");
     assert!(undecided >= 5 && looked < offered, "{stderr}");
     assert_eq!(undecided + few, looked, "{stderr}");
