@@ -427,6 +427,23 @@ mod tests {
         }
     }
 
+    /// A framed Submit whose exhaustive result lists `placements` empty placements.
+    fn exhaustive(placements: usize) -> Bytes {
+        use prost::Message as _;
+        let message = rrm_proto::v1::SubmitRequest {
+            exhaustive: Some(rrm_proto::v1::ExhaustiveResult {
+                hardest: vec![Default::default(); placements],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let mut framed = vec![0];
+        framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+        framed.extend_from_slice(&message);
+        Bytes::from(framed)
+    }
+
     fn request<B>(body: B) -> http::Request<B> {
         http::Request::builder().uri(SUBMIT).body(body).unwrap()
     }
@@ -469,40 +486,16 @@ mod tests {
         );
         assert_eq!(layer.bytes.available_permits(), 100_000);
         // Field 7 (an exhaustive result) of 4,000 bytes decodes to up to 128,000.
-        use prost::Message as _;
-        let exhaustive = rrm_proto::v1::SubmitRequest {
-            exhaustive: Some(rrm_proto::v1::ExhaustiveResult {
-                hardest: vec![Default::default(); 2000],
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
-        .encode_to_vec();
-        let mut framed = vec![0];
-        framed.extend_from_slice(&(exhaustive.len() as u32).to_be_bytes());
-        framed.extend_from_slice(&exhaustive);
-        let large = service.call(request(http_body_util::Full::new(Bytes::from(framed))));
+        let large = service.call(request(http_body_util::Full::new(exhaustive(2000))));
         assert_eq!(
             answer(large.await.unwrap()).await,
             Err("8".into()),
             "RESOURCE_EXHAUSTED"
         );
         // A tenth of it fits, and passes whole.
-        let small = rrm_proto::v1::SubmitRequest {
-            exhaustive: Some(rrm_proto::v1::ExhaustiveResult {
-                hardest: vec![Default::default(); 200],
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
-        .encode_to_vec();
-        let mut framed = vec![0];
-        framed.extend_from_slice(&(small.len() as u32).to_be_bytes());
-        framed.extend_from_slice(&small);
-        let fits = service.call(request(http_body_util::Full::new(Bytes::from(
-            framed.clone(),
-        ))));
-        assert_eq!(answer(fits.await.unwrap()).await, Ok(Bytes::from(framed)));
+        let framed = exhaustive(200);
+        let fits = service.call(request(http_body_util::Full::new(framed.clone())));
+        assert_eq!(answer(fits.await.unwrap()).await, Ok(framed));
         assert_eq!(layer.bytes.available_permits(), 100_000);
     }
 }

@@ -259,7 +259,7 @@ fn census_import_replays_the_files_solutions_and_refuses_a_wrong_one() {
         .find(|(_, unit)| solved(unit) >= 8)
         .expect("a committed unit with 8 solved hardest placements");
     let dir = tempfile::tempdir().unwrap();
-    let import = |name: &str, file: &std::path::Path| {
+    let import = |name: &str, files: &[&std::path::Path]| {
         let data = dir.path().join(name);
         let data = data.to_str().unwrap();
         rrm_ok(&[
@@ -275,16 +275,15 @@ fn census_import_replays_the_files_solutions_and_refuses_a_wrong_one() {
             "--data",
             data,
         ]);
+        let files: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
         rrm(&[
-            "campaign",
-            "import",
-            "second",
-            file.to_str().unwrap(),
-            "--data",
-            data,
-        ])
+            &["campaign", "import", "second"][..],
+            &files,
+            &["--data", data],
+        ]
+        .concat())
     };
-    let output = import("honest", &path);
+    let output = import("honest", &[&path]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}");
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
@@ -300,7 +299,7 @@ fn census_import_replays_the_files_solutions_and_refuses_a_wrong_one() {
     }
     let file = dir.path().join("forged.json");
     std::fs::write(&file, forged.to_string()).unwrap();
-    let output = import("forged", &file);
+    let output = import("forged", &[&file]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(
@@ -320,32 +319,7 @@ fn census_import_replays_the_files_solutions_and_refuses_a_wrong_one() {
         .unwrap();
     let junk = dir.path().join("junk.json");
     std::fs::write(&junk, "{\"no\": 1}").unwrap();
-    let data = dir.path().join("mixed");
-    let data = data.to_str().unwrap();
-    rrm_ok(&[
-        "campaign",
-        "create",
-        "second",
-        "--exhaustive",
-        "driftingdroids",
-        "--sides",
-        "CD",
-        "--max-hardest",
-        "512",
-        "--data",
-        data,
-    ]);
-    let files = [
-        vortex.to_str().unwrap(),
-        junk.to_str().unwrap(),
-        path.to_str().unwrap(),
-    ];
-    let output = rrm(&[
-        &["campaign", "import", "second"][..],
-        &files,
-        &["--data", data],
-    ]
-    .concat());
+    let output = import("mixed", &[&vortex, &junk, &path]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(

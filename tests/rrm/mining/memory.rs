@@ -7,6 +7,31 @@
 
 use super::*;
 
+/// A coordinator process on its own store, with a seed campaign `name` of `seeds` in
+/// units of `unit_size`: the process (kept alive by the holder), its pid and its URL.
+fn coordinator_with(
+    data: &std::path::Path,
+    name: &str,
+    seeds: &str,
+    unit_size: &str,
+) -> (Process, u32, String) {
+    let (coordinator, address) = coordinator_process(data, "127.0.0.1:0");
+    let pid = coordinator.0.id();
+    let url = format!("http://{address}");
+    rrm_ok(&[
+        "campaign",
+        "create",
+        name,
+        "--seeds",
+        seeds,
+        "--unit-size",
+        unit_size,
+        "--coordinator",
+        &url,
+    ]);
+    (coordinator, pid, url)
+}
+
 /// The coordinator process's peak resident set (VmHWM), in bytes.
 fn peak_rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -34,21 +59,8 @@ fn hostile(worker: &Registered, bytes: usize) -> pb::SubmitRequest {
 #[test]
 fn a_submit_of_tiny_solutions_costs_less_than_twice_its_size() {
     let data = tempfile::tempdir().unwrap();
-    let (coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
-    let pid = coordinator.0.id();
+    let (_coordinator, pid, url) = coordinator_with(data.path(), "hostile", "1..101", "100");
     let message = rrm_proto::MAX_MINING_MESSAGE - 1024;
-    let url = format!("http://{address}");
-    rrm_ok(&[
-        "campaign",
-        "create",
-        "hostile",
-        "--seeds",
-        "1..101",
-        "--unit-size",
-        "100",
-        "--coordinator",
-        &url,
-    ]);
     let before = peak_rss(pid);
     block_on(async {
         let (client, worker) = raw_worker(&url, "hostile").await;
@@ -88,6 +100,19 @@ fn a_submit_of_tiny_solutions_costs_less_than_twice_its_size() {
     );
 }
 
+/// The peak RSS at most twice the bytes in flight above the baseline, and RSS within
+/// 50 MiB of it 10 s after the burst.
+fn assert_within_budget(baseline: u64, peak: u64, settled: u64, in_flight: u64) {
+    assert!(
+        peak.saturating_sub(baseline) <= 2 * in_flight,
+        "peak RSS {peak} is more than twice {in_flight} bytes in flight above {baseline}"
+    );
+    assert!(
+        settled.saturating_sub(baseline) <= 50 << 20,
+        "RSS {settled} 10 s after the burst, against {baseline} before it"
+    );
+}
+
 /// The coordinator process's resident set now (VmRSS), in bytes.
 fn rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -121,20 +146,7 @@ fn largest(worker: &Registered, lease: &pb::LeaseRef, seeds: usize) -> pb::Submi
 fn a_burst_of_large_submits_costs_at_most_twice_the_bytes_in_flight() {
     const BURST: usize = 32;
     let data = tempfile::tempdir().unwrap();
-    let (coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
-    let pid = coordinator.0.id();
-    let url = format!("http://{address}");
-    rrm_ok(&[
-        "campaign",
-        "create",
-        "burst",
-        "--seeds",
-        "1..10001",
-        "--unit-size",
-        "10000",
-        "--coordinator",
-        &url,
-    ]);
+    let (_coordinator, pid, url) = coordinator_with(data.path(), "burst", "1..10001", "10000");
     let (baseline, outcomes) = block_on(async {
         let (mut client, worker) = raw_worker(&url, "burst").await;
         let unit = client
@@ -191,14 +203,7 @@ fn a_burst_of_large_submits_costs_at_most_twice_the_bytes_in_flight() {
     );
     assert_eq!(checked + waited_out, BURST, "{outcomes:?}");
     assert!(checked >= 1, "{outcomes:?}");
-    assert!(
-        peak.saturating_sub(baseline) <= 2 * in_flight,
-        "peak RSS {peak} is more than twice {in_flight} bytes in flight above {baseline}"
-    );
-    assert!(
-        settled.saturating_sub(baseline) <= 50 << 20,
-        "RSS {settled} 10 s after the burst, against {baseline} before it"
-    );
+    assert_within_budget(baseline, peak, settled, in_flight);
 }
 
 /// A unary Submit that carries one tiny message and then 4 MiB ones (tonic used to
@@ -210,20 +215,7 @@ fn a_burst_of_large_submits_costs_at_most_twice_the_bytes_in_flight() {
 fn submits_of_several_messages_or_empty_placements_stay_within_the_budget() {
     const EACH: usize = 16;
     let data = tempfile::tempdir().unwrap();
-    let (coordinator, address) = coordinator_process(data.path(), "127.0.0.1:0");
-    let pid = coordinator.0.id();
-    let url = format!("http://{address}");
-    rrm_ok(&[
-        "campaign",
-        "create",
-        "hostile",
-        "--seeds",
-        "1..101",
-        "--unit-size",
-        "100",
-        "--coordinator",
-        &url,
-    ]);
+    let (_coordinator, pid, url) = coordinator_with(data.path(), "hostile", "1..101", "100");
     let message = rrm_proto::MAX_MINING_MESSAGE - 1024;
     let (baseline, several, placements) = block_on(async {
         let (_, worker) = raw_worker(&url, "hostile").await;
@@ -305,12 +297,5 @@ fn submits_of_several_messages_or_empty_placements_stay_within_the_budget() {
     assert!(several.iter().all(Result::is_err), "{several:?}");
     assert!(said(&several, "one message") >= 1, "{several:?}");
     assert_eq!(said(&placements, "decodes to more"), EACH, "{placements:?}");
-    assert!(
-        peak.saturating_sub(baseline) <= 2 * in_flight,
-        "peak RSS {peak} is more than twice {in_flight} bytes in flight above {baseline}"
-    );
-    assert!(
-        settled.saturating_sub(baseline) <= 50 << 20,
-        "RSS {settled} 10 s after the burst, against {baseline} before it"
-    );
+    assert_within_budget(baseline, peak, settled, in_flight);
 }
