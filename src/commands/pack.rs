@@ -363,9 +363,10 @@ const LOOK_BEFORE_PROJECTING: usize = 10;
 /// Why a pack stopped before its candidates ran out.
 #[derive(Clone, Copy)]
 enum GaveUp {
-    /// Even at the rate of choosing seen so far, raised as if three more of those looked
-    /// at had been chosen (the rule of three: a 95 % upper bound when none was), the
-    /// candidates left give fewer than needed.
+    /// Fewer candidates are left than still needed; or, where the rest would take over
+    /// a minute, even at the rate of choosing seen so far, raised as if three more of
+    /// those looked at had been chosen (the rule of three: a 95 % upper bound when none
+    /// was), they give fewer than needed.
     CannotFill { looked: usize },
     /// Nine in ten of the candidates counted so far could not be decided unique: the
     /// rest would mostly be solved for nothing, and only a larger count bound helps.
@@ -373,11 +374,11 @@ enum GaveUp {
 }
 
 impl GaveUp {
+    /// Whether to stop after `looked` candidates, `left` more taking `each` seconds.
     fn check(
         chosen: usize,
         passed_over: &PassedOver,
-        looked: usize,
-        left: usize,
+        (looked, left, each): (usize, usize, f64),
         count: usize,
     ) -> Option<GaveUp> {
         if looked < LOOK_BEFORE_PROJECTING {
@@ -388,8 +389,9 @@ impl GaveUp {
         if counted >= LOOK_BEFORE_PROJECTING / 2 && passed_over.undecided * 10 >= counted * 9 {
             return Some(GaveUp::Undecided { looked });
         }
-        (((chosen + 3) as f64 / looked as f64 * left as f64) < needed as f64)
-            .then_some(GaveUp::CannotFill { looked })
+        let unlikely = each * left as f64 > 60.0
+            && ((chosen + 3) as f64 / looked as f64 * left as f64) < needed as f64;
+        (left < needed || unlikely).then_some(GaveUp::CannotFill { looked })
     }
 }
 
@@ -434,7 +436,9 @@ fn choose(
                 crate::output::progress::short_duration((each * left as f64).round() as u64)
             ));
         }
-        if let Some(gave_up) = GaveUp::check(chosen.len(), &passed_over, rank, left, args.count) {
+        if let Some(gave_up) =
+            GaveUp::check(chosen.len(), &passed_over, (rank, left, each), args.count)
+        {
             passed_over.gave_up = Some(gave_up);
             break;
         }

@@ -169,7 +169,8 @@ pub fn parse_puzzles(text: &str) -> Result<Vec<Job>> {
 /// A line's puzzle: a puzzle record, or a row of `rrm top --format json` (its `puzzle`
 /// record, with the row's move count when the record has none).
 fn record_job(text: &str) -> Result<Job> {
-    let line: serde_json::Value = serde_json::from_str(text).context("not JSON")?;
+    let line: serde_json::Value =
+        serde_json::from_str(text).context("not a valid puzzle record")?;
     let (record, moves) = match line.get("puzzle") {
         Some(puzzle) => (puzzle.clone(), line.get("moves").and_then(|m| m.as_u64())),
         None => (line, None),
