@@ -72,6 +72,21 @@ fn a_bad_game_id_or_dump_names_its_bad_part() {
     }
 }
 
+/// `rrm solve --puzzles FILE --format FORMAT --json`'s answers.
+fn solved_as(file: &std::path::Path, format: &str) -> Vec<Value> {
+    let report = rrm_ok(&[
+        "solve",
+        "--puzzles",
+        file.to_str().unwrap(),
+        "--format",
+        format,
+        "--json",
+    ]);
+    (report.lines())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 /// Every format `rrm pack` writes is one `rrm solve --puzzles` reads back: the same
 /// puzzles, in order, each solved to its count; `--puzzle` on a file of several says so.
 #[test]
@@ -120,20 +135,14 @@ fn every_pack_format_reads_back() {
             }
         }
         // The name `pack --format` writes is the name `solve --format` reads.
-        let named = rrm_ok(&[
-            "solve",
-            "--puzzles",
-            file.to_str().unwrap(),
-            "--format",
-            format,
-            "--json",
-        ]);
-        let solutions = |report: &str| -> Vec<Value> {
-            (report.lines())
-                .map(|line| serde_json::from_str::<Value>(line).unwrap()["solution"].clone())
-                .collect()
+        let solutions = |answers: Vec<Value>| -> Vec<Value> {
+            answers.iter().map(|a| a["solution"].clone()).collect()
         };
-        assert_eq!(solutions(&named), solutions(&report), "{format}");
+        assert_eq!(
+            solutions(solved_as(&file, format)),
+            solutions(answers.clone()),
+            "{format}"
+        );
         let output = rrm(&["solve", "--puzzle", file.to_str().unwrap()]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{format}");
@@ -345,20 +354,8 @@ fn show_and_top_formats_read_back_under_their_names() {
         .map(|row| row["moves"].as_u64().unwrap())
         .collect();
     let solved_counts = |file: &std::path::Path, format: &str| -> Vec<u64> {
-        let report = rrm_ok(&[
-            "solve",
-            "--puzzles",
-            file.to_str().unwrap(),
-            "--format",
-            format,
-            "--json",
-        ]);
-        (report.lines())
-            .map(|line| {
-                serde_json::from_str::<Value>(line).unwrap()["moves"]
-                    .as_u64()
-                    .unwrap()
-            })
+        (solved_as(file, format).iter())
+            .map(|answer| answer["moves"].as_u64().unwrap())
             .collect()
     };
     for format in ["json", "dd-id", "kcox"] {
