@@ -13,7 +13,7 @@
 //! bytes, so before tonic decodes it, the layer takes that much more of the budget.
 
 use crate::limits::BoxedCall;
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Buf, Bytes};
 use http_body::{Body as HttpBody, Frame};
 use http_body_util::BodyExt;
 use rrm_proto::EXHAUSTIVE_DECODED_PER_BYTE;
@@ -117,7 +117,8 @@ where
         let layer = self.layer.clone();
         Box::pin(async move {
             let (parts, mut body) = request.into_parts();
-            let head = read_prefix(&mut body).await;
+            let mut head = Chunks::default();
+            read_into(&mut body, &mut head, PREFIX).await;
             let claimed = message_length(&head);
             let length = claimed.min(layer.budget);
             let started = tokio::time::Instant::now();
@@ -125,12 +126,9 @@ where
                 Ok(permit) => permit,
                 Err(refused) => return Ok(refused.into_http()),
             };
-            if head.len() < PREFIX || claimed as usize > rrm_proto::MAX_MINING_MESSAGE {
+            if head.remaining() < PREFIX || claimed as usize > rrm_proto::MAX_MINING_MESSAGE {
                 // Cut short or over the message limit: tonic refuses it as it reads it.
-                let body = Body::new(Prefixed {
-                    head: (!head.is_empty()).then(|| head.freeze()),
-                    rest: body,
-                });
+                let body = Body::new(Prefixed { head, rest: body });
                 let response = inner.call(http::Request::from_parts(parts, body)).await;
                 drop(permit);
                 return response;
@@ -190,22 +188,12 @@ where
 /// here would double the message). Bytes after it (a second message, which tonic would
 /// decode and drop outside the budget) are refused; a body that ends short is handed on
 /// for tonic to refuse.
-async fn read_message<B>(head: BytesMut, body: &mut B, whole: usize) -> Result<Chunks, Status>
+async fn read_message<B>(mut message: Chunks, body: &mut B, whole: usize) -> Result<Chunks, Status>
 where
     B: HttpBody<Data = Bytes> + Unpin,
 {
-    let mut message = Chunks::default();
-    message.push(head.freeze());
+    read_into(body, &mut message, whole).await;
     let beyond = || Status::invalid_argument("a Submit is one message; bytes follow it");
-    while message.remaining() < whole {
-        match body.frame().await {
-            Some(Ok(frame)) => match frame.into_data() {
-                Ok(data) => message.push(data),
-                Err(_trailers) => break,
-            },
-            _ => break,
-        }
-    }
     if message.remaining() > whole {
         return Err(beyond());
     }
@@ -218,6 +206,24 @@ where
         }
     }
     Ok(message)
+}
+
+/// Reads `body`'s data frames into `into` until it holds `bytes` bytes (or more, of the
+/// same frames), the body ends or fails, or trailers come (tonic then refuses what it
+/// gets as it would have).
+async fn read_into<B>(body: &mut B, into: &mut Chunks, bytes: usize)
+where
+    B: HttpBody<Data = Bytes> + Unpin,
+{
+    while into.remaining() < bytes {
+        match body.frame().await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => into.push(data),
+                Err(_trailers) => return,
+            },
+            _ => return,
+        }
+    }
 }
 
 /// A message as received chunks: a [`Buf`] for reading it in place, and a body that
@@ -234,6 +240,13 @@ impl Chunks {
         if !part.is_empty() {
             self.parts.push_back(part);
         }
+    }
+
+    /// The first chunk, taken out.
+    fn pop(&mut self) -> Option<Bytes> {
+        let part = self.parts.pop_front()?;
+        self.bytes -= part.len();
+        Some(part)
     }
 }
 
@@ -268,11 +281,7 @@ impl HttpBody for Chunks {
         mut self: Pin<&mut Self>,
         _: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        let part = self.parts.pop_front();
-        if let Some(part) = &part {
-            self.bytes -= part.len();
-        }
-        Poll::Ready(part.map(|part| Ok(Frame::data(part))))
+        Poll::Ready(self.pop().map(|part| Ok(Frame::data(part))))
     }
 
     fn is_end_stream(&self) -> bool {
@@ -280,37 +289,19 @@ impl HttpBody for Chunks {
     }
 }
 
-/// Reads a request body until its first message's prefix is in: those bytes and any
-/// others of the same frames. Fewer than [`PREFIX`] if the body ends or fails first
-/// (then tonic refuses it as it would have).
-async fn read_prefix<B>(body: &mut B) -> BytesMut
-where
-    B: HttpBody<Data = Bytes> + Unpin,
-{
-    let mut head = BytesMut::new();
-    while head.len() < PREFIX {
-        match body.frame().await {
-            Some(Ok(frame)) => match frame.into_data() {
-                Ok(data) => head.extend_from_slice(&data),
-                Err(_trailers) => break,
-            },
-            _ => break,
-        }
-    }
-    head
-}
-
 /// The length the prefix gives (0 when there is none).
-fn message_length(head: &[u8]) -> u32 {
-    match head.get(1..PREFIX) {
-        Some(mut length) => length.get_u32(),
-        None => 0,
+fn message_length(head: &Chunks) -> u32 {
+    if head.remaining() < PREFIX {
+        return 0;
     }
+    let mut prefix = head.clone();
+    prefix.advance(1);
+    prefix.get_u32()
 }
 
 /// A body whose first bytes were read already: them, then the rest.
 struct Prefixed<B> {
-    head: Option<Bytes>,
+    head: Chunks,
     rest: B,
 }
 
@@ -325,14 +316,14 @@ where
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        if let Some(head) = self.head.take() {
+        if let Some(head) = self.head.pop() {
             return Poll::Ready(Some(Ok(Frame::data(head))));
         }
         Pin::new(&mut self.rest).poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {
-        self.head.is_none() && self.rest.is_end_stream()
+        self.head.is_end_stream() && self.rest.is_end_stream()
     }
 }
 
