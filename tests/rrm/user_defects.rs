@@ -223,7 +223,7 @@ fn a_puzzle_format_with_a_seed_is_refused() {
 }
 
 /// `top --dd-ids` notes the vortex's walls in a plain line, as `pack` does, not a log
-/// line; `rrm --help` names every pack format.
+/// line; `rrm --help` names every pack format; `rrm mine --help` says what `--campaign` is.
 #[test]
 fn warnings_are_plain_lines_and_help_names_every_pack_format() {
     let dir = mined("1..501");
@@ -240,6 +240,9 @@ fn warnings_are_plain_lines_and_help_names_every_pack_format() {
         pack.contains("DriftingDroids") && pack.contains("K. Cox"),
         "{pack}"
     );
+    let mine = rrm_ok(&["mine", "--help"]);
+    let (_, after) = mine.split_once("--campaign <CAMPAIGN>").unwrap();
+    assert!(after.trim_start().starts_with("Campaign name"), "{mine}");
 }
 
 /// `rrm campaign import` of committed census files is a tenth of its old cost: of each

@@ -260,15 +260,12 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
     let pack = json(&std::fs::read_to_string(&pack_file).unwrap());
     assert_eq!(pack["generator"], "exhaustive-fogleman");
     let unit = UnitBoard::new(BOARD, TOKEN).unwrap();
-    let mut listed = honest
-        .top
-        .iter()
-        .find(|(d, _)| *d == depth)
-        .unwrap()
-        .1
-        .clone();
-    listed.extend(&honest.legal_samples[usize::from(depth) - 1]);
-    listed.retain(|cells| unit.is_legal(cells, depth));
+    // Drawn from the legal samples, spread over the ranks, before the top list, whose
+    // first placements in rank order have their helpers in the low cells.
+    let top = &honest.top.iter().find(|(d, _)| *d == depth).unwrap().1;
+    let mut samples = honest.legal_samples[usize::from(depth) - 1].clone();
+    samples.retain(|cells| unit.is_legal(cells, depth));
+    assert!(top.len() >= 3 && samples.len() >= 3);
     let puzzles = pack["puzzles"].as_array().unwrap();
     assert_eq!(puzzles.len(), 3);
     for puzzle in puzzles {
@@ -276,8 +273,8 @@ fn stats_top_show_and_pack_work_on_exhaustive_campaigns() {
         assert_eq!(puzzle["board"], BOARD);
         let cells: [u8; 4] = serde_json::from_value(puzzle["placement"].clone()).unwrap();
         assert!(
-            listed.contains(&cells),
-            "{cells:?} is a listed legal placement"
+            samples.contains(&cells),
+            "{cells:?} is a legal sample, not the top list's {top:?}"
         );
         let record: ricochet::PuzzleRecord =
             serde_json::from_value(puzzle["puzzle"].clone()).unwrap();

@@ -326,7 +326,9 @@ impl<'a> Lister<'a> {
 
 /// The placements a done unit lists needing `moves`: those at its maximum (with the
 /// coordinator's solutions), then unless `hardest_only` those at its legal maximum (with
-/// solutions too), its top placements and its legal samples per depth not listed already.
+/// solutions too), its legal samples and its top placements per depth not listed already.
+/// Samples come first: they are spread over the placements' ranks, where a top list holds
+/// a depth's first placements in rank order, whose helpers crowd the low cells.
 fn listed(
     name: &str,
     spec: &ExhaustiveSpec,
@@ -356,7 +358,7 @@ fn listed(
         .iter()
         .zip(1u8..)
         .map(|(list, d)| (d, list));
-    let by_depth = result.top.iter().map(|(d, list)| (*d, list)).chain(samples);
+    let by_depth = samples.chain(result.top.iter().map(|(d, list)| (*d, list)));
     for (depth, placements) in by_depth.filter(|(d, _)| moves.contains(d)) {
         for &cells in placements {
             if seen.insert(cells) {
