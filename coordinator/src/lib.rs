@@ -62,6 +62,11 @@ pub struct Config {
     /// Exhaustive units whose maximum is this many moves or more are always checked by
     /// another identity: a record candidate never rests on one computation.
     pub verify_from_moves: u8,
+    /// Share of the exhaustive checks that agree with the stored analysis which the
+    /// coordinator analyses itself before counting them, drawn in secret (always, when the
+    /// producer is distrusted): the checker the coordinator picked may be the producer's
+    /// colluder, and this is the only opinion that is not another identity's.
+    pub own_analysis_share: f64,
     /// Seeds of every submitted unit the coordinator solves again, drawn in secret (at
     /// most [`SPOT_SHARE`] of a unit's seeds on average).
     pub spot_checks: u32,
@@ -126,6 +131,9 @@ impl Default for Config {
             // checks cost under a tenth of a campaign (BENCHMARKS.md, "Coordinator").
             verify_share: 0.09,
             verify_from_moves: 22,
+            // One agreeing check in eight: a colluder picked as the checker is caught at its
+            // eighth agreement on average, for under 1 % of a census's CPU (BENCHMARKS.md).
+            own_analysis_share: 0.125,
             spot_checks: 4,
             top_count: 5,
             drain_timeout: Duration::from_secs(10),

@@ -203,7 +203,7 @@ impl From<CoordinatorError> for Status {
             }
             Store(error) if error.is_disk_full() => Status::resource_exhausted(message),
             Store(error) if error.is_transient() => Status::unavailable(message),
-            Store(_) => Status::internal(message),
+            Store(_) | OwnAnalysis(_) => Status::internal(message),
         }
     }
 }

@@ -128,6 +128,10 @@ pub struct ConfigArgs {
     /// Share of done units given to a second worker to compare digests (0 to 1).
     #[arg(long, env = "RRM_VERIFY_SHARE", default_value_t = Config::default().verify_share)]
     verify_share: f64,
+    /// Share of the agreeing checks of exhaustive units that the coordinator analyses
+    /// itself, in case the checker colludes with the producer (0 to 1).
+    #[arg(long, env = "RRM_OWN_ANALYSIS_SHARE", default_value_t = Config::default().own_analysis_share)]
+    own_analysis_share: f64,
     /// A token's seed units are solved again in full by the coordinator until this many
     /// were confirmed (adaptive replication; 0 trusts every token from the start).
     #[arg(long, env = "RRM_TRUST_AFTER", default_value_t = Config::default().trust_after)]
@@ -215,11 +219,15 @@ fn disk_reserve(text: &str) -> Result<DiskReserve, String> {
 
 impl ConfigArgs {
     pub fn config(&self) -> Result<Config> {
-        anyhow::ensure!(
-            (0.0..=1.0).contains(&self.verify_share),
-            "--verify-share must be between 0 and 1, not {}",
-            self.verify_share
-        );
+        for (flag, share) in [
+            ("--verify-share", self.verify_share),
+            ("--own-analysis-share", self.own_analysis_share),
+        ] {
+            anyhow::ensure!(
+                (0.0..=1.0).contains(&share),
+                "{flag} must be between 0 and 1, not {share}"
+            );
+        }
         anyhow::ensure!(
             self.lease_seconds >= 1,
             "--lease-seconds must be at least 1"
@@ -228,6 +236,7 @@ impl ConfigArgs {
             lease_duration: Duration::from_secs(self.lease_seconds),
             max_failures: self.max_failures.max(1),
             verify_share: self.verify_share,
+            own_analysis_share: self.own_analysis_share,
             trust_after: self.trust_after,
             stall_timeout: self.stall_timeout,
             max_requests: self.max_requests,

@@ -1,17 +1,9 @@
-//! One exhaustive unit on the rayon pool: every placement of four robots for one board and
-//! target analysed by `ricochet::exhaustive::analyse`, the placements solved so far
-//! reported after each layer (where the caller may stop the analysis), and the result as
-//! its message with its digest.
+//! One exhaustive unit on the rayon pool ([`rrm_model::analyse_unit`]), with the CPU time
+//! its analysis took, which the worker reports with the result.
 
 use cpu_time::ProcessTime;
-use ricochet::edition::{unit_geometry, UnitGeometry};
-use ricochet::exhaustive::{analyse, Options, Placement, LEGAL_PER_DEPTH};
-use ricochet::Board;
-use rrm_model::{ExhaustiveResult, ExhaustiveUnit, PlacementCells};
+use rrm_model::{AnalysisError, ExhaustiveResult, ExhaustiveUnit};
 use std::ops::ControlFlow;
-
-/// Helpers beside the target robot: four robots in all.
-const HELPERS: usize = 3;
 
 /// An analysed unit, ready to submit.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,87 +15,20 @@ pub struct Analysed {
     pub cpu_ms: u64,
 }
 
-/// Why a unit cannot be analysed here (the unit is abandoned).
-#[derive(Debug, thiserror::Error)]
-pub enum ExhaustiveError {
-    #[error(transparent)]
-    Layout(#[from] ricochet::LayoutError),
-    #[error(transparent)]
-    Unit(#[from] ricochet::exhaustive::UnitError),
-}
-
 /// Analyses exhaustive unit `unit` (number `unit_number` of `campaign`) on the current
-/// rayon pool, calling `on_layer` with the placements solved after each layer; `Break`
-/// stops the analysis there (`UnitError::Stopped`). At most `max_hardest` placements at
-/// the maximum are kept: the first in (helper set, cell) order. The result reports the
-/// process's CPU time over the analysis (the caller runs one analysis at a time).
+/// rayon pool, as [`rrm_model::analyse_unit`] does, and measures the process's CPU time
+/// over it (the caller runs one analysis at a time).
 pub fn analyse_unit(
     campaign: &str,
     unit_number: u64,
     unit: &ExhaustiveUnit,
     on_layer: &mut dyn FnMut(u64) -> ControlFlow<()>,
-) -> Result<Analysed, ExhaustiveError> {
-    let UnitGeometry {
-        board,
-        target,
-        legality,
-    } = unit_geometry(&unit.board, &unit.token)?;
-    let options = Options {
-        legality,
-        sample_size: unit.sample_size as usize,
-        watch: Vec::new(),
-        top_from: unit.top_from,
-        top_per_depth: unit.top_per_depth as usize,
-        legal_per_depth: LEGAL_PER_DEPTH,
-        legal_hardest: unit.max_hardest as usize,
-        ..Options::default()
-    };
+) -> Result<Analysed, AnalysisError> {
     let started = ProcessTime::now();
-    let analysis = analyse(&board, target, HELPERS, &options, |layer| {
-        on_layer(layer.solved)
-    })?;
-    let cells = |placements: &[Placement]| -> Vec<PlacementCells> {
-        placements
-            .iter()
-            .map(|p| placement_cells(&board, p))
-            .collect()
-    };
-    let mut hardest = cells(&analysis.hardest);
-    hardest.truncate(unit.max_hardest as usize);
-    let result = ExhaustiveResult {
-        hardest,
-        top: analysis
-            .top
-            .iter()
-            .map(|(depth, placements)| (*depth, cells(placements)))
-            .collect(),
-        sample: analysis
-            .sample
-            .iter()
-            .map(|(placement, depth)| (placement_cells(&board, placement), *depth))
-            .collect(),
-        legal_samples: analysis
-            .legal_samples
-            .iter()
-            .map(|list| cells(list))
-            .collect(),
-        legal_hardest: cells(&analysis.legal_hardest),
-        histogram: analysis.histogram,
-        legal_histogram: analysis.legal_histogram,
-        unsolvable: analysis.unsolvable,
-        max_moves: analysis.max_moves,
-    };
-    let digest =
-        rrm_model::exhaustive_digest(campaign, unit_number, (&unit.board, &unit.token), &result);
+    let (result, digest) = rrm_model::analyse_unit(campaign, unit_number, unit, on_layer)?;
     Ok(Analysed {
         result,
         digest,
         cpu_ms: started.elapsed().as_millis() as u64,
     })
-}
-
-/// A placement as the domain has it: target robot, then helpers, as `y * 16 + x`.
-fn placement_cells(board: &Board, placement: &Placement) -> PlacementCells {
-    let cells: Vec<u8> = placement.indices(board).iter().map(|&i| i as u8).collect();
-    cells.try_into().expect("a unit has four robots")
 }

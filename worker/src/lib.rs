@@ -15,7 +15,7 @@ mod heartbeat;
 mod solve;
 mod unit;
 
-pub use exhaustive::{analyse_unit, Analysed, ExhaustiveError};
+pub use exhaustive::{analyse_unit, Analysed};
 pub use solve::{solve_unit, UnitResult};
 
 use connection::{Credentials, Retry};

@@ -10,11 +10,11 @@
 //! Once shutdown began, an unreachable coordinator gets [`LAST_TRIES`] more tries.
 
 use crate::connection::{Credentials, Limits, Retry};
-use crate::exhaustive::{analyse_unit, Analysed, ExhaustiveError};
+use crate::exhaustive::{analyse_unit, Analysed};
 use crate::heartbeat::{Leases, UnitFlags};
 use crate::{solve_unit, UnitResult, WorkerError};
 use ricochet::exhaustive::UnitError;
-use rrm_model::{Assignment, ExhaustiveUnit, LeaseRef, Submission, Work};
+use rrm_model::{AnalysisError, Assignment, ExhaustiveUnit, LeaseRef, Submission, Work};
 use rrm_proto::access::AuthChannel;
 use rrm_proto::v1 as pb;
 use rrm_proto::v1::mining_client::MiningClient;
@@ -129,7 +129,7 @@ async fn analyse(
     });
     let analysed = match analysing.await {
         Ok(Ok(analysed)) => analysed,
-        Ok(Err(ExhaustiveError::Unit(UnitError::Stopped(layers)))) => {
+        Ok(Err(AnalysisError::Unit(UnitError::Stopped(layers)))) => {
             tracing::info!(unit = lease.unit, "analysis stopped after {layers} layers");
             return None;
         }

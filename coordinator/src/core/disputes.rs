@@ -15,7 +15,7 @@ use super::checks::secret_sample;
 use super::identity::distrust_record;
 use super::recovery::add_unit;
 use super::submission::{Checked, Found};
-use super::{Coordinator, LeaseRef, Outcome, Result, State, Submission};
+use super::{Coordinator, LeaseRef, Outcome, Rejection, Result, State, Submission};
 use ricochet::solver::DEFAULT_MAX_MOVES;
 use ricochet::Dealer;
 use rrm_model::UNSOLVED;
@@ -212,6 +212,43 @@ impl Coordinator {
             Verification::Agreed { by: agreed_by },
         )?;
         Ok(Outcome::Accepted)
+    }
+
+    /// A check agreed with the stored exhaustive result, and the coordinator's own
+    /// analysis differs from both: the stored result leaves (its producer distrusted),
+    /// the unit is analysed again, and the checker is refused and distrusted.
+    pub(super) fn refute_agreement(
+        &self,
+        found: &Found,
+        submission: &Submission,
+        digest: [u8; 32],
+    ) -> Result<Outcome> {
+        let lease = &submission.lease;
+        let mut state = self.lock();
+        if !unchanged(&state, lease, &found.record) {
+            drop(state);
+            return self.judge(submission.clone());
+        }
+        let detail = "the coordinator's own analysis differs from both".to_string();
+        self.take_out(
+            &mut state,
+            lease,
+            &Aggregates::default(),
+            &[],
+            mismatch_of(
+                &producer_of(&found.record),
+                submission,
+                digest,
+                detail,
+                Resolution::Redone,
+            ),
+            format!(
+                "campaign {} unit {}: the coordinator's own analysis differs from its result",
+                lease.campaign, lease.unit
+            ),
+        )?;
+        drop(state);
+        Err(self.refuse(submission, Rejection::OwnAnalysisDiffers)?)
     }
 
     /// Takes a wrong stored result out of the store and memory (see

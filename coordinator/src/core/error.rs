@@ -111,6 +111,9 @@ pub enum CoordinatorError {
     /// Every registration (of one identity, or in all) holds a lease.
     #[error("too many {what} (limit {limit}), all of them holding leases")]
     TooManyRegistrations { what: &'static str, limit: usize },
+    /// The coordinator's own analysis of a unit it created failed.
+    #[error("the coordinator could not analyse the unit itself: {0}")]
+    OwnAnalysis(String),
     #[error(transparent)]
     Store(StoreError),
 }
@@ -174,6 +177,8 @@ pub enum Rejection {
     },
     #[error("sample placement {index} is not the one sample_placements gives")]
     WrongSample { index: usize },
+    #[error("the coordinator's own analysis of the unit differs from the result")]
+    OwnAnalysisDiffers,
     #[error("{list}: placement {index} claimed {} moves, the coordinator finds {}", show_depth(*claimed), match found {
         Some(moves) => format!("{moves}"),
         None => "none within the claim".to_string(),

@@ -137,6 +137,8 @@ pub struct Coordinator {
     metrics: Metrics,
     /// Free space on the store's volume, checked before new work.
     disk: Mutex<disk::DiskGuard>,
+    /// Held over the coordinator's own analysis of an exhaustive unit: one at a time.
+    analysing: Mutex<()>,
 }
 
 impl Coordinator {

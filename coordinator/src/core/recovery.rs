@@ -107,6 +107,7 @@ impl Coordinator {
                 expiry_scanned: None,
             }),
             shutting_down: AtomicBool::new(false),
+            analysing: Mutex::new(()),
             metrics: Metrics::new(),
             disk: Mutex::new(DiskGuard::new(
                 config_reserve,

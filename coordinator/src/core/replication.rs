@@ -10,8 +10,10 @@
 //! identity's word is involved; an exhaustive one goes to a checker the coordinator
 //! picks (`leasing`), never one that asked for it. A distrusted identity starts over. A
 //! check that agrees with a distrusted identity's result is not enough on its own either
-//! (the checker may be its colluder): the coordinator solves that unit in full before
-//! calling it agreed.
+//! (the checker may be its colluder): the coordinator solves that unit in full, or
+//! analyses an exhaustive one itself, before calling it agreed. Since any picked checker
+//! may be a colluder, it also analyses a secret share of all agreeing exhaustive checks
+//! ([`crate::Config::own_analysis_share`]); a differing analysis distrusts both.
 
 use rrm_model::{UnitRecord, UnitState, Verification};
 use std::collections::HashMap;

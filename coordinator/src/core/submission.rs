@@ -328,15 +328,33 @@ impl Coordinator {
         if *stored != digest {
             return self.dispute(found, submission, digest);
         }
-        if self.producer_distrusted(found) {
-            // Its checker may be its colluder: agreeing is not enough.
-            let in_full = Found {
-                solve_in_full: true,
-                ..found.clone()
-            };
-            if let Err(rejection) = self.check_fresh(&in_full, submission)? {
-                return Err(self.refuse(submission, rejection)?);
+        let verifying_at_lookup = matches!(&found.record.state,
+            UnitState::Done { verification: Verification::Leased(held), .. }
+                if held.number == lease.lease && held.identity == submission.identity);
+        // The checker may be the producer's colluder: an agreement with a distrusted
+        // producer is not enough, nor, for a secret share, one with an exhaustive unit.
+        let mut confirmed = false;
+        match &found.kind {
+            Kind::Exhaustive(spec)
+                if verifying_at_lookup
+                    && (self.producer_distrusted(found)
+                        || secret_draw() < self.config.own_analysis_share) =>
+            {
+                if self.own_analysis(spec, lease)? != digest {
+                    return self.refute_agreement(found, submission, digest);
+                }
+                confirmed = true;
             }
+            Kind::Seeds(_) if self.producer_distrusted(found) => {
+                let in_full = Found {
+                    solve_in_full: true,
+                    ..found.clone()
+                };
+                if let Err(rejection) = self.check_fresh(&in_full, submission)? {
+                    return Err(self.refuse(submission, rejection)?);
+                }
+            }
+            _ => {}
         }
         let mut state = self.lock();
         let (campaign, mut record) = state.looked_up(lease);
@@ -359,8 +377,11 @@ impl Coordinator {
         if !verifying {
             return Ok(Outcome::Duplicate);
         }
-        *verification = Verification::Agreed {
-            by: submission.identity.clone(),
+        *verification = match confirmed {
+            true => Verification::Confirmed,
+            false => Verification::Agreed {
+                by: submission.identity.clone(),
+            },
         };
         let producer = match &record.state {
             UnitState::Done { producer, .. } => producer.clone(),
@@ -540,7 +561,7 @@ impl State {
 }
 
 /// The work of an exhaustive lease's unit.
-fn work_of(spec: &ExhaustiveSpec, lease: &LeaseRef) -> Result<ExhaustiveUnit> {
+pub(super) fn work_of(spec: &ExhaustiveSpec, lease: &LeaseRef) -> Result<ExhaustiveUnit> {
     unit_work(spec, lease.unit).ok_or_else(|| CoordinatorError::UnknownUnit {
         campaign: lease.campaign.to_string(),
         unit: lease.unit,

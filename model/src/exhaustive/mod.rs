@@ -1,6 +1,10 @@
 //! Exhaustive analysis results: every placement of a board and a target, as histograms
 //! and the placements kept.
 
+mod analysis;
+
+pub use analysis::{analyse_unit, AnalysisError};
+
 use crate::deepest;
 use std::collections::BTreeMap;
 

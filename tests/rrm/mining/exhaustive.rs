@@ -158,7 +158,11 @@ type Case = (
 );
 
 /// A submission of `result` with a digest that matches it, so only its contents decide.
-fn submission(worker: &Worker, lease: LeaseRef, result: &ExhaustiveResult) -> Submission {
+pub(super) fn submission(
+    worker: &Worker,
+    lease: LeaseRef,
+    result: &ExhaustiveResult,
+) -> Submission {
     Submission {
         worker: worker.id,
         identity: worker.identity.clone(),
@@ -396,7 +400,7 @@ fn reopened(dir: &std::path::Path) -> Store {
 
 /// The campaign holds `result` as its one done unit, counted once, and its record table
 /// lists the unit's hardest placements with solutions that replay.
-fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &ExhaustiveResult) {
+pub(super) fn assert_stored_once(coordinator: &Coordinator, name: &str, result: &ExhaustiveResult) {
     let status = coordinator.status(name).unwrap();
     assert_eq!(status.units_done, 1);
     assert_eq!(status.hardest_moves, result.max_moves);
@@ -642,62 +646,4 @@ fn exhaust_json_files_import_through_the_checks() {
         .collect();
     assert_eq!(histogram, nonzero);
     assert_eq!(report["unsolvable"], honest.unsolvable);
-}
-
-/// Adaptive replication for exhaustive units: a new identity's analysis is always checked
-/// by another identity (verify share 0, no record candidate: before, it was taken on its
-/// word); once that check agreed, the identity has shown `trust_after` (1 here)
-/// confirmed units, and its next analysis is taken on the secret draw alone.
-#[test]
-#[cfg_attr(
-    rrm_fast_tests,
-    ignore = "heavy: first-edition units (the full suite runs it)"
-)]
-fn a_new_identitys_exhaustive_units_are_checked_by_another_until_it_is_established() {
-    use rrm_model::{UnitState, Verification};
-    let honest = honest();
-    let data = tempfile::tempdir().unwrap();
-    let config = Config {
-        verify_share: 0.0,
-        verify_from_moves: u8::MAX,
-        trust_after: 1,
-        ..Config::default()
-    };
-    let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap();
-    let verification = |name: &str| -> Verification {
-        let id = coordinator.status(name).unwrap().campaign.id;
-        match &coordinator.store().units(id).unwrap()[0].1.state {
-            UnitState::Done { verification, .. } => verification.clone(),
-            other => panic!("{other:?}"),
-        }
-    };
-    let alice = in_process_worker(&coordinator, "alice");
-    let bob = in_process_worker(&coordinator, "bob");
-    coordinator
-        .create_exhaustive_campaign(request("first"))
-        .unwrap();
-    let lease = coordinator.lease(&alice).unwrap().unwrap().lease;
-    let accepted = coordinator
-        .submit(submission(&alice, lease, honest))
-        .unwrap();
-    assert!(matches!(accepted, Outcome::Accepted), "{accepted:?}");
-    assert_eq!(verification("first"), Verification::Pending);
-    let check = coordinator.lease(&bob).unwrap().expect("the check").lease;
-    let verified = coordinator.submit(submission(&bob, check, honest)).unwrap();
-    assert!(matches!(verified, Outcome::Verified), "{verified:?}");
-    assert_eq!(
-        verification("first"),
-        Verification::Agreed {
-            by: bob.identity.clone()
-        }
-    );
-    coordinator
-        .create_exhaustive_campaign(request("second"))
-        .unwrap();
-    let lease = coordinator.lease(&alice).unwrap().unwrap().lease;
-    assert_eq!(lease.campaign, "second");
-    coordinator
-        .submit(submission(&alice, lease, honest))
-        .unwrap();
-    assert_eq!(verification("second"), Verification::NotChosen);
 }

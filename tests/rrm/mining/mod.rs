@@ -12,6 +12,7 @@ mod connections;
 mod durability;
 mod exhaustive;
 pub(crate) mod exhaustive_queries;
+mod exhaustive_replication;
 mod hoarding;
 mod memory;
 mod metrics;

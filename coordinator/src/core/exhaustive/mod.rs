@@ -12,7 +12,9 @@ use rrm_model::exhaustive_digest;
 
 use super::campaign_state::{CampaignState, Kind};
 use super::submission::Checked;
-use super::{CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, Outcome, Result};
+use super::{
+    CampaignStatus, Coordinator, CoordinatorError, ExhaustiveUnit, LeaseRef, Outcome, Result,
+};
 use crate::unix_ms;
 use ricochet::edition::{canonical_board, unit_tokens, EditionBoard, DD_PREFIX, VORTEX};
 use rrm_model::{
@@ -21,7 +23,8 @@ use rrm_model::{
     EXHAUSTIVE_FOGLEMAN, LIST_BOUND,
 };
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::ops::ControlFlow;
+use std::sync::{Arc, PoisonError};
 
 /// The identity an imported result is recorded under when its file names none.
 pub const IMPORTED: &str = "(imported)";
@@ -330,4 +333,31 @@ pub(super) fn hardest_moves(records: &BTreeMap<u64, ExhaustiveRecord>) -> u8 {
         .map(|r| r.result.max_moves)
         .max()
         .unwrap_or(0)
+}
+
+impl Coordinator {
+    /// The digest of the coordinator's own analysis of exhaustive unit `lease.unit` of
+    /// campaign `spec`: the opinion no identity gives. One analysis at a time: each takes
+    /// the rayon pool for seconds to a minute, so the others wait (within the worker's
+    /// call timeout of ten minutes).
+    pub(super) fn own_analysis(&self, spec: &ExhaustiveSpec, lease: &LeaseRef) -> Result<[u8; 32]> {
+        let work = super::submission::work_of(spec, lease)?;
+        let _alone = self
+            .analysing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let started = std::time::Instant::now();
+        let (_, digest) =
+            rrm_model::analyse_unit(lease.campaign.as_str(), lease.unit, &work, &mut |_| {
+                ControlFlow::Continue(())
+            })
+            .map_err(|error| CoordinatorError::OwnAnalysis(error.to_string()))?;
+        tracing::info!(
+            campaign = %lease.campaign,
+            unit = lease.unit,
+            seconds = started.elapsed().as_secs_f32(),
+            "analysed an agreeing check's unit itself"
+        );
+        Ok(digest)
+    }
 }
