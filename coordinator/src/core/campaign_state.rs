@@ -30,6 +30,11 @@ const UNIT_TIMES_KEPT: usize = 256;
 const UNIT_TIMES_NEEDED: usize = 5;
 /// A lease may live this many times the campaign's 95th-percentile unit time.
 const LIFE_PER_P95: u32 = 3;
+/// The percentile a lease's life follows counts at most this many median unit times. A
+/// holder that sends each unit just before its lease would end raises the percentile to
+/// the life, and with it the next life, threefold each time; the median moves only
+/// with more than half the campaign's recent units.
+const P95_PER_MEDIAN: u32 = 4;
 
 pub(super) struct CampaignState {
     pub(super) campaign: Campaign,
@@ -229,14 +234,21 @@ impl CampaignState {
         // Worked out here, once per unit, rather than at every lease.
         self.unit_p95 = (self.unit_times.len() >= UNIT_TIMES_NEEDED).then(|| {
             let mut times: Vec<Duration> = self.unit_times.iter().copied().collect();
-            let at = (times.len() * 95).div_ceil(100) - 1;
-            *times.select_nth_unstable(at).1
+            let count = times.len();
+            let mut nth = |percent: usize| {
+                *times
+                    .select_nth_unstable((count * percent).div_ceil(100) - 1)
+                    .1
+            };
+            let median = nth(50);
+            nth(95).min(median * P95_PER_MEDIAN)
         });
     }
 
     /// How long a lease of this campaign may live, whatever progress its holder reports:
-    /// [`LIFE_PER_P95`] times the 95th percentile of its recent units' lease times, at
-    /// least `floor`; `unmeasured` until [`UNIT_TIMES_NEEDED`] units were measured.
+    /// [`LIFE_PER_P95`] times the 95th percentile of its recent units' lease times (at
+    /// most [`P95_PER_MEDIAN`] medians), at least `floor`; `unmeasured` until
+    /// [`UNIT_TIMES_NEEDED`] units were measured.
     pub(super) fn lease_life(&self, floor: Duration, unmeasured: Duration) -> Duration {
         match self.unit_p95 {
             Some(p95) => (p95 * LIFE_PER_P95).max(floor),

@@ -45,7 +45,8 @@ pub(super) struct Policy {
 }
 
 /// How a lease's life is set, for the charge of one that outlived it.
-const LIFE_WORDS: &str = "three times this campaign's 95th-percentile unit time";
+const LIFE_WORDS: &str =
+    "three times this campaign's 95th-percentile unit time (at most four medians)";
 
 /// What happened to a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

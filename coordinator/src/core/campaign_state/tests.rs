@@ -124,3 +124,25 @@ fn the_rate_counts_the_last_minute_only() {
         "60 seeds in the 60 s since 10 s"
     );
 }
+
+/// A holder sending each unit just before its lease ends, beside an honest worker's
+/// 10 s units (two of each three): its times used to become the 95th percentile, so each
+/// life was three times the last (10 s, 30 s, 90 s... past a day after 10 rounds). The
+/// percentile is now capped at four medians: the life stays at 120 s.
+#[test]
+fn a_holder_submitting_at_each_leases_end_cannot_ratchet_the_life_up() {
+    let mut c = campaign();
+    let (floor, unmeasured) = (Duration::from_secs(1), Duration::from_secs(3600));
+    let honest = Duration::from_secs(10);
+    for _ in 0..UNIT_TIMES_NEEDED {
+        c.note_unit_time(honest);
+    }
+    assert_eq!(c.lease_life(floor, unmeasured), 3 * honest);
+    for _ in 0..200 {
+        let life = c.lease_life(floor, unmeasured);
+        c.note_unit_time(life);
+        c.note_unit_time(honest);
+        c.note_unit_time(honest);
+    }
+    assert_eq!(c.lease_life(floor, unmeasured), 3 * 4 * honest);
+}
