@@ -131,9 +131,9 @@ impl Default for Config {
             // checks cost under a tenth of a campaign (BENCHMARKS.md, "Coordinator").
             verify_share: 0.09,
             verify_from_moves: 22,
-            // One agreeing check in eight: a colluder picked as the checker is caught at its
-            // eighth agreement on average, for under 1 % of a census's CPU (BENCHMARKS.md).
-            own_analysis_share: 0.125,
+            // One agreeing check in four: a colluder picked as the checker is caught at its
+            // fourth agreement on average, for 1.4 % of a census's CPU (BENCHMARKS.md).
+            own_analysis_share: 0.25,
             spot_checks: 4,
             top_count: 5,
             drain_timeout: Duration::from_secs(10),
