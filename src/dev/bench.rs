@@ -166,16 +166,30 @@ pub fn random_puzzles(
 ) -> Vec<(Puzzle, usize)> {
     let mut stream = RandomPuzzles::new(robots as u64, robots);
     let mut solver = Solver::new();
+    dealt_puzzles(
+        count,
+        || stream.next_puzzle(),
+        keep,
+        |puzzle| solver.solve(puzzle).ok().map(|s| s.moves.len()),
+    )
+}
+
+/// The first `count` puzzles `deal` gives that `keep` accepts and that `moves` solves in
+/// 2 moves or more, with those lengths.
+pub fn dealt_puzzles(
+    count: usize,
+    mut deal: impl FnMut() -> Puzzle,
+    keep: impl Fn(&Puzzle) -> bool,
+    mut moves: impl FnMut(&Puzzle) -> Option<usize>,
+) -> Vec<(Puzzle, usize)> {
     let mut puzzles = Vec::with_capacity(count);
     while puzzles.len() < count {
-        let puzzle = stream.next_puzzle();
+        let puzzle = deal();
         if !keep(&puzzle) {
             continue;
         }
-        if let Some(moves) = solver.solve(&puzzle).ok().map(|s| s.moves.len()) {
-            if moves >= 2 {
-                puzzles.push((puzzle, moves));
-            }
+        if let Some(moves) = moves(&puzzle).filter(|&m| m >= 2) {
+            puzzles.push((puzzle, moves));
         }
     }
     puzzles

@@ -286,20 +286,19 @@ fn puzzle_sets(args: &PeerBenchArgs, dir: &Path) -> Result<Vec<Set>> {
 /// stands elsewhere, 2 or more moves.
 fn mirror_puzzles(robots: usize, count: usize) -> Vec<(Puzzle, usize)> {
     let mut stream = ricochet::random::RandomMirrorPuzzles::new(robots as u64, robots);
-    let mut puzzles = Vec::with_capacity(count);
-    while puzzles.len() < count {
-        let puzzle = stream.next_puzzle();
+    let elsewhere = |puzzle: &Puzzle| {
         let target = puzzle.target();
-        let elsewhere = (target.colour).is_some_and(|c| puzzle.robots()[c.robot()] != target.cell);
-        if !elsewhere {
-            continue;
-        }
-        let solved = ricochet::rules::solve_on_thread(&puzzle, Rules::STANDARD, MIRROR_MOVES);
-        if let Some(moves) = solved.ok().map(|s| s.moves.len()).filter(|&m| m >= 2) {
-            puzzles.push((puzzle, moves));
-        }
-    }
-    puzzles
+        (target.colour).is_some_and(|c| puzzle.robots()[c.robot()] != target.cell)
+    };
+    crate::dev::bench::dealt_puzzles(
+        count,
+        || stream.next_puzzle(),
+        elsewhere,
+        |puzzle| {
+            let solved = ricochet::rules::solve_on_thread(puzzle, Rules::STANDARD, MIRROR_MOVES);
+            solved.ok().map(|s| s.moves.len())
+        },
+    )
 }
 
 /// The longest mirror game the set keeps (a longer one is dealt again).

@@ -101,6 +101,11 @@ impl<const H: usize> Sweep<H> {
         blocks: &mut [Open],
         alone: bool,
     ) {
+        // A segment whose blocks were all settled by the inner helper (or the first,
+        // before any group) has nothing to pull: its slides would be worked out for none.
+        if blocks.is_empty() {
+            return;
+        }
         for moving in 0..H - 1 {
             let from = outer.cells[moving];
             let others = &outer.others[moving][..H - 2];
