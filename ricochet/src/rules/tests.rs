@@ -1,11 +1,13 @@
 //! The restricted search against a plain breadth-first search written here, on random
 //! small boards under every rule set, and every answer replayed.
 
+use super::mover::Line;
 use super::*;
-use crate::board::Board;
+use crate::board::{Board, Cell, Direction};
+use crate::mirrors::Walks;
 use crate::mt::PyRandom;
 use crate::puzzle::{Colour, Target};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 const NO_REBOUNDS: Rules = Rules {
     rebounds: false,

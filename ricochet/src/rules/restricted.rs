@@ -1,0 +1,291 @@
+//! The optimal search under rules that restrict moves: IDA* over [`State`]s with the
+//! admissible bound taken under the rules ([`relaxed_bounds`]), the table of states
+//! searched, and commuting moves searched in one order only. Apart from the entry points,
+//! which only set it up and raise its bound (`super::solve_watched`).
+
+use super::mover::{Line, Mover, Play, State};
+use super::rule_set::Rules;
+use super::searched::Searched;
+use super::{SearchProgress, PROGRESS_EVERY};
+use crate::board::{Cell, Direction, CELLS};
+use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
+use crate::solver::{commutes, lower_bounds, stop_tables, Slide, StopTables, UNREACHABLE};
+use std::sync::atomic::Ordering;
+
+pub(super) struct Restricted<'p> {
+    puzzle: &'p Puzzle,
+    progress: &'p SearchProgress,
+    mover: Mover<'p>,
+    count: usize,
+    /// Where a robot slides with no other robot about, to tell commuting moves apart;
+    /// none on a board with mirrors, whose slides bend ([`Restricted::commutes_bent`]).
+    stops: Option<StopTables>,
+    /// Moves a finishing robot needs at least, by robot (its colour, on a board with
+    /// mirrors), whether it turned, the line of its last move and its cell.
+    lower_bound: Vec<[[[u8; CELLS]; 3]; 2]>,
+    /// Today's rule: rebounds allowed and no turn asked (one bound table per robot).
+    plain_rule: bool,
+    /// The most moves each state was searched with, or is being searched with.
+    searched: Searched,
+    pub(super) path: Vec<Move>,
+    pub(super) states: u64,
+}
+
+impl<'p> Restricted<'p> {
+    pub(super) fn new(
+        puzzle: &'p Puzzle,
+        rules: Rules,
+        progress: &'p SearchProgress,
+    ) -> Restricted<'p> {
+        let mover = Mover::new(puzzle, rules);
+        Restricted {
+            puzzle,
+            progress,
+            count: puzzle.robots().len(),
+            stops: (!puzzle.board().has_mirrors()).then(|| stop_tables(puzzle.board())),
+            lower_bound: relaxed_bounds(puzzle, rules, mover.must_turn),
+            plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
+            searched: Searched::new(mover.key_bits()),
+            mover,
+            path: Vec::new(),
+            states: 0,
+        }
+    }
+
+    /// Whether, under today's rule with a coloured target, the target's robot cannot
+    /// finish in `bound` moves of its own (its bound one lower at each), the others where
+    /// they are: then some other robot must move too, and the state needs `bound + 1`.
+    fn stuck_alone(&self, state: &State, bound: u8) -> bool {
+        let Some(colour) = self.puzzle.target().colour else {
+            return false;
+        };
+        if !self.plain_rule {
+            return false;
+        }
+        let robot = colour.robot();
+        !self.descends(&state.robots, robot, bound)
+    }
+
+    /// Whether robot `robot` at bound `bound` reaches the target by moves that each lower
+    /// its bound by one, no other robot moving.
+    fn descends(&self, robots: &[Cell; MAX_ROBOTS], robot: usize, bound: u8) -> bool {
+        if bound == 0 {
+            return true;
+        }
+        let table = &self.lower_bound[robot][0][0];
+        Direction::ALL.into_iter().any(|dir| {
+            let step = Move {
+                robot: robot as u8,
+                dir,
+            };
+            let to = self.mover.slide(&robots[..self.count], step);
+            if to == robots[robot] || table[to as usize] != bound - 1 {
+                return false;
+            }
+            if to == self.puzzle.target().cell {
+                return true;
+            }
+            let mut next = *robots;
+            next[robot] = to;
+            self.descends(&next, robot, bound - 1)
+        })
+    }
+
+    /// Moves at least still needed: the fewest of any robot allowed to finish.
+    pub(super) fn bound(&self, state: &State) -> u8 {
+        (0..self.count)
+            .filter(|&robot| self.puzzle.may_finish(robot))
+            .map(|robot| {
+                let turned = usize::from(state.turned >> robot & 1);
+                let bounds = &self.lower_bound[robot][turned];
+                bounds[state.lines[robot] as usize][state.robots[robot] as usize]
+            })
+            .min()
+            .unwrap_or(UNREACHABLE)
+    }
+
+    /// Whether a solution of at most `left` more moves exists from `state` (pushed onto
+    /// `path` if so); `last` is the move that led there (its robot and slide).
+    ///
+    /// Two moves in a row of different robots that commute (neither's start or end cell
+    /// on the other's slide or stopping it) are searched in one order only, the lower
+    /// robot first, as the fast solver does. The rules keep this sound: whether a move is
+    /// allowed depends only on its own robot's last move and turn (no rebound, the turn
+    /// the ricochet rule asks for), which the other robot's move leaves as they were, and
+    /// both orders end with the same cells.
+    pub(super) fn dfs(&mut self, state: &State, left: u8, last: Option<(usize, Slide)>) -> bool {
+        self.states += 1;
+        if self.states.is_multiple_of(PROGRESS_EVERY) {
+            self.progress.states.store(self.states, Ordering::Relaxed);
+        }
+        let bound = self.bound(state);
+        if left == 0 || bound > left {
+            return false;
+        }
+        if !self.searched.visit(self.mover.key(state), left) {
+            return false;
+        }
+        // With no move to spare, every move must bring the target's robot one closer:
+        // no other robot's move changes its bound.
+        let movers = match self.puzzle.target().colour {
+            Some(colour) if bound == left => colour.robot()..colour.robot() + 1,
+            _ => 0..self.count,
+        };
+        // The children first, with their table slots prefetched (a slot is a miss in a
+        // table far bigger than the cache), then searched in order.
+        let unused = (
+            Move {
+                robot: 0,
+                dir: Direction::North,
+            },
+            *state,
+            Slide {
+                from: 0,
+                to: 0,
+                dir: 0,
+            },
+        );
+        let mut children = [unused; 4 * MAX_ROBOTS];
+        let mut count = 0;
+        for robot in movers {
+            for dir in Direction::ALL {
+                let step = Move {
+                    robot: robot as u8,
+                    dir,
+                };
+                match self.mover.play(state, step) {
+                    Play::NoMove => {}
+                    Play::Finishes => {
+                        self.path.push(step);
+                        return true;
+                    }
+                    Play::Continues(next) => {
+                        let slide = Slide {
+                            from: state.robots[robot],
+                            to: next.robots[robot],
+                            dir: dir as usize,
+                        };
+                        if let Some((before, previous)) = last {
+                            let commuting = match &self.stops {
+                                Some(stops) => commutes(stops, previous, slide),
+                                None => self.commutes_bent(state, (before, previous), robot, slide),
+                            };
+                            if robot < before && commuting {
+                                continue;
+                            }
+                        }
+                        let bound = self.bound(&next);
+                        let tight = bound + 1 == left;
+                        if left > 1 && bound < left && !(tight && self.stuck_alone(&next, bound)) {
+                            self.searched.prefetch(self.mover.key(&next));
+                            children[count] = (step, next, slide);
+                            count += 1;
+                        }
+                    }
+                }
+            }
+        }
+        for &(step, next, slide) in &children[..count] {
+            self.path.push(step);
+            if self.dfs(&next, left - 1, Some((usize::from(step.robot), slide))) {
+                return true;
+            }
+            self.path.pop();
+        }
+        false
+    }
+}
+
+impl Restricted<'_> {
+    /// Whether the last move (robot `before`'s `previous` slide, which led to `state`) and
+    /// robot `robot`'s `slide` from `state` reach the same state played the other way
+    /// round, on a board with mirrors: the other order is played out, since a bent slide
+    /// meets the other robot's cells off its row and column. Whether a move is allowed
+    /// depends on its own robot alone, so equal cells mean equal plays.
+    fn commutes_bent(
+        &self,
+        state: &State,
+        (before, previous): (usize, Slide),
+        robot: usize,
+        slide: Slide,
+    ) -> bool {
+        let mut robots = state.robots;
+        robots[before] = previous.from;
+        let step = |robot: usize, dir: usize| Move {
+            robot: robot as u8,
+            dir: Direction::ALL[dir],
+        };
+        if self
+            .mover
+            .slide(&robots[..self.count], step(robot, slide.dir))
+            != slide.to
+        {
+            return false;
+        }
+        robots[robot] = slide.to;
+        self.mover
+            .slide(&robots[..self.count], step(before, previous.dir))
+            == previous.to
+    }
+}
+
+/// The admissible bound of a robot that may finish, by whether it has turned, the line
+/// of its last move and its cell: the moves it needs if it could stop anywhere on a
+/// straight wall-free line, under the same rules. Without rebounds a move may not follow
+/// the robot's last line, and where the ricochet rule asks for a turn the robot finishes
+/// only once it has turned (a robot that has not yet turned needs at least two moves).
+/// A fixed point over (turned, line, cell), 1,536 entries; where neither rule applies, the
+/// fast solver's table for every entry. The same for every robot, but on a board with
+/// mirrors: there each robot's colour's walks ([`crate::mirrors::relaxed_bounds`]) for
+/// every entry.
+fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> Vec<[[[u8; CELLS]; 3]; 2]> {
+    let robots = puzzle.robots().len();
+    if puzzle.board().has_mirrors() {
+        let (board, target) = (puzzle.board(), puzzle.target().cell);
+        return (Colour::ALL[..robots].iter())
+            .map(|&colour| [[crate::mirrors::relaxed_bounds(board, target, colour); 3]; 2])
+            .collect();
+    }
+    vec![straight_bounds(puzzle, rules, must_turn); robots]
+}
+
+/// [`relaxed_bounds`] on a board without mirrors.
+fn straight_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> [[[u8; CELLS]; 3]; 2] {
+    let plain = lower_bounds(puzzle.board(), puzzle.target().cell);
+    if rules.rebounds && !must_turn {
+        return [[plain; 3]; 2];
+    }
+    let board = puzzle.board();
+    let target = puzzle.target().cell;
+    let lines = [Line::None, Line::NorthSouth, Line::EastWest];
+    let mut bounds = [[[UNREACHABLE; CELLS]; 3]; 2];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for cell in board.cells() {
+            for turned in [false, true] {
+                for line in lines {
+                    let mut best = bounds[usize::from(turned)][line as usize][cell as usize];
+                    let allowed = |dir: Direction| rules.rebounds || Line::of(dir) != line;
+                    for dir in Direction::ALL.into_iter().filter(|&dir| allowed(dir)) {
+                        let turned_now = turned || line.turns_to(dir);
+                        let after = &bounds[usize::from(turned_now)][Line::of(dir) as usize];
+                        let mut at = cell;
+                        while let Some(next) = board.step_open(at, dir) {
+                            at = next;
+                            let finishes = at == target && (turned_now || !must_turn);
+                            let moves = if finishes { 0 } else { after[at as usize] };
+                            best = best.min(moves.saturating_add(1));
+                        }
+                    }
+                    let entry = &mut bounds[usize::from(turned)][line as usize][cell as usize];
+                    if best < *entry {
+                        *entry = best;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    bounds
+}

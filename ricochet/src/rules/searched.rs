@@ -1,0 +1,95 @@
+//! The record of the states a search has searched, and with how many moves left: the fast
+//! solver's transposition table where the keys are narrow enough, else a bounded hash map.
+//! Apart from the search, since it only stores keys and knows nothing of moves; its
+//! [`KeyHasher`] also serves the exhaustive engine and the Ricocheckers player.
+
+use crate::transposition::TransTable;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The most memory the table grows to (past it, a bucket's shallowest entry makes room:
+/// a lost entry only means a state is searched again).
+const TABLE_BYTES: usize = 256 << 20;
+
+/// A hasher for keys that are already well-mixed integers once multiplied.
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(self.0 << 8 | u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The depth each state was searched with: the fast solver's table where the keys are
+/// narrow enough for it (four robots; five where only the finisher keeps a line, or
+/// without rebounds with the helpers ranked as a set), else a hash map (five robots
+/// without rebounds on a mirror board, or under the ricochet rule too: the table would
+/// start at a gigabyte). A state
+/// is marked on entry: met again with no more moves left while it is being searched, it
+/// has nothing new to offer.
+pub(super) enum Searched {
+    Table(TransTable),
+    Map(HashMap<u64, u8, BuildHasherDefault<KeyHasher>>),
+}
+
+/// The widest key the fast solver's table takes here (it starts at 2^(bits − 20) bytes).
+pub(super) const TABLE_KEY_BITS: u32 = 44;
+
+impl Searched {
+    pub(super) fn new(key_bits: u32) -> Searched {
+        if key_bits <= TABLE_KEY_BITS {
+            let mut table = TransTable::new(TABLE_BYTES);
+            table.reset(key_bits);
+            Searched::Table(table)
+        } else {
+            Searched::Map(HashMap::default())
+        }
+    }
+
+    /// Asks for `key`'s table slot ahead of its visit.
+    pub(super) fn prefetch(&self, key: u64) {
+        if let Searched::Table(table) = self {
+            table.prefetch(table.hash(key));
+        }
+    }
+
+    /// Notes that `key` is searched with `left` moves; false when it already was with as
+    /// many (so the search skips it).
+    pub(super) fn visit(&mut self, key: u64, left: u8) -> bool {
+        match self {
+            Searched::Table(table) => table.visit(table.hash(key), left),
+            Searched::Map(map) => {
+                if map.get(&key).is_some_and(|&done| done >= left) {
+                    return false;
+                }
+                if map.len() >= MAP_LIMIT {
+                    map.clear();
+                } else if map.len() == MAP_GROWN {
+                    // Straight to its last size: growing by doubling would hold the old
+                    // buckets beside the new ones, half as much again at the last step.
+                    map.reserve(MAP_LIMIT - MAP_GROWN);
+                }
+                map.insert(key, left);
+                true
+            }
+        }
+    }
+}
+
+/// Most states the map keeps before it starts afresh: its buckets take about 290 MB.
+const MAP_LIMIT: usize = 1 << 23;
+
+/// The states a map holds before it takes its last size at once (a small search never
+/// takes it).
+const MAP_GROWN: usize = 1 << 16;
