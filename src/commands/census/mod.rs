@@ -8,6 +8,7 @@
 mod compare;
 mod crosscheck;
 mod pictures;
+mod readme;
 mod report;
 
 use crate::client::backend::{Backend, BackendArgs};
