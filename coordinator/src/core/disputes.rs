@@ -70,14 +70,7 @@ impl Coordinator {
     ) -> Result<Outcome> {
         let lease = &submission.lease;
         let seeds = found.spec.unit_seeds(lease.unit);
-        let id = self.lock().campaign(&lease.campaign)?.campaign.id;
-        let (old_counts, old_robots) =
-            self.store
-                .unit_results(id, lease.unit)?
-                .ok_or_else(|| StoreError::Corrupt {
-                    what: "unit",
-                    detail: format!("done unit {} has no result", lease.unit),
-                })?;
+        let (old_counts, old_robots) = self.stored_seed_result(lease)?;
         let stored: Vec<(u8, u8)> = old_counts
             .iter()
             .copied()
@@ -105,15 +98,7 @@ impl Coordinator {
             }
             return Ok(Outcome::Mismatch);
         }
-        // The stored result leaves the statistics as it entered them.
-        let mut taken_out = Aggregates::default();
-        add_unit(
-            &mut taken_out,
-            dealer.generator,
-            seeds.clone(),
-            &old_counts,
-            &old_robots,
-        );
+        let taken_out = seed_aggregates(dealer, seeds, &old_counts, &old_robots);
         let mut state = self.lock();
         if !unchanged(&state, lease, &found.record) {
             drop(state);
@@ -214,27 +199,38 @@ impl Coordinator {
         Ok(Outcome::Accepted)
     }
 
-    /// A check agreed with the stored exhaustive result, and the coordinator's own
-    /// analysis differs from both: the stored result leaves (its producer distrusted),
-    /// the unit is analysed again, and the checker is refused and distrusted.
+    /// A check agreed with the stored result, and the coordinator's own solve or analysis
+    /// refutes both (`rejection`): the stored result leaves the store and the statistics
+    /// (its producer distrusted), the unit is mined again, and the checker is refused and
+    /// distrusted.
     pub(super) fn refute_agreement(
         &self,
         found: &Found,
         submission: &Submission,
         digest: [u8; 32],
+        rejection: Rejection,
     ) -> Result<Outcome> {
         let lease = &submission.lease;
+        let (taken_out, old_counts) = match &found.kind {
+            Kind::Seeds(dealer) => {
+                let (counts, robots) = self.stored_seed_result(lease)?;
+                let seeds = found.spec.unit_seeds(lease.unit);
+                (seed_aggregates(*dealer, seeds, &counts, &robots), counts)
+            }
+            // Exhaustive results are not in the seed statistics.
+            Kind::Exhaustive(_) => (Aggregates::default(), Vec::new()),
+        };
         let mut state = self.lock();
         if !unchanged(&state, lease, &found.record) {
             drop(state);
             return self.judge(submission.clone());
         }
-        let detail = "the coordinator's own analysis differs from both".to_string();
+        let detail = format!("the coordinator refutes both: {rejection}");
         self.take_out(
             &mut state,
             lease,
-            &Aggregates::default(),
-            &[],
+            &taken_out,
+            &old_counts,
             mismatch_of(
                 &producer_of(&found.record),
                 submission,
@@ -243,12 +239,24 @@ impl Coordinator {
                 Resolution::Redone,
             ),
             format!(
-                "campaign {} unit {}: the coordinator's own analysis differs from its result",
+                "campaign {} unit {}: the coordinator refutes its result: {rejection}",
                 lease.campaign, lease.unit
             ),
         )?;
         drop(state);
-        Err(self.refuse(submission, Rejection::OwnAnalysisDiffers)?)
+        Err(self.refuse(submission, rejection)?)
+    }
+
+    /// A done seed unit's stored move counts and robots moved.
+    fn stored_seed_result(&self, lease: &LeaseRef) -> Result<(Vec<u8>, Vec<u8>)> {
+        let id = self.lock().campaign(&lease.campaign)?.campaign.id;
+        Ok(self
+            .store
+            .unit_results(id, lease.unit)?
+            .ok_or_else(|| StoreError::Corrupt {
+                what: "unit",
+                detail: format!("done unit {} has no result", lease.unit),
+            })?)
     }
 
     /// Takes a wrong stored result out of the store and memory (see
@@ -446,6 +454,19 @@ fn solve_differences(
         }
     }
     verdict
+}
+
+/// What a seed unit's result added to the statistics (and leaves them with when it is
+/// taken out).
+fn seed_aggregates(
+    dealer: Dealer,
+    seeds: std::ops::Range<u64>,
+    counts: &[u8],
+    robots: &[u8],
+) -> Aggregates {
+    let mut aggregates = Aggregates::default();
+    add_unit(&mut aggregates, dealer.generator, seeds, counts, robots);
+    aggregates
 }
 
 /// Whether the unit's record is still the one a dispute started from.

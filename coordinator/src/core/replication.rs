@@ -8,12 +8,13 @@
 //! and bounded, so that an identity forging many units is caught, however patient. A
 //! seed unit due for a check is solved in full by the coordinator itself, so no other
 //! identity's word is involved; an exhaustive one goes to a checker the coordinator
-//! picks (`leasing`), never one that asked for it. A distrusted identity starts over. A
-//! check that agrees with a distrusted identity's result is not enough on its own either
-//! (the checker may be its colluder): the coordinator solves that unit in full, or
-//! analyses an exhaustive one itself, before calling it agreed. Since any picked checker
-//! may be a colluder, it also analyses a secret share of all agreeing exhaustive checks
-//! ([`crate::Config::own_analysis_share`]); a differing analysis distrusts both.
+//! picks (`leasing`), never one that asked for it. A distrusted identity starts over.
+//! Since any picked checker may be the producer's colluder, an agreeing check is not
+//! enough on its own either: the coordinator solves an agreeing seed unit in full (a
+//! top-up to the verify share, or a distrusted producer's unit), and analyses an
+//! exhaustive one itself for a distrusted producer and for a secret share of the others
+//! ([`crate::Config::own_analysis_share`]). A result it refutes leaves the store, and
+//! producer and checker are both distrusted.
 
 use rrm_model::{UnitRecord, UnitState, Verification};
 use std::collections::HashMap;

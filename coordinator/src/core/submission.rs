@@ -331,28 +331,35 @@ impl Coordinator {
         let verifying_at_lookup = matches!(&found.record.state,
             UnitState::Done { verification: Verification::Leased(held), .. }
                 if held.number == lease.lease && held.identity == submission.identity);
-        // The checker may be the producer's colluder: an agreement with a distrusted
-        // producer is not enough, nor, for a secret share, one with an exhaustive unit.
+        // The checker may be the producer's colluder: an agreement is not enough. A seed
+        // unit's is the coordinator's own full solve (as a scheduled check is), and so is
+        // an exhaustive unit's for a distrusted producer or a secret share of the others.
+        let distrusted = self.producer_distrusted(found);
         let mut confirmed = false;
         match &found.kind {
             Kind::Exhaustive(spec)
                 if verifying_at_lookup
-                    && (self.producer_distrusted(found)
-                        || secret_draw() < self.config.own_analysis_share) =>
+                    && (distrusted || secret_draw() < self.config.own_analysis_share) =>
             {
                 if self.own_analysis(spec, lease)? != digest {
-                    return self.refute_agreement(found, submission, digest);
+                    let rejection = Rejection::OwnAnalysisDiffers;
+                    return self.refute_agreement(found, submission, digest, rejection);
                 }
                 confirmed = true;
             }
-            Kind::Seeds(_) if self.producer_distrusted(found) => {
+            Kind::Seeds(_) if verifying_at_lookup || distrusted => {
                 let in_full = Found {
                     solve_in_full: true,
                     ..found.clone()
                 };
                 if let Err(rejection) = self.check_fresh(&in_full, submission)? {
-                    return Err(self.refuse(submission, rejection)?);
+                    return match distrusted {
+                        // Its result is out already, or goes to another check.
+                        true => Err(self.refuse(submission, rejection)?),
+                        false => self.refute_agreement(found, submission, digest, rejection),
+                    };
                 }
+                confirmed = true;
             }
             _ => {}
         }

@@ -96,18 +96,20 @@ fn one_easy_seed_raised(solved: &rrm_worker::UnitResult) -> Vec<u8> {
     counts
 }
 
+fn spec() -> CampaignSpec {
+    CampaignSpec {
+        name: "attack".parse().unwrap(),
+        generator: "fogleman".into(),
+        seed_start: 1,
+        seed_end: 1 + UNITS * UNIT_SEEDS,
+        unit_size: UNIT_SEEDS,
+        record_threshold: 20,
+        rules: rrm_model::Rules::STANDARD,
+    }
+}
+
 fn campaign(coordinator: &Coordinator) {
-    coordinator
-        .create_campaign(CampaignSpec {
-            name: "attack".parse().unwrap(),
-            generator: "fogleman".into(),
-            seed_start: 1,
-            seed_end: 1 + UNITS * UNIT_SEEDS,
-            unit_size: UNIT_SEEDS,
-            record_threshold: 20,
-            rules: rrm_model::Rules::STANDARD,
-        })
-        .unwrap();
+    coordinator.create_campaign(spec()).unwrap();
 }
 
 /// Mines one campaign with the honest token and the attackers `roles`, taking turns.
@@ -303,4 +305,65 @@ fn a_confirmer_does_not_save_a_forger() {
         "{:.1} % of forged units survived",
         100.0 * share
     );
+}
+
+/// A seed unit's check made by another identity (a campaign's top-up to its verify share,
+/// or a distrusted producer's units) used to count on that identity's word when it
+/// agreed: a confirmer picked as the checker cleared a forgery. An agreeing check of a
+/// seed unit is now the coordinator's own full solve: here the forged unit, put up for a
+/// check as a top-up does, is found out, and forger and confirmer are both distrusted.
+#[test]
+fn an_agreeing_check_of_a_seed_unit_is_solved_in_full() {
+    let honest = &honest()[0];
+    let data = tempfile::tempdir().unwrap();
+    // No scheduled check, no spot check, every token trusted: the forgery is taken.
+    let config = Config {
+        trust_after: 0,
+        verify_share: 0.0,
+        spot_checks: 0,
+        ..Config::default()
+    };
+    let open = || Coordinator::open(Store::open(data.path()).unwrap(), config.clone()).unwrap();
+    let coordinator = open();
+    coordinator
+        .create_campaign(CampaignSpec {
+            seed_end: 1 + UNIT_SEEDS,
+            ..spec()
+        })
+        .unwrap();
+    let join = |coordinator: &Coordinator, name: &str| {
+        let session = coordinator.register(Some(name.into()), name, 1).unwrap();
+        coordinator.authenticate(&session, Some(name)).unwrap()
+    };
+    let forger = join(&coordinator, "forger");
+    let assignment = coordinator.lease(&forger).unwrap().unwrap();
+    let Work::Seeds { seeds, .. } = &assignment.work else {
+        panic!("a seed unit");
+    };
+    let forged = one_easy_seed_raised(honest);
+    let submission =
+        |worker: &Worker, lease| seed_submission(worker, lease, seeds, honest, forged.clone());
+    coordinator
+        .submit(submission(&forger, assignment.lease.clone()))
+        .unwrap();
+    // The unit is put up for a check, as a top-up does; the store is opened again.
+    let id = coordinator.status("attack").unwrap().campaign.id;
+    let (unit, mut record) = coordinator.store().units(id).unwrap().remove(0);
+    if let rrm_model::UnitState::Done { verification, .. } = &mut record.state {
+        *verification = Verification::Pending;
+    }
+    coordinator.store().put_unit(id, unit, &record).unwrap();
+    drop(coordinator);
+    let coordinator = open();
+    let confirmer = join(&coordinator, "confirmer");
+    let check = coordinator.lease(&confirmer).unwrap().expect("the check");
+    let agreed = coordinator.submit(submission(&confirmer, check.lease));
+    assert!(
+        matches!(agreed, Err(CoordinatorError::Invalid(_))),
+        "{agreed:?}"
+    );
+    let distrusted: Vec<String> = (coordinator.distrusted().into_iter())
+        .map(|d| d.identity)
+        .collect();
+    assert_eq!(distrusted, ["forger", "confirmer"]);
 }
