@@ -334,8 +334,8 @@ impl Coordinator {
         // The checker may be the producer's colluder: an agreement is not enough. A seed
         // unit's is the coordinator's own full solve (as a scheduled check is), and so is
         // an exhaustive unit's for a distrusted producer or a secret share of the others.
+        // Passing, the check still counts as the other identity's agreement.
         let distrusted = self.producer_distrusted(found);
-        let mut confirmed = false;
         match &found.kind {
             Kind::Exhaustive(spec)
                 if verifying_at_lookup
@@ -345,7 +345,6 @@ impl Coordinator {
                     let rejection = Rejection::OwnAnalysisDiffers;
                     return self.refute_agreement(found, submission, digest, rejection);
                 }
-                confirmed = true;
             }
             Kind::Seeds(_) if verifying_at_lookup || distrusted => {
                 let in_full = Found {
@@ -359,7 +358,6 @@ impl Coordinator {
                         false => self.refute_agreement(found, submission, digest, rejection),
                     };
                 }
-                confirmed = true;
             }
             _ => {}
         }
@@ -384,11 +382,8 @@ impl Coordinator {
         if !verifying {
             return Ok(Outcome::Duplicate);
         }
-        *verification = match confirmed {
-            true => Verification::Confirmed,
-            false => Verification::Agreed {
-                by: submission.identity.clone(),
-            },
+        *verification = Verification::Agreed {
+            by: submission.identity.clone(),
         };
         let producer = match &record.state {
             UnitState::Done { producer, .. } => producer.clone(),

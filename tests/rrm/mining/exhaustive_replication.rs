@@ -126,9 +126,10 @@ fn a_colluding_checker_cannot_confirm_a_forged_analysis() {
         ),
         "{agreed:?}"
     );
-    let distrusted: Vec<String> = (coordinator.distrusted().into_iter())
+    let mut distrusted: Vec<String> = (coordinator.distrusted().into_iter())
         .map(|d| d.identity)
         .collect();
+    distrusted.sort();
     assert_eq!(distrusted, [alice.identity.clone(), bob.identity.clone()]);
     let carol = in_process_worker(&coordinator, "carol");
     let lease = coordinator.lease(&carol).unwrap().expect("the unit again");
