@@ -341,7 +341,8 @@ impl Coordinator {
                 if verifying_at_lookup
                     && (distrusted || secret_draw() < self.config.own_analysis_share) =>
             {
-                if self.own_analysis(spec, lease)? != digest {
+                let own = self.own_analysis(spec, lease)?;
+                if own != digest {
                     let rejection = Rejection::OwnAnalysisDiffers;
                     return self.refute_agreement(found, submission, digest, rejection);
                 }
