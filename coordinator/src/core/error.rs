@@ -253,6 +253,19 @@ impl Rejection {
     /// and working, sends such a result. Not so for what the coordinator itself could
     /// not decide (a seed it cannot generate or solve within its limit), nor for
     /// damage in transit (lengths, digest), which changes nothing anyway.
+    /// Whether the coordinator's own solve shows a seed unit's move counts wrong, not only
+    /// what the sender added to them (its solutions, which another result with the same
+    /// counts need not share).
+    pub fn refutes_counts(&self) -> bool {
+        matches!(
+            self,
+            Rejection::FalselyUnsolved { .. }
+                | Rejection::NotOptimal { .. }
+                | Rejection::Impossible { .. }
+                | Rejection::SpotCheck { .. }
+        )
+    }
+
     pub fn proves_wrong(&self) -> bool {
         !matches!(
             self,

@@ -353,10 +353,12 @@ impl Coordinator {
                     ..found.clone()
                 };
                 if let Err(rejection) = self.check_fresh(&in_full, submission)? {
-                    return match distrusted {
-                        // Its result is out already, or goes to another check.
-                        true => Err(self.refuse(submission, rejection)?),
-                        false => self.refute_agreement(found, submission, digest, rejection),
+                    // The stored result goes only if its counts are refuted: a checker
+                    // that attaches a bad solution to right counts is wrong alone. A
+                    // distrusted producer's result is out already, or goes to another check.
+                    return match !distrusted && rejection.refutes_counts() {
+                        true => self.refute_agreement(found, submission, digest, rejection),
+                        false => Err(self.refuse(submission, rejection)?),
                     };
                 }
             }

@@ -307,16 +307,20 @@ fn a_confirmer_does_not_save_a_forger() {
     );
 }
 
-/// A seed unit's check made by another identity (a campaign's top-up to its verify share,
-/// or a distrusted producer's units) used to count on that identity's word when it
-/// agreed: a confirmer picked as the checker cleared a forgery. An agreeing check of a
-/// seed unit is now the coordinator's own full solve: here the forged unit, put up for a
-/// check as a top-up does, is found out, and forger and confirmer are both distrusted.
-#[test]
-fn an_agreeing_check_of_a_seed_unit_is_solved_in_full() {
+/// A one-unit campaign whose unit `producer` sent with `counts` (taken: every token is
+/// trusted and nothing is scheduled for a check), then put up for a check as a top-up
+/// does, and `checker` submitting `sent` with its solutions: the check's outcome and
+/// the identities distrusted, sorted.
+fn checked_by_another(
+    counts: Vec<u8>,
+    sent: rrm_worker::UnitResult,
+) -> (
+    Result<rrm_model::Outcome, CoordinatorError>,
+    Vec<String>,
+    bool,
+) {
     let honest = &honest()[0];
     let data = tempfile::tempdir().unwrap();
-    // No scheduled check, no spot check, every token trusted: the forgery is taken.
     let config = Config {
         trust_after: 0,
         verify_share: 0.0,
@@ -325,28 +329,20 @@ fn an_agreeing_check_of_a_seed_unit_is_solved_in_full() {
     };
     let open = || Coordinator::open(Store::open(data.path()).unwrap(), config.clone()).unwrap();
     let coordinator = open();
-    coordinator
-        .create_campaign(CampaignSpec {
-            seed_end: 1 + UNIT_SEEDS,
-            ..spec()
-        })
-        .unwrap();
+    let spec = CampaignSpec {
+        seed_end: 1 + UNIT_SEEDS,
+        ..spec()
+    };
+    coordinator.create_campaign(spec.clone()).unwrap();
     let join = |coordinator: &Coordinator, name: &str| {
         let session = coordinator.register(Some(name.into()), name, 1).unwrap();
         coordinator.authenticate(&session, Some(name)).unwrap()
     };
-    let forger = join(&coordinator, "forger");
-    let assignment = coordinator.lease(&forger).unwrap().unwrap();
-    let Work::Seeds { seeds, .. } = &assignment.work else {
-        panic!("a seed unit");
-    };
-    let forged = one_easy_seed_raised(honest);
-    let submission =
-        |worker: &Worker, lease| seed_submission(worker, lease, seeds, honest, forged.clone());
-    coordinator
-        .submit(submission(&forger, assignment.lease.clone()))
-        .unwrap();
-    // The unit is put up for a check, as a top-up does; the store is opened again.
+    let seeds = spec.seed_start..spec.seed_end;
+    let producer = join(&coordinator, "producer");
+    let lease = coordinator.lease(&producer).unwrap().unwrap().lease;
+    let produced = seed_submission(&producer, lease, &seeds, honest, counts);
+    coordinator.submit(produced).unwrap();
     let id = coordinator.status("attack").unwrap().campaign.id;
     let (unit, mut record) = coordinator.store().units(id).unwrap().remove(0);
     if let rrm_model::UnitState::Done { verification, .. } = &mut record.state {
@@ -355,16 +351,55 @@ fn an_agreeing_check_of_a_seed_unit_is_solved_in_full() {
     coordinator.store().put_unit(id, unit, &record).unwrap();
     drop(coordinator);
     let coordinator = open();
-    let confirmer = join(&coordinator, "confirmer");
-    let check = coordinator.lease(&confirmer).unwrap().expect("the check");
-    let agreed = coordinator.submit(submission(&confirmer, check.lease));
-    assert!(
-        matches!(agreed, Err(CoordinatorError::Invalid(_))),
-        "{agreed:?}"
-    );
+    let checker = join(&coordinator, "checker");
+    let check = coordinator
+        .lease(&checker)
+        .unwrap()
+        .expect("the check")
+        .lease;
+    let counts = sent.move_counts.clone();
+    let outcome = coordinator.submit(seed_submission(&checker, check, &seeds, &sent, counts));
     let mut distrusted: Vec<String> = (coordinator.distrusted().into_iter())
         .map(|d| d.identity)
         .collect();
     distrusted.sort();
-    assert_eq!(distrusted, ["confirmer", "forger"]);
+    let (stored, _) = coordinator
+        .store()
+        .unit_results(id, unit)
+        .unwrap()
+        .unwrap_or_default();
+    (outcome, distrusted, stored == honest.move_counts)
+}
+
+/// A seed unit's check made by another identity (a campaign's top-up to its verify share,
+/// or a distrusted producer's units) used to count on that identity's word when it
+/// agreed: a confirmer picked as the checker cleared a forgery. An agreeing check of a
+/// seed unit is now the coordinator's own full solve: the forged unit is found out, and
+/// forger and confirmer are both distrusted. A checker that agrees with right counts but
+/// attaches a wrong solution is wrong alone: the stored result stays.
+#[test]
+fn an_agreeing_check_of_a_seed_unit_is_solved_in_full() {
+    let honest = &honest()[0];
+    let forged = rrm_worker::UnitResult {
+        move_counts: one_easy_seed_raised(honest),
+        ..honest.clone()
+    };
+    let (outcome, distrusted, kept) = checked_by_another(forged.move_counts.clone(), forged);
+    assert!(
+        matches!(outcome, Err(CoordinatorError::Invalid(_))),
+        "{outcome:?}"
+    );
+    assert_eq!(distrusted, ["checker", "producer"]);
+    assert!(!kept, "the forgery left the store");
+
+    let mut bad_solution = honest.clone();
+    let (_, moves) = bad_solution.solutions.first_mut().expect("a kept solution");
+    moves.reverse();
+    let (outcome, distrusted, kept) = checked_by_another(honest.move_counts.clone(), bad_solution);
+    assert!(
+        matches!(outcome, Err(CoordinatorError::Invalid(_))),
+        "{outcome:?}"
+    );
+    assert_eq!(distrusted, ["checker"]);
+    assert!(kept, "the honest result stays");
 }
