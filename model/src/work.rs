@@ -121,7 +121,8 @@ pub struct CampaignStatus {
     /// Units whose main or verification lease is out.
     pub units_leased: u64,
     pub units_quarantined: u64,
-    /// Done units a second worker agreed with.
+    /// Done units checked by a second computation: another identity agreed, or the
+    /// coordinator solved the unit in full.
     pub units_verified: u64,
     /// Done units drawn for a second identity's check that no one has taken yet (a check
     /// taken is in `units_leased`).

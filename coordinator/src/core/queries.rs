@@ -97,8 +97,10 @@ impl Coordinator {
                         last_error: record.last_error.clone().unwrap_or_default(),
                     });
                 }
+                // Checked by a second computation: another identity's, or the
+                // coordinator's own full solve.
                 UnitState::Done {
-                    verification: Verification::Agreed { .. },
+                    verification: Verification::Agreed { .. } | Verification::Confirmed,
                     ..
                 } => status.units_verified += 1,
                 _ => {}

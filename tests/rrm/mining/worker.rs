@@ -221,6 +221,8 @@ fn a_worker_told_to_exit_when_done_exits_once_the_campaign_is_mined() {
     let mined = server.coordinator.status("done").unwrap();
     assert_eq!(mined.units_done, mined.units_total);
     assert_eq!(mined.seeds_done, 400);
+    // A newcomer's first units are solved in full by the coordinator: checked, so verified.
+    assert_eq!(mined.units_verified, 4);
 }
 
 #[test]
