@@ -121,7 +121,7 @@ pub fn solve_watched(
     for limit in first.max(1)..=max_moves.min(254) {
         search.path.clear();
         progress.bound.store(limit, Ordering::Relaxed);
-        let solved = search.dfs(&start, limit, None);
+        let solved = search.dfs(&start, first, limit, None);
         progress.states.store(search.states, Ordering::Relaxed);
         if solved {
             return Ok(Solution {

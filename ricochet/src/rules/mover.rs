@@ -9,6 +9,7 @@ use super::searched::TABLE_KEY_BITS;
 use crate::board::{Cell, Direction, CELLS};
 use crate::mirrors::Walks;
 use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
+use crate::solver::{stop_tables, stopped_slide, StopTables};
 
 /// The line of a robot's last move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,6 +66,13 @@ pub(crate) enum Play {
     Continues(State),
 }
 
+/// Where slides end on a board: bent by its mirrors, or straight to the stop tables'
+/// cells, cut short by robots.
+enum Slides {
+    Bent(Walks),
+    Straight(Box<StopTables>),
+}
+
 /// Plays moves under a rule set on a puzzle's board and target, with the ricochet duties
 /// of the position the play started from.
 pub(crate) struct Mover<'p> {
@@ -78,8 +86,8 @@ pub(crate) struct Mover<'p> {
     /// On a board with mirrors, the robots (bits) that are interchangeable: those of the
     /// key's sorted range whose colour no mirror has, so every mirror turns them alike.
     alike_at_mirrors: u8,
-    /// The board's walks, on a board with mirrors.
-    walks: Option<Walks>,
+    /// How slides end: the board's walks on a board with mirrors, else its stop tables.
+    slides: Slides,
     /// Where the key with every part in full would be too wide for the table, the sorted
     /// robots' parts (a cell and a line each) taken as one set and ranked: `C(value, k)`
     /// by value (`cell * 3 + line`) and k from 1, and the rank's bits.
@@ -104,7 +112,10 @@ impl<'p> Mover<'p> {
             must_turn,
             no_early_stop,
             alike_at_mirrors,
-            walks: board.has_mirrors().then(|| Walks::new(board)),
+            slides: match board.has_mirrors() {
+                true => Slides::Bent(Walks::new(board)),
+                false => Slides::Straight(Box::new(stop_tables(board))),
+            },
             ranked: None,
         };
         mover.ranked = mover.set_ranking();
@@ -184,12 +195,20 @@ impl<'p> Mover<'p> {
         }
     }
 
-    /// Where a move ends ([`Puzzle::slide`]).
+    /// Where a move ends (as [`Puzzle::slide`] finds it).
     #[inline]
     pub(super) fn slide(&self, robots: &[Cell], step: Move) -> Cell {
-        match &self.walks {
-            Some(walks) => walks.slide(robots, usize::from(step.robot), step.dir),
-            None => self.puzzle.slide(robots, step),
+        match &self.slides {
+            Slides::Bent(walks) => walks.slide(robots, usize::from(step.robot), step.dir),
+            Slides::Straight(stops) => stopped_slide(stops, robots, usize::from(step.robot), step.dir),
+        }
+    }
+
+    /// Where a robot slides with no other robot about, on a board without mirrors.
+    pub(super) fn stops(&self) -> Option<&StopTables> {
+        match &self.slides {
+            Slides::Straight(stops) => Some(stops),
+            Slides::Bent(_) => None,
         }
     }
 

@@ -9,7 +9,8 @@ use super::searched::Searched;
 use super::{SearchProgress, PROGRESS_EVERY};
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
-use crate::solver::{commutes, lower_bounds, stop_tables, Slide, StopTables, UNREACHABLE};
+use crate::solver::{commutes, lower_bounds, Slide, UNREACHABLE};
+use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 
 pub(super) struct Restricted<'p> {
@@ -17,9 +18,6 @@ pub(super) struct Restricted<'p> {
     progress: &'p SearchProgress,
     mover: Mover<'p>,
     count: usize,
-    /// Where a robot slides with no other robot about, to tell commuting moves apart;
-    /// none on a board with mirrors, whose slides bend ([`Restricted::commutes_bent`]).
-    stops: Option<StopTables>,
     /// Moves a finishing robot needs at least, by robot (its colour, on a board with
     /// mirrors), whether it turned, the line of its last move and its cell.
     lower_bound: Vec<[[[u8; CELLS]; 3]; 2]>,
@@ -42,7 +40,6 @@ impl<'p> Restricted<'p> {
             puzzle,
             progress,
             count: puzzle.robots().len(),
-            stops: (!puzzle.board().has_mirrors()).then(|| stop_tables(puzzle.board())),
             lower_bound: relaxed_bounds(puzzle, rules, mover.must_turn),
             plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
             searched: Searched::new(mover.key_bits()),
@@ -104,8 +101,10 @@ impl<'p> Restricted<'p> {
             .unwrap_or(UNREACHABLE)
     }
 
-    /// Whether a solution of at most `left` more moves exists from `state` (pushed onto
-    /// `path` if so); `last` is the move that led there (its robot and slide).
+    /// Whether a solution of at most `left` more moves exists from `state`, whose bound
+    /// is `bound` (pushed onto `path` if so); `last` is the move that led there (its
+    /// robot and slide). A child's table slot is claimed here before the child is
+    /// searched, and children with fewer than [`MIN_TABLE_DEPTH`] moves left skip it.
     ///
     /// Two moves in a row of different robots that commute (neither's start or end cell
     /// on the other's slide or stopping it) are searched in one order only, the lower
@@ -113,16 +112,18 @@ impl<'p> Restricted<'p> {
     /// allowed depends only on its own robot's last move and turn (no rebound, the turn
     /// the ricochet rule asks for), which the other robot's move leaves as they were, and
     /// both orders end with the same cells.
-    pub(super) fn dfs(&mut self, state: &State, left: u8, last: Option<(usize, Slide)>) -> bool {
+    pub(super) fn dfs(
+        &mut self,
+        state: &State,
+        bound: u8,
+        left: u8,
+        last: Option<(usize, Slide)>,
+    ) -> bool {
         self.states += 1;
         if self.states.is_multiple_of(PROGRESS_EVERY) {
             self.progress.states.store(self.states, Ordering::Relaxed);
         }
-        let bound = self.bound(state);
         if left == 0 || bound > left {
-            return false;
-        }
-        if !self.searched.visit(self.mover.key(state), left) {
             return false;
         }
         // With no move to spare, every move must bring the target's robot one closer:
@@ -131,21 +132,11 @@ impl<'p> Restricted<'p> {
             Some(colour) if bound == left => colour.robot()..colour.robot() + 1,
             _ => 0..self.count,
         };
+        let child_left = left - 1;
         // The children first, with their table slots prefetched (a slot is a miss in a
-        // table far bigger than the cache), then searched in order.
-        let unused = (
-            Move {
-                robot: 0,
-                dir: Direction::North,
-            },
-            *state,
-            Slide {
-                from: 0,
-                to: 0,
-                dir: 0,
-            },
-        );
-        let mut children = [unused; 4 * MAX_ROBOTS];
+        // table far bigger than the cache), then searched in order. Left uninitialised:
+        // zeroing every slot at every state is a cost of its own.
+        let mut children = [MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
         for robot in movers {
             for dir in Direction::ALL {
@@ -159,41 +150,87 @@ impl<'p> Restricted<'p> {
                         self.path.push(step);
                         return true;
                     }
-                    Play::Continues(next) => {
+                    Play::Continues(next) if left > 1 => {
                         let slide = Slide {
                             from: state.robots[robot],
                             to: next.robots[robot],
                             dir: dir as usize,
                         };
                         if let Some((before, previous)) = last {
-                            let commuting = match &self.stops {
-                                Some(stops) => commutes(stops, previous, slide),
-                                None => self.commutes_bent(state, (before, previous), robot, slide),
-                            };
-                            if robot < before && commuting {
+                            if robot < before && self.commute(state, (before, previous), robot, slide)
+                            {
                                 continue;
                             }
                         }
                         let bound = self.bound(&next);
-                        let tight = bound + 1 == left;
-                        if left > 1 && bound < left && !(tight && self.stuck_alone(&next, bound)) {
-                            self.searched.prefetch(self.mover.key(&next));
-                            children[count] = (step, next, slide);
+                        let tight = bound == child_left;
+                        if bound <= child_left && !(tight && self.stuck_alone(&next, bound)) {
+                            let key = (child_left >= MIN_TABLE_DEPTH).then(|| {
+                                let key = self.mover.key(&next);
+                                self.searched.prefetch(key);
+                                key
+                            });
+                            children[count] = MaybeUninit::new(Child {
+                                step,
+                                next,
+                                slide,
+                                bound,
+                                key,
+                            });
                             count += 1;
                         }
                     }
+                    Play::Continues(_) => {}
                 }
             }
         }
-        for &(step, next, slide) in &children[..count] {
-            self.path.push(step);
-            if self.dfs(&next, left - 1, Some((usize::from(step.robot), slide))) {
+        for slot in &children[..count] {
+            // SAFETY: the first `count` slots were written above.
+            let child = unsafe { slot.assume_init() };
+            if child.key.is_some_and(|key| !self.searched.visit(key, child_left)) {
+                continue;
+            }
+            self.path.push(child.step);
+            let led = Some((usize::from(child.step.robot), child.slide));
+            if self.dfs(&child.next, child.bound, child_left, led) {
                 return true;
             }
             self.path.pop();
         }
         false
     }
+
+    /// Whether robot `robot`'s `slide` commutes with the last move (robot `before`'s
+    /// `previous` slide, which led to `state`).
+    fn commute(
+        &self,
+        state: &State,
+        (before, previous): (usize, Slide),
+        robot: usize,
+        slide: Slide,
+    ) -> bool {
+        // Straight slides tell it from their cells; a bent slide meets the other robot's
+        // cells off its row and column.
+        match self.mover.stops() {
+            Some(stops) => commutes(stops, previous, slide),
+            None => self.commutes_bent(state, (before, previous), robot, slide),
+        }
+    }
+}
+
+/// Children with fewer moves left are searched without a table probe: their subtrees
+/// cost less than a cache miss.
+const MIN_TABLE_DEPTH: u8 = 2;
+
+/// A move generated by `Restricted::dfs`, waiting for its table slot to arrive in cache.
+#[derive(Clone, Copy)]
+struct Child {
+    step: Move,
+    next: State,
+    slide: Slide,
+    bound: u8,
+    /// The child's table key, where it is probed.
+    key: Option<u64>,
 }
 
 impl Restricted<'_> {

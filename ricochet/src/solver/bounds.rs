@@ -5,7 +5,7 @@
 
 use super::regions::walk_lines;
 use super::UNREACHABLE;
-use crate::board::{Board, Cell, Direction, CELLS};
+use crate::board::{Board, Cell, Direction, CELLS, GRID};
 
 /// `stops[dir][cell]`: where a robot at `cell` stops sliding in `dir` on an empty board.
 pub(crate) type StopTables = [[Cell; CELLS]; 4];
@@ -24,6 +24,33 @@ pub(crate) fn stop_tables(board: &Board) -> StopTables {
         }
     }
     stops
+}
+
+/// Where robot `robot` stops sliding in `dir` on a board without mirrors: its wall stop
+/// in `stops`, cut short next to the nearest robot in the way (the moving robot itself is
+/// never strictly between). One direction of the fast solver's `slides`, for searches
+/// that play one move at a time.
+#[inline(always)]
+pub(crate) fn stopped_slide(stops: &StopTables, robots: &[Cell], robot: usize, dir: Direction) -> Cell {
+    let from = robots[robot];
+    let mut to = stops[dir as usize][from as usize];
+    let grid = GRID as Cell;
+    let same_column = |other: Cell| (other ^ from).is_multiple_of(grid);
+    // Along a row the cells passed are consecutive, so the range is the test.
+    for &other in robots {
+        match dir {
+            Direction::North if other < from && other >= to && same_column(other) => {
+                to = other + grid
+            }
+            Direction::South if other > from && other <= to && same_column(other) => {
+                to = other - grid
+            }
+            Direction::East if other > from && other <= to => to = other - 1,
+            Direction::West if other < from && other >= to => to = other + 1,
+            _ => {}
+        }
+    }
+    to
 }
 
 /// Moves the finishing robot needs from each cell if it could stop anywhere: a BFS from the
