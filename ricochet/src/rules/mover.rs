@@ -200,7 +200,9 @@ impl<'p> Mover<'p> {
     pub(super) fn slide(&self, robots: &[Cell], step: Move) -> Cell {
         match &self.slides {
             Slides::Bent(walks) => walks.slide(robots, usize::from(step.robot), step.dir),
-            Slides::Straight(stops) => stopped_slide(stops, robots, usize::from(step.robot), step.dir),
+            Slides::Straight(stops) => {
+                stopped_slide(stops, robots, usize::from(step.robot), step.dir)
+            }
         }
     }
 

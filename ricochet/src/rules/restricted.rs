@@ -165,7 +165,11 @@ impl<'p> Restricted<'p> {
                         let bound = self.bound(&next);
                         let tight = bound == child_left;
                         if bound <= child_left && !(tight && self.stuck_alone(&next, bound)) {
-                            let key = (child_left >= MIN_TABLE_DEPTH).then(|| {
+                            // A tight child of a coloured target moves its finisher
+                            // alone: its small subtree costs less than a table miss.
+                            let tight_alone = tight && self.puzzle.target().colour.is_some();
+                            let probe = child_left >= MIN_TABLE_DEPTH && !tight_alone;
+                            let key = probe.then(|| {
                                 let key = self.mover.key(&next);
                                 self.searched.prefetch(key);
                                 key

@@ -31,7 +31,12 @@ pub(crate) fn stop_tables(board: &Board) -> StopTables {
 /// never strictly between). One direction of the fast solver's `slides`, for searches
 /// that play one move at a time.
 #[inline(always)]
-pub(crate) fn stopped_slide(stops: &StopTables, robots: &[Cell], robot: usize, dir: Direction) -> Cell {
+pub(crate) fn stopped_slide(
+    stops: &StopTables,
+    robots: &[Cell],
+    robot: usize,
+    dir: Direction,
+) -> Cell {
     let from = robots[robot];
     let mut to = stops[dir as usize][from as usize];
     let grid = GRID as Cell;
