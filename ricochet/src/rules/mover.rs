@@ -169,6 +169,7 @@ impl<'p> Mover<'p> {
         u8::from(self.must_turn) | u8::from(self.no_early_stop) << 1
     }
 
+    #[inline(always)]
     pub(crate) fn play(&self, state: &State, step: Move) -> Play {
         let robot = usize::from(step.robot);
         if !self.rules.rebounds && state.lines[robot] == Line::of(step.dir) {
