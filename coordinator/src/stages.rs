@@ -33,6 +33,10 @@ pub enum Stage {
     BlockingQueue,
     /// Judging a submission on its blocking thread: checks, the mutex, store writes.
     Checking,
+    /// Within `Checking`, a seed unit's checks when the coordinator solves every seed
+    /// of it itself (a newcomer's first units, the scheduled checks): what the checks
+    /// cost beyond what every Submit costs.
+    SolvingInFull,
     /// A call whose writes are done, waiting for the flush that will carry them to
     /// start (the flush before it finishing, then the gathering window).
     FlushQueue,
@@ -41,7 +45,7 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 10] = [
+    pub const ALL: [Stage; 11] = [
         Stage::LeaseCall,
         Stage::SubmitCall,
         Stage::LockWait,
@@ -50,6 +54,7 @@ impl Stage {
         Stage::CheckPermit,
         Stage::BlockingQueue,
         Stage::Checking,
+        Stage::SolvingInFull,
         Stage::FlushQueue,
         Stage::Flush,
     ];
@@ -65,6 +70,7 @@ impl Stage {
             Stage::CheckPermit => "check_permit",
             Stage::BlockingQueue => "blocking_queue",
             Stage::Checking => "checking",
+            Stage::SolvingInFull => "solving_in_full",
             Stage::FlushQueue => "flush_queue",
             Stage::Flush => "flush",
         }

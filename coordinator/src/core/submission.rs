@@ -191,18 +191,25 @@ impl Coordinator {
         submission: &'a Submission,
     ) -> Result<Result<Checked<'a>, Rejection>> {
         Ok(match (&found.kind, &submission.exhaustive) {
-            (Kind::Seeds(dealer), _) => check_contents(
-                *dealer,
-                &found.spec,
-                found.spec.unit_seeds(submission.lease.unit),
-                submission,
-                self.content_checks(found, submission.own_process),
-            )
-            .map(|checked| Checked::Seeds {
-                checked,
-                move_counts: &submission.move_counts,
-                robots_moved: &submission.robots_moved,
-            }),
+            (Kind::Seeds(dealer), _) => {
+                let started = std::time::Instant::now();
+                let checked = check_contents(
+                    *dealer,
+                    &found.spec,
+                    found.spec.unit_seeds(submission.lease.unit),
+                    submission,
+                    self.content_checks(found, submission.own_process),
+                );
+                if found.solve_in_full {
+                    // What the checks cost apart from what every Submit costs.
+                    self.metrics.stages().since(Stage::SolvingInFull, started);
+                }
+                checked.map(|checked| Checked::Seeds {
+                    checked,
+                    move_counts: &submission.move_counts,
+                    robots_moved: &submission.robots_moved,
+                })
+            }
             (Kind::Exhaustive(exhaustive), Some(result)) => {
                 let work = work_of(exhaustive, &submission.lease)?;
                 check_exhaustive(

@@ -157,7 +157,8 @@ impl<'p> Restricted<'p> {
                             dir: dir as usize,
                         };
                         if let Some((before, previous)) = last {
-                            if robot < before && self.commute(state, (before, previous), robot, slide)
+                            if robot < before
+                                && self.commute(state, (before, previous), robot, slide)
                             {
                                 continue;
                             }
@@ -191,7 +192,10 @@ impl<'p> Restricted<'p> {
         for slot in &children[..count] {
             // SAFETY: the first `count` slots were written above.
             let child = unsafe { slot.assume_init() };
-            if child.key.is_some_and(|key| !self.searched.visit(key, child_left)) {
+            if child
+                .key
+                .is_some_and(|key| !self.searched.visit(key, child_left))
+            {
                 continue;
             }
             self.path.push(child.step);

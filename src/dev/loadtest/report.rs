@@ -58,6 +58,11 @@ pub(super) fn where_time_went(
             per_round_trip(Stage::Checking),
             1,
         ),
+        (
+            "of which the coordinator solving units in full",
+            per_round_trip(Stage::SolvingInFull),
+            2,
+        ),
         ("waiting for its flush to start", flush_queue, 1),
         (
             "its flush, and waking up after it",

@@ -116,6 +116,9 @@ fn a_mined_campaign_is_counted_in_the_metrics() {
         assert!(seconds(stage) > 0.0, "no time in {stage}");
     }
     assert!(seconds("submit_call") > seconds("checking"));
+    // A newcomer's first units are solved in full, within their checking.
+    assert!(passes("solving_in_full") >= 1.0);
+    assert!((f64::MIN_POSITIVE..seconds("checking")).contains(&seconds("solving_in_full")));
 }
 
 #[test]

@@ -1,0 +1,133 @@
+//! Boards with mirrors: the walks a mirror search slides by, and the solver on random
+//! small boards with random mirrors, against the plain breadth-first search.
+
+use super::*;
+use crate::mirrors::Walks;
+
+/// Random small boards with diagonal walls of random colours: the solver (through the
+/// general search) agrees with the plain BFS over the reference slides (in `mod.rs`), and
+/// every solution replays move by move with those slides.
+#[test]
+fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
+    let (compared, differ) = mirrors_against_the_plain_bfs(25, 150, |case| 1 + case % 3);
+    assert!(compared >= 80, "{compared} compared");
+    // The mirrors matter: many positions need another count than without them.
+    assert!(differ >= 30, "{differ} differ");
+}
+
+/// Four and five robots: more robots to bounce off, and the interchangeable helpers'
+/// colours told apart by the mirrors.
+#[test]
+fn mirrors_with_four_and_five_robots_agree_with_a_plain_bfs() {
+    let (compared, differ) = mirrors_against_the_plain_bfs(45, 60, |case| 4 + case % 2);
+    assert!(compared >= 30, "{compared} compared");
+    assert!(differ >= 10, "{differ} differ");
+}
+
+/// `plain` (a `size` × `size` board) with `count` mirrors of random lean and colour on
+/// random cells that hold no robot and not the target; `None` when two fall on one cell.
+fn with_random_mirrors(
+    rng: &mut PyRandom,
+    plain: &Puzzle,
+    size: usize,
+    count: u32,
+) -> Option<Puzzle> {
+    let mut mirrors = Vec::new();
+    for _ in 0..count {
+        let index = i64::from(rng.randint(0, (size * size - 1) as u32));
+        let cell = plain.board().cell_checked(index).unwrap();
+        let taken = plain.robots().contains(&cell) || cell == plain.target().cell;
+        if !taken && !plain.board().is_blocked(cell) {
+            let colour = Colour::ALL[rng.randint(0, 4) as usize];
+            let leans_left = rng.randint(0, 1) == 0;
+            mirrors.push((index, crate::mirrors::Mirror { leans_left, colour }));
+        }
+    }
+    let board = plain.board().clone().with_mirrors(&mirrors).ok()?;
+    Some(Puzzle::new(board, plain.robots().to_vec(), plain.target()).unwrap())
+}
+
+/// The walks a mirror search slides by end where the test's own slide ends: every robot
+/// in every direction, on random boards with many mirrors (bends, passes, loops, robots
+/// met after a turn), and in loops that come back to the robot's own cell.
+#[test]
+fn walks_end_where_the_reference_slide_ends() {
+    let mut rng = PyRandom::new(77);
+    let (mut slides, mut bent) = (0, 0);
+    for case in 0..200 {
+        let size = [5, 6, 8, 16][case % 4];
+        let plain = random_puzzle(&mut rng, size, 2 + case % 4);
+        let count = rng.randint(2, (size * size / 4) as u32);
+        let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
+            continue;
+        };
+        let walks = Walks::new(puzzle.board());
+        let robots = puzzle.robots();
+        for robot in 0..robots.len() {
+            for dir in Direction::ALL {
+                let expected = reference_slide(&puzzle, robots, robot, dir);
+                assert_eq!(walks.slide(robots, robot, dir), expected, "case {case}");
+                slides += 1;
+                let straight = {
+                    let mut at = robots[robot];
+                    while let Some(next) =
+                        (puzzle.board().step_open(at, dir)).filter(|next| !robots.contains(next))
+                    {
+                        at = next;
+                    }
+                    at
+                };
+                bent += usize::from(expected != straight);
+            }
+        }
+    }
+    assert!(slides >= 2_000, "{slides} slides");
+    // The mirrors matter: many slides end elsewhere than a straight one would.
+    assert!(bent >= 500, "{bent} bent");
+}
+
+/// Random small boards with one to four random mirrors, `robots(case)` robots: the
+/// solver's count equals the plain BFS's, and its moves replayed by the reference slide
+/// finish. Returns the positions compared, and those whose count the mirrors change.
+fn mirrors_against_the_plain_bfs(
+    seed: u64,
+    cases: usize,
+    robots: impl Fn(usize) -> usize,
+) -> (usize, usize) {
+    let mut rng = PyRandom::new(seed);
+    let (mut compared, mut differ) = (0, 0);
+    for case in 0..cases {
+        let size = [5, 6, 7][case % 3];
+        let robots = robots(case);
+        let plain = random_puzzle(&mut rng, size, robots);
+        let count = rng.randint(1, 5);
+        let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
+            continue;
+        };
+        let expected = reference_moves(&puzzle, Rules::STANDARD);
+        // Bounded, so that an unsolvable position of five robots ends soon: the search
+        // must then find nothing within a dozen moves.
+        let limit = expected.map_or(12, |moves| moves as u8);
+        match (solve(&puzzle, Rules::STANDARD, limit), expected) {
+            (Ok(solution), Some(moves)) => {
+                assert_eq!(solution.moves.len(), moves, "case {case}");
+                let mut at = puzzle.robots().to_vec();
+                for step in &solution.moves {
+                    let to = reference_slide(&puzzle, &at, step.robot as usize, step.dir);
+                    assert_ne!(
+                        to, at[step.robot as usize],
+                        "case {case}: a move that moves"
+                    );
+                    at[step.robot as usize] = to;
+                }
+                let last = solution.moves.last().unwrap().robot as usize;
+                assert!(at[last] == puzzle.target().cell && puzzle.may_finish(last));
+                compared += 1;
+            }
+            (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => {}
+            (found, expected) => panic!("case {case}: {found:?} vs {expected:?}"),
+        }
+        differ += usize::from(expected != reference_moves(&plain, Rules::STANDARD));
+    }
+    (compared, differ)
+}
