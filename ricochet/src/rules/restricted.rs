@@ -207,23 +207,6 @@ impl<'p> Restricted<'p> {
         }
         false
     }
-
-    /// Whether robot `robot`'s `slide` commutes with the last move (robot `before`'s
-    /// `previous` slide, which led to `state`).
-    fn commute(
-        &self,
-        state: &State,
-        (before, previous): (usize, Slide),
-        robot: usize,
-        slide: Slide,
-    ) -> bool {
-        // Straight slides tell it from their cells; a bent slide meets the other robot's
-        // cells off its row and column.
-        match self.mover.stops() {
-            Some(stops) => commutes(stops, previous, slide),
-            None => self.commutes_bent(state, (before, previous), robot, slide),
-        }
-    }
 }
 
 /// Children with fewer moves left are searched without a table probe: their subtrees
@@ -244,16 +227,20 @@ struct Child {
 impl Restricted<'_> {
     /// Whether the last move (robot `before`'s `previous` slide, which led to `state`) and
     /// robot `robot`'s `slide` from `state` reach the same state played the other way
-    /// round, on a board with mirrors: the other order is played out, since a bent slide
-    /// meets the other robot's cells off its row and column. Whether a move is allowed
-    /// depends on its own robot alone, so equal cells mean equal plays.
-    fn commutes_bent(
+    /// round. Straight slides tell it from their cells; on a board with mirrors the other
+    /// order is played out, since a bent slide meets the other robot's cells off its row
+    /// and column. Whether a move is allowed depends on its own robot alone, so equal
+    /// cells mean equal plays.
+    fn commute(
         &self,
         state: &State,
         (before, previous): (usize, Slide),
         robot: usize,
         slide: Slide,
     ) -> bool {
+        if let Some(stops) = self.mover.stops() {
+            return commutes(stops, previous, slide);
+        }
         let mut robots = state.robots;
         robots[before] = previous.from;
         let step = |robot: usize, dir: usize| Move {
