@@ -85,7 +85,8 @@ pub struct Walks {
     /// no robot on it.
     masks: Vec<[u64; 4]>,
     ends: Vec<Cell>,
-    mirrors: [bool; CELLS],
+    /// The mirror cells, as a bitset (small enough to keep the walks inline).
+    mirrors: [u64; 4],
 }
 
 impl Walks {
@@ -125,7 +126,12 @@ impl Walks {
             cells,
             masks,
             ends: Vec::new(),
-            mirrors: std::array::from_fn(|cell| board.mirror(cell as Cell).is_some()),
+            mirrors: (0..CELLS)
+                .filter(|&cell| board.mirror(cell as Cell).is_some())
+                .fold([0; 4], |mut bits, cell| {
+                    bits[cell / 64] |= 1 << (cell % 64);
+                    bits
+                }),
         };
         walks.ends = (0..walks.spans.len())
             .map(|i| {
@@ -171,7 +177,7 @@ impl Walks {
 
     /// The end of a slide held up at `at`: no move when it is a mirror cell.
     fn stop(&self, start: Cell, at: Cell) -> Cell {
-        if self.mirrors[at as usize] {
+        if self.mirrors[at as usize / 64] >> (at % 64) & 1 == 1 {
             start
         } else {
             at

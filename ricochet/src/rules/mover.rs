@@ -69,7 +69,7 @@ pub(crate) enum Play {
 /// Where slides end on a board: bent by its mirrors, or straight to the stop tables'
 /// cells, cut short by robots.
 enum Slides {
-    Bent(Box<Walks>),
+    Bent(Walks),
     Straight(Box<StopTables>),
 }
 
@@ -113,7 +113,7 @@ impl<'p> Mover<'p> {
             no_early_stop,
             alike_at_mirrors,
             slides: match board.has_mirrors() {
-                true => Slides::Bent(Box::new(Walks::new(board))),
+                true => Slides::Bent(Walks::new(board)),
                 false => Slides::Straight(Box::new(stop_tables(board))),
             },
             ranked: None,
