@@ -46,8 +46,9 @@ pub(crate) use bounds::{lower_bounds, stop_tables, stopped_slide, StopTables};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::meets_slide;
 pub(crate) use order::{commutes, Slide};
-use regions::{contains, insert, intersects, CellSet, HelperTest};
-use tables::Tables;
+use regions::{contains, insert, CellSet};
+pub(crate) use regions::{HelperTest, Regions};
+pub(crate) use tables::{Reach, Tables};
 
 /// Default longest solution looked for; no known puzzle comes close.
 pub const DEFAULT_MAX_MOVES: u8 = 40;
@@ -283,75 +284,30 @@ impl<const N: usize, const WILD: bool> Search<'_, N, WILD> {
     }
 
     /// Whether this state provably has no solution within `moves` moves: `bound` (h) says
-    /// so, or h raised by what helpers cannot do without moving. Any route of h moves that
-    /// stops somewhere without a wall needs a robot in one of its blocker cells:
-    /// * no helper in one: without a helper move only an all-walls route (the empty-board
-    ///   distance) is that short, and any helper move costs one more: `min(empty, h + 1)`;
-    /// * moreover no all-walls route is one move longer, no helper can get to a blocker
-    ///   cell in one move, and the helpers where they stand serve no route one move longer
-    ///   (a solo search with one sideways move decides, when one stands in such a route's
-    ///   blocker cells): `h + 2`;
-    /// * no helper beyond the target where it has no wall: the last move must stop against
-    ///   a wall, or a helper must move there: `min(walled arrival, h + 1)`.
-    ///
-    /// Only the raise that can matter for `moves` is evaluated.
+    /// so, or h raised by what helpers cannot do without moving ([`Tables::raised_reach`]).
     #[inline(always)]
     fn beyond_reach(&self, robots: &[Cell; N], moves: u8) -> bool {
         let h = self.bound(robots);
         if h > moves {
             return true;
         }
-        if WILD || !self.tables.regions_ready || h + 2 <= moves {
+        if WILD {
             return false;
         }
-        let target = robots[0] as usize;
-        let helpers = &robots[1..];
-        let regions = &*self.tables.regions;
-        let blockers = &regions.blockers[target];
-        let empty = self.tables.empty_board[target];
-        if helpers.iter().any(|&r| contains(blockers, r)) {
-            return h == moves
-                && self.tables.walled_arrival[target] > moves
-                && !helpers
-                    .iter()
-                    .any(|&r| contains(&self.tables.blocker_cells, r));
+        match self.tables.raised_reach(robots, moves) {
+            Reach::Within => false,
+            Reach::Beyond => true,
+            Reach::IfNotAlone => !self.finishes_alone(*robots, 0, true, &mut SoloRun::default()),
         }
-        if h == moves {
-            return empty > moves
-                || (self.tables.walled_arrival[target] > moves
-                    && !helpers
-                        .iter()
-                        .any(|&r| contains(&self.tables.blocker_cells, r)));
-        }
-        empty > moves
-            && !helpers
-                .iter()
-                .any(|&r| intersects(&regions.cross[r as usize], blockers))
-            && (!helpers
-                .iter()
-                .any(|&r| contains(&regions.lateral_blockers[target], r))
-                || !self.finishes_alone(*robots, 0, true, &mut SoloRun::default()))
     }
 
     /// The test helper moves from `robots` must pass with `slack` moves of slack (the
     /// `regions` module), once its regions are computed; `None` where none applies.
     fn helper_test(&self, robots: &[Cell; N], slack: u8) -> Option<HelperTest> {
-        let regions = &*self.tables.regions;
-        let finisher = robots[0] as usize;
-        match slack {
-            _ if WILD => None,
-            1 if self.tables.regions_ready => Some(HelperTest::Routes {
-                path: regions.path[finisher],
-                blockers: regions.blockers[finisher],
-            }),
-            2 if self.tables.regions_ready => {
-                Some(HelperTest::Relevance(regions.relevance(robots, false)))
-            }
-            3 if self.tables.wider_ready => {
-                Some(HelperTest::Relevance(regions.relevance(robots, true)))
-            }
-            _ => None,
+        if WILD {
+            return None;
         }
+        self.tables.helper_test(robots, slack)
     }
 
     /// Settles a tight state (bound equal to the moves left): only a robot whose own bound

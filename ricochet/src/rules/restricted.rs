@@ -9,7 +9,9 @@ use super::searched::Searched;
 use super::{SearchProgress, PROGRESS_EVERY};
 use crate::board::{Cell, Direction, CELLS};
 use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
-use crate::solver::{commutes, lower_bounds, Slide, UNREACHABLE};
+use crate::solver::{
+    commutes, lower_bounds, HelperTest, Reach, Regions, Slide, Tables, UNREACHABLE,
+};
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 
@@ -25,6 +27,10 @@ pub(super) struct Restricted<'p> {
     plain_rule: bool,
     /// The most moves each state was searched with, or is being searched with.
     searched: Searched,
+    /// For a coloured target on a board without mirrors, the fast solver's tables: every
+    /// solution under the rules is a solution of today's rule, so what those prove of
+    /// today's rule (raised bounds, which helper moves can matter) holds under the rules.
+    standard: Option<Box<Tables>>,
     pub(super) path: Vec<Move>,
     pub(super) states: u64,
 }
@@ -43,9 +49,22 @@ impl<'p> Restricted<'p> {
             lower_bound: relaxed_bounds(puzzle, rules, mover.must_turn),
             plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
             searched: Searched::new(mover.key_bits()),
+            standard: (puzzle.target().colour.is_some() && !puzzle.board().has_mirrors()).then(
+                || {
+                    let tables = Tables::for_puzzle(None, puzzle.board(), puzzle.target().cell);
+                    Box::new(tables)
+                },
+            ),
             mover,
             path: Vec::new(),
             states: 0,
+        }
+    }
+
+    /// Computes what the search to `limit` moves repays.
+    pub(super) fn prepare_for(&mut self, limit: u8) {
+        if let Some(tables) = &mut self.standard {
+            tables.prepare_for(limit, false);
         }
     }
 
@@ -88,6 +107,17 @@ impl<'p> Restricted<'p> {
         })
     }
 
+    /// Whether today's rule, from the fast solver's tables, proves `state` has no solution
+    /// within `moves` moves.
+    fn raised_beyond(&self, state: &State, moves: u8) -> bool {
+        let (Some(tables), Some(colour)) = (&self.standard, self.puzzle.target().colour) else {
+            return false;
+        };
+        let mut robots = state.robots;
+        robots.swap(0, colour.robot());
+        tables.raised_reach(&robots[..self.count], moves) == Reach::Beyond
+    }
+
     /// Moves at least still needed: the fewest of any robot allowed to finish.
     pub(super) fn bound(&self, state: &State) -> u8 {
         (0..self.count)
@@ -105,6 +135,11 @@ impl<'p> Restricted<'p> {
     /// is `bound` (pushed onto `path` if so); `last` is the move that led there (its
     /// robot and slide). A child's table slot is claimed here before the child is
     /// searched, and children with fewer than [`MIN_TABLE_DEPTH`] moves left skip it.
+    ///
+    /// With one to three moves of slack beyond today's bound, a helper move must matter
+    /// to a later move (the fast solver's `regions`): shorter solutions were ruled out,
+    /// and dropping a move nothing depends on keeps the others allowed, since whether a
+    /// move is allowed depends on its own robot alone.
     ///
     /// Two moves in a row of different robots that commute (neither's start or end cell
     /// on the other's slide or stopping it) are searched in one order only, the lower
@@ -133,12 +168,27 @@ impl<'p> Restricted<'p> {
             _ => 0..self.count,
         };
         let child_left = left - 1;
+        let finisher = self
+            .puzzle
+            .target()
+            .colour
+            .map_or(0, |colour| colour.robot());
+        let helper_test = self.helper_test(state, left);
         // The children first, with their table slots prefetched (a slot is a miss in a
         // table far bigger than the cache), then searched in order. Left uninitialised:
         // zeroing every slot at every state is a cost of its own.
         let mut children = [MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
         for robot in movers {
+            let from = state.robots[robot];
+            let helper = robot != finisher;
+            if helper
+                && helper_test
+                    .as_ref()
+                    .is_some_and(|(test, regions)| test.rules_out(regions, from))
+            {
+                continue;
+            }
             for dir in Direction::ALL {
                 let step = Move {
                     robot: robot as u8,
@@ -151,9 +201,17 @@ impl<'p> Restricted<'p> {
                         return true;
                     }
                     Play::Continues(next) if left > 1 => {
+                        let to = next.robots[robot];
+                        if helper
+                            && helper_test.as_ref().is_some_and(|(test, regions)| {
+                                !test.allows(regions, finisher_first(robot, finisher), from, to)
+                            })
+                        {
+                            continue;
+                        }
                         let slide = Slide {
-                            from: state.robots[robot],
-                            to: next.robots[robot],
+                            from,
+                            to,
                             dir: dir as usize,
                         };
                         if let Some((before, previous)) = last {
@@ -165,7 +223,10 @@ impl<'p> Restricted<'p> {
                         }
                         let bound = self.bound(&next);
                         let tight = bound == child_left;
-                        if bound <= child_left && !(tight && self.stuck_alone(&next, bound)) {
+                        if bound <= child_left
+                            && !(tight && self.stuck_alone(&next, bound))
+                            && !self.raised_beyond(&next, child_left)
+                        {
                             // A tight child of a coloured target moves its finisher
                             // alone: its small subtree costs less than a table miss.
                             let tight_alone = tight && self.puzzle.target().colour.is_some();
@@ -206,6 +267,29 @@ impl<'p> Restricted<'p> {
             self.path.pop();
         }
         false
+    }
+
+    /// The test helper moves from `state` with `left` moves left must pass, with the
+    /// regions it reads: where the fast solver's tables are kept and the slack beyond
+    /// today's bound is one to three moves.
+    fn helper_test(&self, state: &State, left: u8) -> Option<(HelperTest, &Regions)> {
+        let tables = self.standard.as_deref()?;
+        let mut robots = state.robots;
+        let finisher = self.puzzle.target().colour?.robot();
+        robots.swap(0, finisher);
+        let h = tables.lower_bounds()[robots[0] as usize];
+        let test = tables.helper_test(&robots[..self.count], left - h)?;
+        Some((test, tables.regions()))
+    }
+}
+
+/// Robot `robot`'s index among the robots with the finisher swapped with robot 0, as the
+/// fast solver's tables take them.
+fn finisher_first(robot: usize, finisher: usize) -> usize {
+    match robot {
+        _ if robot == finisher => 0,
+        0 => finisher,
+        _ => robot,
     }
 }
 

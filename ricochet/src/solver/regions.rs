@@ -40,7 +40,7 @@ fn union(a: &CellSet, b: &CellSet) -> CellSet {
 
 /// Per cell of the finishing robot, where other robots matter to its routes when it slides
 /// alone.
-pub(super) struct Regions {
+pub(crate) struct Regions {
     /// The cells each downhill slide passes: a robot leaving one can open a route.
     pub(super) path: [CellSet; CELLS],
     /// The cells just beyond each downhill stop: only a robot here makes the stop possible.
@@ -165,7 +165,7 @@ impl Regions {
 
     /// What a helper move must touch in state `robots` (finishing robot first) with two
     /// moves of slack, or three if `wide` (which needs [`Regions::compute_wider`]).
-    pub(super) fn relevance<const N: usize>(&self, robots: &[Cell; N], wide: bool) -> Relevance {
+    pub(super) fn relevance(&self, robots: &[Cell], wide: bool) -> Relevance {
         let finisher = robots[0] as usize;
         let (path, blockers) = (&self.path[finisher], &self.blockers[finisher]);
         // The lines of the helpers that can matter with no move to spare.
@@ -177,7 +177,7 @@ impl Regions {
             }
         }
         let others = |lines: &[CellSet; MAX_ROBOTS], robot: usize| {
-            (1..N)
+            (1..robots.len())
                 .filter(|&other| other != robot)
                 .fold([0u64; 4], |set, other| union(&set, &lines[other]))
         };
@@ -214,7 +214,7 @@ impl Regions {
 
 /// What a helper move must touch to be searched from a state with one, two or three
 /// moves of slack: both searches ask the same, so that what one prunes the other would.
-pub(super) enum HelperTest {
+pub(crate) enum HelperTest {
     /// One move of slack: only the finishing robot's downhill routes follow, so the move
     /// must leave a cell of their `path` or reach one of their `blockers` cells.
     Routes { path: CellSet, blockers: CellSet },
@@ -225,7 +225,7 @@ pub(super) enum HelperTest {
 impl HelperTest {
     /// Whether helper `robot`'s move from `a` to `b` can matter.
     #[inline(always)]
-    pub(super) fn allows(&self, regions: &Regions, robot: usize, a: Cell, b: Cell) -> bool {
+    pub(crate) fn allows(&self, regions: &Regions, robot: usize, a: Cell, b: Cell) -> bool {
         match self {
             HelperTest::Routes { path, blockers } => contains(path, a) || contains(blockers, b),
             HelperTest::Relevance(relevance) => relevance.allows(regions, robot, a, b),
@@ -235,7 +235,7 @@ impl HelperTest {
     /// Whether no move of a helper on `cell` can pass: off the routes' paths, and no
     /// line of it reaches a blocker cell.
     #[inline(always)]
-    pub(super) fn rules_out(&self, regions: &Regions, cell: Cell) -> bool {
+    pub(crate) fn rules_out(&self, regions: &Regions, cell: Cell) -> bool {
         match self {
             HelperTest::Routes { path, blockers } => {
                 !contains(path, cell) && !intersects(&regions.cross[cell as usize], blockers)
@@ -249,7 +249,7 @@ impl HelperTest {
 /// a later move of the finishing robot (`a` on a route's path, `b` one of its blocker
 /// cells), the helper's own next move (from `b`, to where it matters), or another helper's
 /// move that matters (sliding through `a` or stopped by `b`, both on its lines).
-pub(super) struct Relevance {
+pub(crate) struct Relevance {
     /// Cells whose leaving opens a route.
     left: CellSet,
     /// Cells whose reaching serves a route, or from where the helper's next move can.

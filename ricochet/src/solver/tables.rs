@@ -7,7 +7,7 @@
 use super::bounds::{
     empty_board_distances, lower_bounds, lower_bounds_walled_arrival, stop_tables, StopTables,
 };
-use super::regions::{insert, CellSet, Regions};
+use super::regions::{contains, insert, intersects, CellSet, HelperTest, Regions};
 use super::UNREACHABLE;
 use crate::board::{Board, Cell, Direction, CELLS};
 
@@ -17,8 +17,20 @@ const REGIONS_FROM_DEPTH: u8 = 7;
 /// From this bound on, searches also pay for [`Regions::compute_wider`].
 const WIDER_REGIONS_FROM_DEPTH: u8 = 10;
 
+/// What [`Tables::raised_reach`] says of a state.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Possibly solved within the moves.
+    Within,
+    /// Not solved within the moves.
+    Beyond,
+    /// Not solved within the moves unless the finishing robot finishes alone, going
+    /// downhill every move but one sideways move.
+    IfNotAlone,
+}
+
 /// The tables of one board and target cell.
-pub(super) struct Tables {
+pub(crate) struct Tables {
     board: Board,
     pub(super) target: Cell,
     /// Where a robot stops with no other robot about.
@@ -52,7 +64,7 @@ pub(super) struct Tables {
 impl Tables {
     /// The tables of `board` and `target`, taking over what `kept` (the last puzzle's)
     /// holds for them.
-    pub(super) fn for_puzzle(kept: Option<Tables>, board: &Board, target: Cell) -> Tables {
+    pub(crate) fn for_puzzle(kept: Option<Tables>, board: &Board, target: Cell) -> Tables {
         match kept {
             Some(kept) if kept.board == *board && kept.target == target => Tables {
                 regions_ready: false,
@@ -101,7 +113,7 @@ impl Tables {
 
     /// Computes what the search to `bound` repays and is not ready yet; the wild target
     /// uses none of it.
-    pub(super) fn prepare_for(&mut self, bound: u8, wild: bool) {
+    pub(crate) fn prepare_for(&mut self, bound: u8, wild: bool) {
         if wild {
             return;
         }
@@ -117,6 +129,90 @@ impl Tables {
                 self.wider_computed = true;
             }
             self.wider_ready = true;
+        }
+    }
+
+    /// Moves the finishing robot needs from each cell if it could stop anywhere.
+    pub(crate) fn lower_bounds(&self) -> &[u8; CELLS] {
+        &self.lower_bound
+    }
+
+    pub(crate) fn regions(&self) -> &Regions {
+        &self.regions
+    }
+
+    /// The test helper moves from `robots` (finishing robot first) must pass with `slack`
+    /// moves of slack (the `regions` module), once its regions are computed; `None` where
+    /// none applies.
+    pub(crate) fn helper_test(&self, robots: &[Cell], slack: u8) -> Option<HelperTest> {
+        let finisher = robots[0] as usize;
+        match slack {
+            1 if self.regions_ready => Some(HelperTest::Routes {
+                path: self.regions.path[finisher],
+                blockers: self.regions.blockers[finisher],
+            }),
+            2 if self.regions_ready => {
+                Some(HelperTest::Relevance(self.regions.relevance(robots, false)))
+            }
+            3 if self.wider_ready => {
+                Some(HelperTest::Relevance(self.regions.relevance(robots, true)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `robots` (finishing robot first, its bound h at most `moves`) provably
+    /// have no solution within `moves` moves by what helpers cannot do without moving,
+    /// up to the one case only a solo search decides ([`Reach::IfNotAlone`]). Any route
+    /// of h moves that stops somewhere without a wall needs a robot in one of its
+    /// blocker cells:
+    /// * no helper in one: without a helper move only an all-walls route (the empty-board
+    ///   distance) is that short, and any helper move costs one more: `min(empty, h + 1)`;
+    /// * moreover no all-walls route is one move longer, no helper can get to a blocker
+    ///   cell in one move, and the helpers where they stand serve no route one move longer
+    ///   (a solo search with one sideways move decides, when one stands in such a route's
+    ///   blocker cells): `h + 2`;
+    /// * no helper beyond the target where it has no wall: the last move must stop against
+    ///   a wall, or a helper must move there: `min(walled arrival, h + 1)`.
+    ///
+    /// Only the raise that can matter for `moves` is evaluated.
+    #[inline(always)]
+    pub(crate) fn raised_reach(&self, robots: &[Cell], moves: u8) -> Reach {
+        let finisher = robots[0] as usize;
+        let h = self.lower_bound[finisher];
+        if !self.regions_ready || h + 2 <= moves {
+            return Reach::Within;
+        }
+        let helpers = &robots[1..];
+        let regions = &*self.regions;
+        let blockers = &regions.blockers[finisher];
+        let empty = self.empty_board[finisher];
+        let no_target_blocker = || !helpers.iter().any(|&r| contains(&self.blocker_cells, r));
+        let beyond = |yes: bool| if yes { Reach::Beyond } else { Reach::Within };
+        if helpers.iter().any(|&r| contains(blockers, r)) {
+            return beyond(
+                h == moves && self.walled_arrival[finisher] > moves && no_target_blocker(),
+            );
+        }
+        if h == moves {
+            return beyond(
+                empty > moves || (self.walled_arrival[finisher] > moves && no_target_blocker()),
+            );
+        }
+        if empty <= moves
+            || helpers
+                .iter()
+                .any(|&r| intersects(&regions.cross[r as usize], blockers))
+        {
+            return Reach::Within;
+        }
+        if helpers
+            .iter()
+            .any(|&r| contains(&regions.lateral_blockers[finisher], r))
+        {
+            Reach::IfNotAlone
+        } else {
+            Reach::Beyond
         }
     }
 

@@ -102,3 +102,43 @@ fn a_watched_search_reports_its_bound_and_states() {
     );
     assert!(solution.stats.states > 0);
 }
+
+/// Searches long enough for the fast solver's raised bounds and helper tests (from a
+/// bound of 7 moves on, the wider test from 10), which the rule search borrows, agree
+/// with the plain search: positions of three robots on 10×10 boards and of two on 16×16
+/// boards needing 7 moves or more today, under the rules whose answers differ most.
+#[test]
+fn long_searches_under_rules_agree_with_a_plain_bfs() {
+    let mut rng = PyRandom::new(45);
+    let (mut long, mut longer, mut searched) = (0, 0, 0);
+    let mut solver = Solver::new();
+    while long < 24 {
+        let (size, robots) = [(10, 3), (16, 2)][long % 2];
+        let puzzle = random_puzzle(&mut rng, size, robots);
+        let today = solver
+            .solve(&puzzle)
+            .map_or(0, |solution| solution.moves.len());
+        if puzzle.target().colour.is_none() || today < 7 {
+            continue;
+        }
+        long += 1;
+        longer += usize::from(today >= 10);
+        for rules in [NO_REBOUNDS, RICOCHET, ALL_RULES[4]] {
+            let expected = reference_moves(&puzzle, rules);
+            let solution = match (solve(&puzzle, rules, 40), expected) {
+                (Ok(solution), _) => solution,
+                (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => continue,
+                (found, expected) => panic!("{puzzle:?} {rules}: {found:?} vs {expected:?}"),
+            };
+            assert_eq!(Some(solution.moves.len()), expected, "{puzzle:?} {rules}");
+            assert!(puzzle.is_solution(&solution.moves), "{puzzle:?} {rules}");
+            assert!(obeys(&puzzle, &solution.moves, rules), "{puzzle:?} {rules}");
+            // Today's answer did not obey the rules: the rule search itself ran.
+            searched += usize::from(solution.moves.len() > today);
+        }
+    }
+    assert!(
+        longer >= 3 && searched >= 10,
+        "{longer} of 10 moves or more, {searched} searched"
+    );
+}
