@@ -6,7 +6,10 @@
 //! also remember what each robot's last move was, since the rules depend on it, with the
 //! fast solver's lower bound taken under the rules (a robot that could stop anywhere, but
 //! moves and finishes as they allow, needs no fewer moves), its transposition table and
-//! its order of commuting moves (see `docs/rule-search.md` for why each holds).
+//! its order of commuting moves. On a board without mirrors it starts at today's optimum,
+//! found by the fast solver (every solution under the rules is one of today's rule), and
+//! borrows today's raised bound and helper tests (see `docs/rule-search.md` for why each
+//! holds).
 //!
 //! DriftingDroids forbids rebounds as its solver does: a robot may not move along the line
 //! of its own previous move, neither back the way it came nor on in the same direction,
