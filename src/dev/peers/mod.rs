@@ -50,7 +50,7 @@ pub struct PeerBenchArgs {
     /// edition's four D sides with their diagonals, as in K. Cox's mirror games and in
     /// DriftingDroids' order, and random boards with random mirrors). Only the solvers
     /// that know mirrors (rrm, K. Cox's) take them.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 500)]
     mirrors: usize,
     /// The core every solver process is pinned to.
     #[arg(long, default_value_t = 1)]
