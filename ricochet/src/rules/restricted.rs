@@ -1,8 +1,8 @@
 //! The optimal search under rules that restrict moves: IDA* over [`State`]s with the
 //! admissible bound taken under the rules ([`relaxed_bounds`]), the table of states
 //! searched, commuting moves searched in one order only, and on a board without mirrors
-//! the fast solver's raised bound and helper tests, read with today's bound. Apart from the entry points,
-//! which only set it up and raise its bound (`super::solve_watched`).
+//! the fast solver's raised bound and helper tests, read with today's bound. Apart from
+//! the entry points, which only set it up and raise its bound (`super::solve_watched`).
 
 use super::mover::{Line, Mover, Play, State};
 use super::rule_set::Rules;
