@@ -39,6 +39,8 @@
 //! needs a new version (a new kind or version byte), never an edit of the old one.
 
 mod blocks;
+mod campaigns;
+mod correction;
 mod durability;
 mod error;
 mod files;
@@ -48,6 +50,7 @@ mod portable;
 mod records;
 mod writing;
 
+pub use correction::Correction;
 pub use durability::{space_of, Space, MARK_FILE};
 pub use error::{Result, StoreError};
 pub use files::WriteTrouble;
@@ -59,10 +62,7 @@ use files::Files;
 use journal::{Change, Table};
 use keys::*;
 use records::Stored;
-use rrm_model::{
-    Aggregates, Campaign, CampaignSpec, Distrust, ExhaustiveRecord, ExhaustiveSpec, HardEntry,
-    Mismatch, Rules, SpecError, UnitRecord,
-};
+use rrm_model::{Aggregates, Distrust, ExhaustiveRecord, HardEntry, Mismatch, UnitRecord};
 use std::path::{Path, PathBuf};
 
 /// The opened store.
@@ -91,33 +91,12 @@ pub struct UnitResult<'a> {
     pub commit: u64,
 }
 
-/// Everything taking a wrong result out of the store writes (see [`Store::correct`]).
-pub struct Correction<'a> {
-    pub campaign: u32,
-    pub unit: u64,
-    /// The unit's record afterwards (pending: mined again).
-    pub record: &'a UnitRecord,
-    /// The unit's seeds and the move counts of the result taken out: its hardest
-    /// entries are found by them.
-    pub seeds: std::ops::Range<u64>,
-    pub old_counts: &'a [u8],
-    /// The commit that accepted the result taken out.
-    pub old_commit: u64,
-    /// This correction's commit number.
-    pub commit: u64,
-    /// The campaign's statistics without the result, through `commit`.
-    pub aggregates: &'a Aggregates,
-    pub mismatch: &'a Mismatch,
-    pub distrust: &'a Distrust,
-}
-
 /// The schema version this code writes and reads (see the crate doc's table).
 pub const FORMAT: u32 = 2;
 
 /// How long opening waits for a store's lock: a store just closed in this process
 /// holds it a moment longer, until sled's I/O threads let go of its file.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
-const NEXT_CAMPAIGN_ID: &[u8] = b"next_campaign_id";
 const FORMAT_KEY: &[u8] = b"format";
 
 /// A domain value as its record's bytes.
@@ -205,142 +184,6 @@ impl Store {
             });
         }
         Store::open(dir)
-    }
-
-    /// Creates a campaign after checking its spec; names are unique.
-    pub fn create_campaign(&self, spec: CampaignSpec, created_unix_ms: i64) -> Result<Campaign> {
-        self.create(spec, None, created_unix_ms)
-    }
-
-    /// Creates an exhaustive campaign: its spec (generator [`EXHAUSTIVE_FOGLEMAN`], one
-    /// unit per seed) and what it analyses, in one write.
-    pub fn create_exhaustive_campaign(
-        &self,
-        spec: CampaignSpec,
-        exhaustive: &ExhaustiveSpec,
-        created_unix_ms: i64,
-    ) -> Result<Campaign> {
-        if !spec.is_exhaustive() || spec.unit_size != 1 || spec.seed_start != 0 {
-            return Err(SpecError::ExhaustiveShape.into());
-        }
-        if spec.seed_end != exhaustive.units_total() {
-            return Err(SpecError::ExhaustiveUnits {
-                units: spec.seed_end,
-                boards: exhaustive.boards.len(),
-                targets: exhaustive.targets.len(),
-            }
-            .into());
-        }
-        self.create(spec, Some(exhaustive), created_unix_ms)
-    }
-
-    fn create(
-        &self,
-        spec: CampaignSpec,
-        exhaustive: Option<&ExhaustiveSpec>,
-        created_unix_ms: i64,
-    ) -> Result<Campaign> {
-        spec.validate()?;
-        let exhaustive = exhaustive.map(|e| [&[EXHAUSTIVE_SPEC_V1][..], &encode(e)].concat());
-        let rules = (spec.rules != Rules::STANDARD)
-            .then(|| [&[CAMPAIGN_RULES][..], spec.rules.to_string().as_bytes()].concat());
-        self.write_checked(|| {
-            if self
-                .table(Table::Campaigns)?
-                .get(spec.name.as_bytes())?
-                .is_some()
-            {
-                return Err(StoreError::CampaignExists(spec.name.to_string()));
-            }
-            let counter = |detail| StoreError::Corrupt {
-                what: "campaign counter",
-                detail,
-            };
-            let id = match self.table(Table::Meta)?.get(NEXT_CAMPAIGN_ID)? {
-                Some(bytes) => u32::from_be_bytes(
-                    bytes
-                        .as_ref()
-                        .try_into()
-                        .map_err(|_| counter(format!("{} bytes", bytes.len())))?,
-                ),
-                None => 1,
-            };
-            let next = id
-                .checked_add(1)
-                .ok_or_else(|| counter("no campaign ids left".into()))?;
-            let campaign = Campaign {
-                id,
-                spec: spec.clone(),
-                created_unix_ms,
-            };
-            let mut changes = vec![
-                Change::put(Table::Meta, NEXT_CAMPAIGN_ID, next.to_be_bytes().to_vec()),
-                Change::put(Table::Campaigns, spec.name.as_bytes(), encode(&campaign)),
-            ];
-            if let Some(bytes) = exhaustive {
-                changes.push(Change::put(Table::Exhaustive, &id.to_be_bytes(), bytes));
-            }
-            if let Some(bytes) = rules {
-                changes.push(Change::put(Table::Rules, &id.to_be_bytes(), bytes));
-            }
-            Ok((changes, campaign))
-        })
-    }
-
-    /// Every campaign, by name.
-    pub fn campaigns(&self) -> Result<Vec<Campaign>> {
-        self.table(Table::Campaigns)?
-            .iter()
-            .values()
-            .map(|value| self.with_rules(decode("campaign", &value?)?))
-            .collect()
-    }
-
-    /// A campaign read from its record, with the rules kept beside it (standard ones when
-    /// none are: every campaign of an older store).
-    fn with_rules(&self, mut campaign: Campaign) -> Result<Campaign> {
-        if let Some(value) = self.table(Table::Rules)?.get(campaign.id.to_be_bytes())? {
-            campaign.spec.rules = match value.split_first() {
-                Some((&CAMPAIGN_RULES, bytes)) => std::str::from_utf8(bytes)
-                    .ok()
-                    .and_then(|text| Rules::parse(text).ok())
-                    .ok_or_else(|| StoreError::Corrupt {
-                        what: "campaign rules",
-                        detail: format!("not a rule set: {:?}", String::from_utf8_lossy(bytes)),
-                    })?,
-                Some((&CAMPAIGN_RULES_V1, bytes)) => {
-                    decode_record::<records::v2::Rules>("campaign rules", bytes)?.try_into()?
-                }
-                _ => {
-                    return Err(StoreError::Corrupt {
-                        what: "campaign rules",
-                        detail: "unknown version".into(),
-                    })
-                }
-            };
-        }
-        Ok(campaign)
-    }
-
-    /// What an exhaustive campaign analyses; `None` for seed campaigns.
-    pub fn exhaustive_spec(&self, campaign: u32) -> Result<Option<ExhaustiveSpec>> {
-        let Some(value) = self.table(Table::Exhaustive)?.get(campaign.to_be_bytes())? else {
-            return Ok(None);
-        };
-        match value.split_first() {
-            Some((&EXHAUSTIVE_SPEC_V1, bytes)) => decode("exhaustive spec", bytes).map(Some),
-            _ => Err(StoreError::Corrupt {
-                what: "exhaustive spec",
-                detail: "unknown version".into(),
-            }),
-        }
-    }
-
-    pub fn campaign(&self, name: &str) -> Result<Option<Campaign>> {
-        self.table(Table::Campaigns)?
-            .get(name.as_bytes())?
-            .map(|value| self.with_rules(decode("campaign", &value)?))
-            .transpose()
     }
 
     /// Every unit record of a campaign (units never leased have none).
@@ -569,54 +412,6 @@ impl Store {
             .values()
             .map(|value| decode("distrusted identity", &value?))
             .collect()
-    }
-
-    /// Takes a result proven wrong out of the store, all or nothing: its block, hardest
-    /// entries and commit entry go, a correction entry takes commit number `commit`, the
-    /// campaign's statistics are saved through it, and the mismatch and the distrust
-    /// that go with it are written. The unit's right result, when known, is then
-    /// committed as any accepted result.
-    pub fn correct(&self, correction: &Correction<'_>) -> Result<()> {
-        let key = unit_key(correction.campaign, correction.unit);
-        let stale_hardest: Vec<[u8; 13]> = correction
-            .seeds
-            .clone()
-            .zip(correction.old_counts)
-            .map(|(seed, &moves)| hardest_key(correction.campaign, moves, seed))
-            .collect();
-        let mut changes = vec![
-            Change::put(Table::Units, &key, encode(correction.record)),
-            Change::remove(Table::Results, &key),
-        ];
-        changes.extend(
-            stale_hardest
-                .iter()
-                .map(|stale| Change::remove(Table::Hardest, stale)),
-        );
-        changes.extend([
-            Change::remove(Table::Commits, &correction.old_commit.to_be_bytes()),
-            Change::put(
-                Table::Commits,
-                &correction.commit.to_be_bytes(),
-                [&key[..], &[CORRECTION]].concat(),
-            ),
-            Change::put(
-                Table::Aggregates,
-                &correction.campaign.to_be_bytes(),
-                encode(correction.aggregates),
-            ),
-            Change::put(
-                Table::Mismatches,
-                &mismatch_key(correction.campaign, correction.mismatch),
-                encode(correction.mismatch),
-            ),
-            Change::put(
-                Table::Distrusted,
-                correction.distrust.identity.as_bytes(),
-                encode(correction.distrust),
-            ),
-        ]);
-        self.write(changes)
     }
 
     pub fn mismatches(&self, campaign: u32) -> Result<Vec<Mismatch>> {

@@ -1,7 +1,14 @@
 //! Round trips through the wire types, and the values either side must refuse.
 
 use super::*;
+use crate::v1 as pb;
 use ricochet::rules::Rules;
+use rrm_model::{
+    Aggregates, Assignment, Campaign, CampaignSpec, CampaignStats, CampaignStatus, Distribution,
+    Distrust, ExactStats, ExhaustiveRequest, ExhaustiveResult, ExhaustiveUnit, LeaseRef,
+    MinedPlacement, MinedPuzzle, Mismatch, QuarantinedUnit, Resolution, Submission, Work,
+};
+use std::collections::BTreeMap;
 
 fn status() -> CampaignStatus {
     CampaignStatus {
