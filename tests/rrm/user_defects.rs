@@ -515,15 +515,19 @@ fn the_mine_summary_fits_80_columns_with_separated_counts() {
 
 /// A long search under other rules says how far it has got on stderr also when stderr
 /// is not a terminal (a log, a pipe), where the spinner is hidden: depth, states, rate.
+/// fog20 without rebounds needs 23 moves and several seconds (the first line comes after
+/// one); its expected count, today's, is left out.
 #[test]
 fn a_long_rule_search_reports_progress_off_a_terminal() {
     let positions = include_str!("../data/hard-positions.jsonl");
-    let lireer22 = (positions.lines())
-        .find(|line| line.contains("\"lireer22\""))
+    let line = (positions.lines())
+        .find(|line| line.contains("\"fog20\""))
         .unwrap();
+    let mut fog20: serde_json::Value = serde_json::from_str(line).unwrap();
+    fog20.as_object_mut().unwrap().remove("moves");
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("lireer22.json");
-    std::fs::write(&file, lireer22).unwrap();
+    let file = dir.path().join("fog20.json");
+    std::fs::write(&file, fog20.to_string()).unwrap();
     let output = rrm(&[
         "solve",
         "--puzzle",
