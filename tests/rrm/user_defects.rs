@@ -523,7 +523,7 @@ fn a_long_rule_search_reports_progress_off_a_terminal() {
     let line = (positions.lines())
         .find(|line| line.contains("\"fog20\""))
         .unwrap();
-    let mut fog20: serde_json::Value = serde_json::from_str(line).unwrap();
+    let mut fog20: Value = serde_json::from_str(line).unwrap();
     fog20.as_object_mut().unwrap().remove("moves");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("fog20.json");
