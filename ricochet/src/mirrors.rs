@@ -90,18 +90,25 @@ pub struct Walks {
 }
 
 impl Walks {
-    pub fn new(board: &Board) -> Walks {
-        let mut spans = Vec::with_capacity(Colour::ALL.len() * CELLS * 4);
+    /// The walks of the first `colours` colours' robots on `board`.
+    pub fn new(board: &Board, colours: usize) -> Walks {
+        let walks = colours * CELLS * 4;
+        let mut spans = Vec::with_capacity(walks);
         let mut cells = Vec::new();
-        let mut masks = Vec::with_capacity(spans.capacity());
-        for colour in Colour::ALL {
+        let mut masks = Vec::with_capacity(walks);
+        // The (cell, direction) pairs each walk took, stamped with the walk's number: no
+        // table to clear between walks.
+        let mut seen = vec![[0u32; 4]; CELLS];
+        let mut stamp = 0;
+        for &colour in &Colour::ALL[..colours] {
             for cell in (0..CELLS).map(|cell| cell as Cell) {
                 for first in Direction::ALL {
+                    stamp += 1;
                     let begin = cells.len();
-                    let mut seen = [[false; 4]; CELLS];
                     let (mut at, mut dir, mut loops) = (cell, first, false);
                     while let Some(next) = board.step_open(at, dir) {
-                        if std::mem::replace(&mut seen[next as usize][dir as usize], true) {
+                        let took = &mut seen[next as usize][dir as usize];
+                        if std::mem::replace(took, stamp) == stamp {
                             loops = true;
                             break;
                         }
@@ -177,7 +184,7 @@ impl Walks {
 
     /// The end of a slide held up at `at`: no move when it is a mirror cell.
     fn stop(&self, start: Cell, at: Cell) -> Cell {
-        if self.mirrors[at as usize / 64] >> (at % 64) & 1 == 1 {
+        if self.is_mirror(at) {
             start
         } else {
             at
@@ -185,47 +192,59 @@ impl Walks {
     }
 }
 
-/// Moves a robot of colour `colour` that could stop anywhere needs from each cell to
-/// `target` on a board with mirrors: it follows its colour's walks (straight through a
-/// mirror of its colour, turned by any other) and may stop on any cell of a walk that is
-/// not a mirror. A real slide is such a walk cut short by a wall or a robot, so this is an
-/// admissible lower bound for that robot (K. Cox's relaxation). `UNREACHABLE` (the
-/// solver's) where it cannot get there.
-pub fn relaxed_bounds(board: &Board, target: Cell, colour: Colour) -> [u8; CELLS] {
-    let mut reach: Vec<Vec<Cell>> = vec![Vec::new(); CELLS];
-    for cell in board.cells().filter(|&c| !board.is_blocked(c)) {
-        let mut seen = [[false; 4]; CELLS];
-        for first in Direction::ALL {
-            let (mut at, mut dir) = (cell, first);
-            while let Some(next) = board.step_open(at, dir) {
-                // A walk that comes back to a (cell, direction) it took loops for ever.
-                if std::mem::replace(&mut seen[next as usize][dir as usize], true) {
-                    break;
-                }
-                at = next;
-                match board.mirror(at) {
-                    Some(mirror) if mirror.colour != colour => dir = mirror.turn(dir),
-                    Some(_) => {}
-                    None => reach[cell as usize].push(at),
-                }
+impl Walks {
+    /// Moves a robot of the `colour`-th colour (one of the walks' colours) that could
+    /// stop anywhere needs from each cell to `target`: it follows its colour's walks
+    /// (straight through a mirror of its colour, turned by any other) and may stop on any
+    /// cell of a walk that is not a mirror. A real slide is such a walk cut short by a
+    /// wall or a robot, so this is an admissible lower bound for that robot (K. Cox's
+    /// relaxation). `UNREACHABLE` (the solver's) where it cannot get there; a blocked
+    /// cell of `board` (the walks' board) gets there from nowhere.
+    pub fn relaxed_bounds(&self, board: &Board, target: Cell, colour: usize) -> [u8; CELLS] {
+        // Breadth first from the target over the walks reversed: the stops reaching each
+        // cell, as one list cut into runs (where a cell's run begins, then its cells).
+        let walks = |cell: usize| {
+            let first = (colour * CELLS + cell) * 4;
+            (first..first + 4).flat_map(move |i| {
+                let (begin, length, _) = self.spans[i];
+                let walk = &self.cells[begin as usize..begin as usize + usize::from(length)];
+                walk.iter().copied().filter(|&at| !self.is_mirror(at))
+            })
+        };
+        let sources = || (0..CELLS).filter(|&cell| !board.is_blocked(cell as Cell));
+        let mut begins = vec![0u32; CELLS + 1];
+        for cell in sources() {
+            for at in walks(cell) {
+                begins[at as usize + 1] += 1;
             }
         }
-    }
-    let mut bounds = [crate::solver::UNREACHABLE; CELLS];
-    bounds[target as usize] = 0;
-    let mut changed = true;
-    while changed {
-        changed = false;
         for cell in 0..CELLS {
-            let best = (reach[cell].iter())
-                .map(|&to| bounds[to as usize].saturating_add(1))
-                .min()
-                .unwrap_or(crate::solver::UNREACHABLE);
-            if best < bounds[cell] {
-                bounds[cell] = best;
-                changed = true;
+            begins[cell + 1] += begins[cell];
+        }
+        let mut filled = begins.clone();
+        let mut reached_from = vec![0 as Cell; begins[CELLS] as usize];
+        for cell in sources() {
+            for at in walks(cell) {
+                reached_from[filled[at as usize] as usize] = cell as Cell;
+                filled[at as usize] += 1;
             }
         }
+        let mut bounds = [crate::solver::UNREACHABLE; CELLS];
+        bounds[target as usize] = 0;
+        let mut queue = std::collections::VecDeque::from([target]);
+        while let Some(cell) = queue.pop_front() {
+            let run = begins[cell as usize] as usize..begins[cell as usize + 1] as usize;
+            for &from in &reached_from[run] {
+                if bounds[from as usize] == crate::solver::UNREACHABLE {
+                    bounds[from as usize] = bounds[cell as usize] + 1;
+                    queue.push_back(from);
+                }
+            }
+        }
+        bounds
     }
-    bounds
+
+    fn is_mirror(&self, cell: Cell) -> bool {
+        self.mirrors[cell as usize / 64] >> (cell % 64) & 1 == 1
+    }
 }

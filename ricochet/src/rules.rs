@@ -122,8 +122,7 @@ pub fn solve_watched(
     let mut floor = 1;
     let mut states = 0;
     if !puzzle.board().has_mirrors() {
-        let mut solver = Solver::with_limits(max_moves, crate::solver::DEFAULT_TABLE_BYTES);
-        let today = solver.solve(puzzle)?;
+        let today = crate::solver::with_thread_solver(max_moves, |solver| solver.solve(puzzle))?;
         if obeys(puzzle, &today.moves, rules) {
             progress
                 .bound

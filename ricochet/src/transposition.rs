@@ -49,7 +49,7 @@ impl TransTable {
             max_bits: usize::BITS - 1 - max_buckets.leading_zeros(),
             key_bits: 0,
             len: 0,
-            dirty: Vec::with_capacity(DIRTY_LIMIT),
+            dirty: Vec::new(),
         }
     }
 

@@ -6,10 +6,12 @@
 
 use super::rule_set::{ricochet_duties, Rules};
 use super::searched::TABLE_KEY_BITS;
-use crate::board::{Cell, Direction, CELLS};
+use crate::board::{Board, Cell, Direction, CELLS};
 use crate::mirrors::Walks;
 use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{stop_tables, stopped_slide, StopTables};
+use std::cell::RefCell;
+use std::sync::Arc;
 
 /// The line of a robot's last move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,8 +71,34 @@ pub(crate) enum Play {
 /// Where slides end on a board: bent by its mirrors, or straight to the stop tables'
 /// cells, cut short by robots.
 enum Slides {
-    Bent(Walks),
+    Bent(Arc<Walks>),
     Straight(Box<StopTables>),
+}
+
+/// Boards whose walks a thread keeps: puzzles on a few boards, in any order (a game's
+/// targets, a batch dealt on alternating boards), work out each board's walks once.
+const KEPT_WALKS: usize = 4;
+
+thread_local! {
+    /// The walks of the boards this thread played on last, latest first.
+    static WALKS: RefCell<Vec<(Board, usize, Arc<Walks>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The walks of `board` for its first `colours` robots, kept for the next puzzles.
+fn walks_of(board: &Board, colours: usize) -> Arc<Walks> {
+    WALKS.with_borrow_mut(|kept| {
+        let found = kept
+            .iter()
+            .position(|(b, c, _)| *c == colours && b == board);
+        let entry = match found {
+            Some(index) => kept.remove(index),
+            None => (board.clone(), colours, Arc::new(Walks::new(board, colours))),
+        };
+        let walks = Arc::clone(&entry.2);
+        kept.insert(0, entry);
+        kept.truncate(KEPT_WALKS);
+        walks
+    })
 }
 
 /// Plays moves under a rule set on a puzzle's board and target, with the ricochet duties
@@ -113,7 +141,7 @@ impl<'p> Mover<'p> {
             no_early_stop,
             alike_at_mirrors,
             slides: match board.has_mirrors() {
-                true => Slides::Bent(Walks::new(board)),
+                true => Slides::Bent(walks_of(board, puzzle.robots().len())),
                 false => Slides::Straight(Box::new(stop_tables(board))),
             },
             ranked: None,
@@ -204,6 +232,14 @@ impl<'p> Mover<'p> {
             Slides::Straight(stops) => {
                 stopped_slide(stops, robots, usize::from(step.robot), step.dir)
             }
+        }
+    }
+
+    /// The board's walks, on a board with mirrors.
+    pub(super) fn walks(&self) -> Option<&Walks> {
+        match &self.slides {
+            Slides::Bent(walks) => Some(walks),
+            Slides::Straight(_) => None,
         }
     }
 

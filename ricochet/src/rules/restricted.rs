@@ -9,7 +9,7 @@ use super::rule_set::Rules;
 use super::searched::Searched;
 use super::{SearchProgress, PROGRESS_EVERY};
 use crate::board::{Cell, Direction, CELLS};
-use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
+use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{
     commutes, lower_bounds, HelperTest, Reach, Regions, Slide, Tables, UNREACHABLE,
 };
@@ -47,7 +47,7 @@ impl<'p> Restricted<'p> {
             puzzle,
             progress,
             count: puzzle.robots().len(),
-            lower_bound: relaxed_bounds(puzzle, rules, mover.must_turn),
+            lower_bound: relaxed_bounds(puzzle, rules, &mover),
             plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
             searched: Searched::new(mover.key_bits()),
             standard: (puzzle.target().colour.is_some() && !puzzle.board().has_mirrors()).then(
@@ -353,17 +353,20 @@ impl Restricted<'_> {
 /// only once it has turned (a robot that has not yet turned needs at least two moves).
 /// A fixed point over (turned, line, cell), 1,536 entries; where neither rule applies, the
 /// fast solver's table for every entry. The same for every robot, but on a board with
-/// mirrors: there each robot's colour's walks ([`crate::mirrors::relaxed_bounds`]) for
-/// every entry.
-fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> Vec<[[[u8; CELLS]; 3]; 2]> {
+/// mirrors: there each robot's colour's walks ([`crate::mirrors::Walks::relaxed_bounds`])
+/// for every entry, and only for the robots that may finish.
+fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, mover: &Mover<'_>) -> Vec<[[[u8; CELLS]; 3]; 2]> {
     let robots = puzzle.robots().len();
-    if puzzle.board().has_mirrors() {
+    if let Some(walks) = mover.walks() {
         let (board, target) = (puzzle.board(), puzzle.target().cell);
-        return (Colour::ALL[..robots].iter())
-            .map(|&colour| [[crate::mirrors::relaxed_bounds(board, target, colour); 3]; 2])
-            .collect();
+        // Only the robots that may finish read theirs.
+        let bounds = |colour| match puzzle.may_finish(colour) {
+            true => walks.relaxed_bounds(board, target, colour),
+            false => [UNREACHABLE; CELLS],
+        };
+        return (0..robots).map(|colour| [[bounds(colour); 3]; 2]).collect();
     }
-    vec![straight_bounds(puzzle, rules, must_turn); robots]
+    vec![straight_bounds(puzzle, rules, mover.must_turn); robots]
 }
 
 /// [`relaxed_bounds`] on a board without mirrors.

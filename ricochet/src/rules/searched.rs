@@ -46,10 +46,17 @@ pub(super) enum Searched {
 /// The widest key the fast solver's table takes here (it starts at 2^(bits − 20) bytes).
 pub(super) const TABLE_KEY_BITS: u32 = 44;
 
+thread_local! {
+    /// The table the last search on this thread used: the next takes it over, since
+    /// first touching fresh pages costs more than clearing warm ones (most searches are
+    /// short, and their set-up would cost more than their search).
+    static KEPT: std::cell::Cell<Option<TransTable>> = const { std::cell::Cell::new(None) };
+}
+
 impl Searched {
     pub(super) fn new(key_bits: u32) -> Searched {
         if key_bits <= TABLE_KEY_BITS {
-            let mut table = TransTable::new(TABLE_BYTES);
+            let mut table = KEPT.take().unwrap_or_else(|| TransTable::new(TABLE_BYTES));
             table.reset(key_bits);
             Searched::Table(table)
         } else {
@@ -83,6 +90,14 @@ impl Searched {
                 map.insert(key, left);
                 true
             }
+        }
+    }
+}
+
+impl Drop for Searched {
+    fn drop(&mut self) {
+        if let Searched::Table(table) = self {
+            KEPT.set(Some(std::mem::replace(table, TransTable::new(0))));
         }
     }
 }

@@ -2,6 +2,7 @@
 //! small boards with random mirrors, against the plain breadth-first search.
 
 use super::*;
+use crate::board::CELLS;
 use crate::mirrors::Walks;
 
 /// Random small boards with diagonal walls of random colours: the solver (through the
@@ -61,8 +62,8 @@ fn walks_end_where_the_reference_slide_ends() {
         let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
             continue;
         };
-        let walks = Walks::new(puzzle.board());
         let robots = puzzle.robots();
+        let walks = Walks::new(puzzle.board(), robots.len());
         for robot in 0..robots.len() {
             for dir in Direction::ALL {
                 let expected = reference_slide(&puzzle, robots, robot, dir);
@@ -84,6 +85,74 @@ fn walks_end_where_the_reference_slide_ends() {
     assert!(slides >= 2_000, "{slides} slides");
     // The mirrors matter: many slides end elsewhere than a straight one would.
     assert!(bent >= 500, "{bent} bent");
+}
+
+/// The bound a mirror search starts from is K. Cox's relaxation, computed here the plain
+/// way: from every cell, each direction's walk stepped through the board (turned by every
+/// mirror not of the robot's colour, cut after as many steps as there are (cell,
+/// direction) pairs), any non-mirror cell on it a stop, and the distances relaxed until
+/// they settle.
+#[test]
+fn relaxed_bounds_are_the_stop_anywhere_distances() {
+    let mut rng = PyRandom::new(78);
+    let (mut compared, mut finite) = (0, 0);
+    for case in 0..120 {
+        let size = [5, 7, 8, 16][case % 4];
+        let plain = random_puzzle(&mut rng, size, 2 + case % 4);
+        let count = rng.randint(1, (size * size / 5) as u32);
+        let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
+            continue;
+        };
+        let board = puzzle.board();
+        let target = puzzle.target().cell;
+        let walks = Walks::new(board, puzzle.robots().len());
+        for (index, &colour) in Colour::ALL[..puzzle.robots().len()].iter().enumerate() {
+            let mut stops: Vec<Vec<Cell>> = vec![Vec::new(); CELLS];
+            for cell in board.cells().filter(|&c| !board.is_blocked(c)) {
+                for first in Direction::ALL {
+                    let (mut at, mut dir) = (cell, first);
+                    for _ in 0..CELLS * 4 {
+                        let Some(next) = board.step_open(at, dir) else {
+                            break;
+                        };
+                        at = next;
+                        match board.mirror(at) {
+                            Some(mirror) if mirror.colour != colour => dir = mirror.turn(dir),
+                            Some(_) => {}
+                            None => stops[cell as usize].push(at),
+                        }
+                    }
+                }
+            }
+            let mut expected = [UNREACHABLE; CELLS];
+            expected[target as usize] = 0;
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for cell in 0..CELLS {
+                    for &to in &stops[cell] {
+                        let through = expected[to as usize].saturating_add(1);
+                        if through < expected[cell] {
+                            expected[cell] = through;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            assert_eq!(
+                walks.relaxed_bounds(board, target, index),
+                expected,
+                "case {case}, colour {index}"
+            );
+            compared += 1;
+            finite += expected
+                .iter()
+                .filter(|&&b| b != UNREACHABLE && b > 1)
+                .count();
+        }
+    }
+    assert!(compared >= 200, "{compared} tables");
+    assert!(finite >= 2_000, "{finite} cells two or more moves away");
 }
 
 /// Random small boards with one to four random mirrors, `robots(case)` robots: the
