@@ -39,6 +39,8 @@ use std::time::Instant;
 
 mod mover;
 mod restricted;
+#[cfg(test)]
+use restricted::straight_bounds;
 mod rule_set;
 mod searched;
 
@@ -121,9 +123,15 @@ pub fn solve_watched(
     // a board with mirrors, which the fast solver does not know.
     let mut floor = 1;
     let mut states = 0;
+    let mut tables = None;
     if !puzzle.board().has_mirrors() {
-        let today = crate::solver::with_thread_solver(max_moves, |solver| solver.solve(puzzle))?;
+        let today = crate::solver::with_thread_solver(max_moves, |solver| {
+            let today = solver.solve(puzzle);
+            tables = solver.lend_tables();
+            today
+        })?;
         if obeys(puzzle, &today.moves, rules) {
+            give_back(tables);
             progress
                 .bound
                 .store(today.moves.len() as u8, Ordering::Relaxed);
@@ -133,7 +141,35 @@ pub fn solve_watched(
         floor = today.moves.len() as u8;
         states = today.stats.states;
     }
-    let mut search = Restricted::new(puzzle, rules, progress);
+    let mut search = Restricted::new(puzzle, rules, progress, tables);
+    let solved = search_from(&mut search, puzzle, (floor, max_moves), progress, states);
+    give_back(search.take_tables());
+    let (moves, searched) = solved?;
+    Ok(Solution {
+        moves,
+        stats: SearchStats {
+            states: states + searched,
+            elapsed: started.elapsed(),
+        },
+    })
+}
+
+/// Returns the fast solver's tables to this thread's solver, for the next puzzle.
+fn give_back(tables: Option<crate::solver::Tables>) {
+    if let Some(tables) = tables {
+        crate::solver::with_thread_solver(0, |solver| solver.keep_tables(tables));
+    }
+}
+
+/// Raises the bound of `search` from the larger of its start's bound and `floor` until a
+/// solution: its moves and the states searched. `progress` counts `before` states more.
+fn search_from(
+    search: &mut Restricted<'_>,
+    puzzle: &Puzzle,
+    (floor, max_moves): (u8, u8),
+    progress: &SearchProgress,
+    before: u64,
+) -> Result<(Vec<Move>, u64), Unsolved> {
     let start = State::start(puzzle.robots());
     let first = search.bound(&start);
     if first == UNREACHABLE {
@@ -146,15 +182,9 @@ pub fn solve_watched(
         let solved = search.dfs(&start, first, limit, None);
         progress
             .states
-            .store(states + search.states, Ordering::Relaxed);
+            .store(before + search.states, Ordering::Relaxed);
         if solved {
-            return Ok(Solution {
-                moves: search.path,
-                stats: SearchStats {
-                    states: states + search.states,
-                    elapsed: started.elapsed(),
-                },
-            });
+            return Ok((std::mem::take(&mut search.path), search.states));
         }
     }
     Err(Unsolved::TooLong(max_moves))

@@ -179,6 +179,17 @@ impl Solver {
         })
     }
 
+    /// The last puzzle's tables, lent to another search of the same puzzle (the rule
+    /// search reads today's bounds and regions from them); [`Solver::keep_tables`] gives
+    /// them back.
+    pub(crate) fn lend_tables(&mut self) -> Option<Tables> {
+        self.tables.take()
+    }
+
+    pub(crate) fn keep_tables(&mut self, tables: Tables) {
+        self.tables = Some(tables);
+    }
+
     fn run<const N: usize, const WILD: bool>(
         &mut self,
         puzzle: &Puzzle,

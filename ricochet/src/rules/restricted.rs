@@ -41,6 +41,7 @@ impl<'p> Restricted<'p> {
         puzzle: &'p Puzzle,
         rules: Rules,
         progress: &'p SearchProgress,
+        kept: Option<Tables>,
     ) -> Restricted<'p> {
         let mover = Mover::new(puzzle, rules);
         Restricted {
@@ -52,14 +53,22 @@ impl<'p> Restricted<'p> {
             searched: Searched::new(mover.key_bits()),
             standard: (puzzle.target().colour.is_some() && !puzzle.board().has_mirrors()).then(
                 || {
-                    let tables = Tables::for_puzzle(None, puzzle.board(), puzzle.target().cell);
-                    Box::new(tables)
+                    Box::new(Tables::for_puzzle(
+                        kept,
+                        puzzle.board(),
+                        puzzle.target().cell,
+                    ))
                 },
             ),
             mover,
             path: Vec::new(),
             states: 0,
         }
+    }
+
+    /// The fast solver's tables, for the next puzzle's (taken: the search has ended).
+    pub(super) fn take_tables(&mut self) -> Option<Tables> {
+        self.standard.take().map(|tables| *tables)
     }
 
     /// Computes what the search to `limit` moves repays.
@@ -369,42 +378,61 @@ fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, mover: &Mover<'_>) -> Vec<[[[u8
     vec![straight_bounds(puzzle, rules, mover.must_turn); robots]
 }
 
-/// [`relaxed_bounds`] on a board without mirrors.
-fn straight_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> [[[u8; CELLS]; 3]; 2] {
+/// [`relaxed_bounds`] on a board without mirrors: breadth first from the target, over the
+/// moves reversed. The entries a move in `dir` that passes `at` comes from are the cells
+/// behind `at` (the other way along its wall-bounded line), with every turned bit and last
+/// line that allows the move and leaves the robot turned as `turned_after` says.
+pub(super) fn straight_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> [[[u8; CELLS]; 3]; 2] {
     let plain = lower_bounds(puzzle.board(), puzzle.target().cell);
     if rules.rebounds && !must_turn {
         return [[plain; 3]; 2];
     }
     let board = puzzle.board();
-    let target = puzzle.target().cell;
     let lines = [Line::None, Line::NorthSouth, Line::EastWest];
     let mut bounds = [[[UNREACHABLE; CELLS]; 3]; 2];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for cell in board.cells() {
+    let mut queue = Queue::new();
+    // Gives every unreached entry a move in `dir` through `at` comes from `moves`, if the
+    // robot's turned bit after that move passes `turned_after`.
+    type Queue = std::collections::VecDeque<(bool, Line, Cell)>;
+    let reach_behind = |(bounds, queue): (&mut [[[u8; CELLS]; 3]; 2], &mut Queue),
+                        at: Cell,
+                        dir: Direction,
+                        moves: u8,
+                        turned_after: &dyn Fn(bool) -> bool| {
+        let mut cell = at;
+        while let Some(behind) = board.step_open(cell, dir.opposite()) {
+            cell = behind;
             for turned in [false, true] {
                 for line in lines {
-                    let mut best = bounds[usize::from(turned)][line as usize][cell as usize];
-                    let allowed = |dir: Direction| rules.rebounds || Line::of(dir) != line;
-                    for dir in Direction::ALL.into_iter().filter(|&dir| allowed(dir)) {
-                        let turned_now = turned || line.turns_to(dir);
-                        let after = &bounds[usize::from(turned_now)][Line::of(dir) as usize];
-                        let mut at = cell;
-                        while let Some(next) = board.step_open(at, dir) {
-                            at = next;
-                            let finishes = at == target && (turned_now || !must_turn);
-                            let moves = if finishes { 0 } else { after[at as usize] };
-                            best = best.min(moves.saturating_add(1));
-                        }
-                    }
+                    let allowed = rules.rebounds || Line::of(dir) != line;
                     let entry = &mut bounds[usize::from(turned)][line as usize][cell as usize];
-                    if best < *entry {
-                        *entry = best;
-                        changed = true;
+                    if allowed
+                        && *entry == UNREACHABLE
+                        && turned_after(turned || line.turns_to(dir))
+                    {
+                        *entry = moves;
+                        queue.push_back((turned, line, cell));
                     }
                 }
             }
+        }
+    };
+    // One move: one that passes the target and may finish there.
+    for dir in Direction::ALL {
+        let target = puzzle.target().cell;
+        reach_behind((&mut bounds, &mut queue), target, dir, 1, &|turned| {
+            turned || !must_turn
+        });
+    }
+    while let Some((turned, line, at)) = queue.pop_front() {
+        let moves = bounds[usize::from(turned)][line as usize][at as usize] + 1;
+        for dir in Direction::ALL
+            .into_iter()
+            .filter(|&dir| Line::of(dir) == line)
+        {
+            reach_behind((&mut bounds, &mut queue), at, dir, moves, &|after| {
+                after == turned
+            });
         }
     }
     bounds

@@ -142,3 +142,61 @@ fn long_searches_under_rules_agree_with_a_plain_bfs() {
         "{longer} of 10 moves or more, {searched} searched"
     );
 }
+
+/// The rule search's bound on a board without mirrors equals the plain relaxation: for
+/// every (turned, last line, cell), the fewest moves the rules allow a robot that may
+/// stop anywhere, settled by relaxing every entry until nothing changes.
+#[test]
+fn straight_bounds_are_the_relaxed_distances_under_the_rules() {
+    use crate::board::CELLS;
+    use mover::Line;
+    let mut rng = PyRandom::new(31);
+    let mut compared = 0;
+    for case in 0..60 {
+        let size = [5, 8, 16][case % 3];
+        let puzzle = random_puzzle(&mut rng, size, 1 + case % 3);
+        let (board, target) = (puzzle.board(), puzzle.target().cell);
+        for (rebounds, must_turn) in [(false, false), (true, true), (false, true)] {
+            let rules = Rules {
+                rebounds,
+                ..Rules::STANDARD
+            };
+            let lines = [Line::None, Line::NorthSouth, Line::EastWest];
+            let mut expected = [[[UNREACHABLE; CELLS]; 3]; 2];
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for cell in board.cells() {
+                    for turned in [false, true] {
+                        for line in lines {
+                            for dir in Direction::ALL {
+                                if !rebounds && Line::of(dir) == line {
+                                    continue;
+                                }
+                                let turned_now = turned || line.turns_to(dir);
+                                let mut at = cell;
+                                while let Some(next) = board.step_open(at, dir) {
+                                    at = next;
+                                    let finishes = at == target && (turned_now || !must_turn);
+                                    let after = expected[usize::from(turned_now)]
+                                        [Line::of(dir) as usize][at as usize];
+                                    let moves = if finishes { 0 } else { after };
+                                    let entry = &mut expected[usize::from(turned)]
+                                        [line as usize][cell as usize];
+                                    if moves.saturating_add(1) < *entry {
+                                        *entry = moves + 1;
+                                        changed = true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let found = straight_bounds(&puzzle, rules, must_turn);
+            assert!(found == expected, "case {case}, {rules}, must turn {must_turn}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 180);
+}
