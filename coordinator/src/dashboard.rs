@@ -2,7 +2,7 @@
 //! campaign with the histogram and the hardest puzzles (for an exhaustive campaign the
 //! exact distributions and the record table, in `exhaustive`, and the census map of its
 //! units with a page per unit, in `census`); a page per puzzle with its
-//! board and a step-by-step playback of the solution. The same data as the query service,
+//! board and a step-by-step playback of the solution, in `puzzle`. The same data as the query service,
 //! read from the same [`Coordinator`]; pages are rendered on the server (every number
 //! is in the HTML, marked with `data-*` attributes) and refreshed by a little script.
 //! `/metrics` serves the coordinator's Prometheus metrics (`crate::metrics`).
@@ -11,6 +11,7 @@ mod api;
 mod census;
 mod exhaustive;
 mod login;
+mod puzzle;
 
 use crate::core::{Coordinator, CoordinatorError};
 use crate::Security;
@@ -20,9 +21,10 @@ use axum::http::{header, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use axum::Router;
+use puzzle::{playback, ricocheckers_svg, RICOCHECKERS_LEGEND};
 use ricochet::ricocheckers::puzzles::FORCED_WIN_BOUND;
-use ricochet::svg::{centre, escape, Picture};
-use ricochet::{Dealt, Move, Puzzle, SeedError};
+use ricochet::svg::{escape, Picture};
+use ricochet::{Dealt, SeedError};
 use rrm_charts::{histogram_svg, rarity, Counted};
 use rrm_model::numbers::{percent, si, thousands};
 use rrm_model::CampaignStatus;
@@ -105,7 +107,7 @@ fn router(coordinator: Arc<Coordinator>, door: login::Door) -> Router {
         .route("/api/campaign/{name}/stats", get(api::stats))
         .route("/api/campaign/{name}/records", get(api::records))
         .route("/campaign/{name}", get(campaign_page))
-        .route("/campaign/{name}/puzzle/{seed}", get(puzzle_page))
+        .route("/campaign/{name}/puzzle/{seed}", get(puzzle::puzzle_page))
         .route(
             "/campaign/{name}/placement/{unit}/{cells}",
             get(exhaustive::placement_page),
@@ -436,81 +438,6 @@ async fn campaign_page(
     Ok(Html(page(&format!("Campaign {name}"), &body, None)))
 }
 
-async fn puzzle_page(
-    State(coordinator): Coord,
-    Path((name, seed)): Path<(String, u64)>,
-) -> Result<Html<String>, PageError> {
-    let dealer = coordinator.dealer(&name)?;
-    let mined = coordinator.puzzle(&name, seed)?;
-    let generated = match dealer.deal(seed)? {
-        Dealt::Puzzle(generated) => generated,
-        Dealt::Ricocheckers(position) => {
-            let mut body = format!(
-                r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: player {side} to move {verdict}{re}.</p><div class="card board">{board}</div>{legend}<p>Main line: <code>{line}</code></p>"#,
-                side = position.to_move + 1,
-                moves = mined.moves,
-                verdict = match mined.moves {
-                    0 => format!("has no forced win within {} moves", FORCED_WIN_BOUND),
-                    moves => format!("forces a win in <b>{moves}</b> moves"),
-                },
-                re = if mined.re_solved {
-                    ", proven again by the coordinator"
-                } else {
-                    ""
-                },
-                board = ricocheckers_svg(&position, &format!("seed {seed}")),
-                legend = RICOCHECKERS_LEGEND,
-                line = escape(&main_line(position.to_move, &mined.solution)),
-            );
-            let frames = ricocheckers_frames(&position, &mined.solution);
-            if frames.len() > 1 {
-                let labels = ply_labels(position.to_move, &mined.solution);
-                line_playback(&mut body, &frames, &labels);
-            }
-            return Ok(Html(page(
-                &format!("Seed {seed}"),
-                &body,
-                Some("puzzle.js"),
-            )));
-        }
-    };
-    let puzzle = &generated.puzzle;
-    let board = ricochet::svg::board(
-        puzzle,
-        &Picture {
-            title: Some(&format!("seed {seed}")),
-            ..Picture::default()
-        },
-    );
-    let mut body = String::new();
-    let _ = write!(
-        body,
-        r#"<p id="puzzle" data-seed="{seed}" data-moves="{moves}">Seed {seed}: target <b>{token}</b> on tiles {arrangement}; optimal <b>{moves}</b> moves{re}.</p><div class="card board">{board}</div>"#,
-        moves = mined.moves,
-        token = escape(&generated.token),
-        arrangement = escape(&generated.arrangement),
-        re = if mined.re_solved {
-            ", re-solved by the coordinator"
-        } else {
-            ""
-        },
-    );
-    playback(
-        &mut body,
-        puzzle,
-        &mined.solution,
-        &format!("rrm show --seed {seed} --solution"),
-    );
-    Ok(Html(page(
-        &format!("Seed {seed}"),
-        &body,
-        Some("puzzle.js"),
-    )))
-}
-
-/// What a Ricocheckers picture's colours mean.
-const RICOCHECKERS_LEGEND: &str = r#"<p class="legend">Player 1's pieces are red, player 2's blue. A cell tinted <span style="background:#f8dcdc">red</span> is one player 1 must fill to win (player 2's start), one tinted <span style="background:#dbe9f6">blue</span> player 2's.</p>"#;
-
 /// A Ricocheckers campaign's summary in its own words: positions of `seeds`, how many
 /// have a forced win within the bound and how many have none (which the chart leaves
 /// out), the longest win, and the pace.
@@ -540,91 +467,5 @@ fn forced_win_summary(
         without_share = percent(without, positions),
         max = a.max_moves(),
         pace = pace(c),
-    );
-}
-
-/// A main line with each move's player: `1:aW 2:cN …`, starting with the side to move.
-fn main_line(to_move: u8, moves: &[String]) -> String {
-    ply_labels(to_move, moves).join(" ")
-}
-
-/// Each move of a main line with its player (`1:aW`), starting with the side to move.
-fn ply_labels(to_move: u8, moves: &[String]) -> Vec<String> {
-    (moves.iter().enumerate())
-        .map(|(ply, step)| format!("{}:{step}", (usize::from(to_move) + ply) % 2 + 1))
-        .collect()
-}
-
-/// A Ricocheckers position on the built-in board, as SVG.
-fn ricocheckers_svg(position: &ricochet::ricocheckers::Position, title: &str) -> String {
-    let field = ricochet::ricocheckers::puzzles::standard_field();
-    ricochet::ricocheckers::render::svg(field, position, title)
-}
-
-/// The playback of a stored solution, or without one the command that solves the puzzle.
-fn playback(body: &mut String, puzzle: &Puzzle, stored: &[String], solve_command: &str) {
-    let mut robots = puzzle.robots().to_vec();
-    let mut frames = vec![robots.iter().map(|&c| centre(c)).collect::<Vec<_>>()];
-    for step in stored.iter().map_while(|m| Move::from_notation(m)) {
-        robots[step.robot as usize] = puzzle.slide(&robots, step);
-        frames.push(robots.iter().map(|&c| centre(c)).collect());
-    }
-    if frames.len() == 1 {
-        let _ = write!(
-            body,
-            "<p>Only the hardest puzzles keep their solutions; solve this one with <code>{}</code>.</p>",
-            escape(solve_command)
-        );
-    }
-    line_playback(body, &frames, &stored[..frames.len() - 1]);
-}
-
-/// The pieces' centres before and after each ply of a stored main line, which the
-/// coordinator proved when it was mined; only the start if it does not replay.
-fn ricocheckers_frames(
-    position: &ricochet::ricocheckers::Position,
-    stored: &[String],
-) -> Vec<Vec<(f64, f64)>> {
-    use ricochet::ricocheckers::{puzzles, render};
-    let field = puzzles::standard_field();
-    let frame = |at: &ricochet::ricocheckers::Position| {
-        (at.pieces.iter())
-            .map(|&cell| {
-                let (x, y) = render::centre(field, cell);
-                (x as f64, y as f64)
-            })
-            .collect::<Vec<_>>()
-    };
-    let line = puzzles::replay(field, position, stored).map_or_else(|_| Vec::new(), |a| a.line);
-    let mut at = *position;
-    let mut frames = vec![frame(&at)];
-    for step in line {
-        at = field.play(&at, step);
-        frames.push(frame(&at));
-    }
-    frames
-}
-
-/// The playback of a line: buttons, its steps by `labels`, and the pieces' centres after
-/// each step (`frames`, the start first) for `puzzle.js`. Nothing but the frames when the
-/// line is empty.
-fn line_playback(body: &mut String, frames: &[Vec<(f64, f64)>], labels: &[String]) {
-    if !labels.is_empty() {
-        body.push_str(r#"<div class="controls"><button id="back">◀ back</button><button id="play">▶ play</button><button id="next">next ▶</button> step <span id="step">0</span> / "#);
-        let _ = write!(body, "{}</div><p class=\"moves\">", labels.len());
-        for (index, label) in labels.iter().enumerate() {
-            let _ = write!(
-                body,
-                r#"<span data-step="{}">{}</span> "#,
-                index + 1,
-                escape(label)
-            );
-        }
-        body.push_str("</p>");
-    }
-    let _ = write!(
-        body,
-        r#"<script type="application/json" id="frames">{}</script>"#,
-        serde_json::to_string(frames).expect("numbers serialise")
     );
 }

@@ -11,6 +11,7 @@ mod census;
 mod connections;
 mod durability;
 mod exhaustive;
+mod exhaustive_forgeries;
 pub(crate) mod exhaustive_queries;
 mod exhaustive_replication;
 mod hoarding;
@@ -25,6 +26,7 @@ mod ricocheckers;
 mod security;
 mod service;
 mod submissions;
+mod tls;
 mod worker;
 mod workers;
 
