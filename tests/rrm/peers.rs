@@ -1,6 +1,7 @@
 //! `rrm-dev peer-bench` against drivers written here: a peer that lies about its answers
 //! fails the command, one that declines a puzzle is counted as such, and one that crashes
-//! is reported; rrm's own answers pass the same checks, on mirror games too.
+//! is reported; rrm's own answers pass the same checks, on mirror games too; the median
+//! puzzle's time is read from what each solver reports.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -67,15 +68,21 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
     );
     // rrm answered all 10 puzzles optimally (checked by replay against the counts), the
     // mirror games too; a peer that knows no mirrors is not given them.
-    let rrm_rows = stdout.lines().skip(2);
+    let rrm_rows = stdout.lines().skip(4);
     let rrm_rows = rrm_rows.filter(|l| l.split_whitespace().any(|w| w == "rrm"));
     assert_eq!(rrm_rows.count(), 5, "{stdout}");
     assert!(stdout.contains("1/1") && stdout.contains("3/3") && stdout.contains("2/2"));
     assert!(stdout.contains("2 mirror games, 5 robots"), "{stdout}");
+    // rrm reports each puzzle's CPU: every row of its has the median puzzle's.
+    for row in stdout.lines().skip(4).filter(|l| l.contains(" rrm ")) {
+        let tokens: Vec<&str> = row.split_whitespace().collect();
+        let per_puzzle: f64 = tokens[tokens.len() - 2].parse().expect(row);
+        assert!(per_puzzle > 0.0 && per_puzzle < 60_000.0, "{row}");
+    }
     assert_eq!(stdout.matches("knows no mirrors").count(), 2, "{stdout}");
 
     // A liar (a 1-move "solution" to everything) and a crash.
-    driver(&peers, "kcox", &each_puzzle("1\\t0N"));
+    driver(&peers, "kcox", &each_puzzle("1\\t0N\\t0.004"));
     driver(&peers, "driftingdroids", "exit 3");
     let lied = bench(&[]);
     let stdout = String::from_utf8_lossy(&lied.stdout);
@@ -92,5 +99,13 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
     // Six plain puzzles and four mirror games: K. Cox's driver takes mirrors.
     assert_eq!(stdout.matches("WRONG: kcox").count(), 10, "{stdout}");
     assert!(stdout.contains("exited with status 3"), "{stdout}");
+    // The seconds a driver reports per puzzle: the median puzzle's, in ms; none from one
+    // that reports none.
+    let kcox_rows = stdout.lines().filter(|l| l.contains(" kcox "));
+    assert_eq!(
+        kcox_rows.filter(|l| l.contains(" 4.000 ")).count(),
+        5,
+        "{stdout}"
+    );
     assert!(!stdout.contains("WRONG: rrm"), "{stdout}");
 }

@@ -1,8 +1,10 @@
 //! The solvers' answers, read back and checked. rrm answers as `rrm solve --json` prints
-//! (one JSON object a puzzle, moves in colour notation such as `BE`); each peer's driver
-//! prints one line a puzzle, `name<TAB>moves<TAB>solution`, the solution as robot indices
-//! and directions (`2E 0N`), or `name<TAB>unsupported<TAB>reason`. Every solution is
-//! replayed on its puzzle and its length compared with the reference count.
+//! (one JSON object a puzzle, moves in colour notation such as `BE`, its CPU seconds in
+//! `cpu_seconds`); each peer's driver prints one line a puzzle,
+//! `name<TAB>moves<TAB>solution[<TAB>seconds]`, the solution as robot indices and
+//! directions (`2E 0N`) and optionally the seconds the puzzle took, or
+//! `name<TAB>unsupported<TAB>reason`. Every solution is replayed on its puzzle and its
+//! length compared with the reference count.
 
 use ricochet::board::Direction;
 use ricochet::{Move, Puzzle};
@@ -48,7 +50,7 @@ pub fn read_rrm(output: &str) -> HashMap<String, Answer> {
 pub fn read_driver(output: &str) -> HashMap<String, Answer> {
     let mut answers = HashMap::new();
     for line in output.lines().filter(|l| !l.trim().is_empty()) {
-        let mut fields = line.splitn(3, '\t');
+        let mut fields = line.splitn(4, '\t');
         let (Some(name), Some(count)) = (fields.next(), fields.next()) else {
             continue;
         };
@@ -65,6 +67,23 @@ pub fn read_driver(output: &str) -> HashMap<String, Answer> {
         answers.insert(name.to_string(), answer);
     }
     answers
+}
+
+/// The seconds each puzzle took, as the solver reports them: rrm's `cpu_seconds`, a
+/// driver's optional fourth field. Empty when it reports none.
+pub fn puzzle_seconds(output: &str, reads_json: bool) -> Vec<f64> {
+    let lines = output.lines().filter(|l| !l.trim().is_empty());
+    if reads_json {
+        let seconds = |line: &str| {
+            let value = serde_json::from_str::<serde_json::Value>(line).ok()?;
+            value["cpu_seconds"].as_f64()
+        };
+        lines.filter_map(seconds).collect()
+    } else {
+        lines
+            .filter_map(|line| line.splitn(4, '\t').nth(3)?.trim().parse().ok())
+            .collect()
+    }
 }
 
 /// `2E`: robot 2 east.

@@ -14,7 +14,7 @@ mod process;
 
 use crate::dev::bench::median;
 use crate::input;
-use answers::{check, read_driver, read_rrm, Verdict};
+use answers::{check, puzzle_seconds, read_driver, read_rrm, Verdict};
 use anyhow::{Context, Result};
 use clap::Args;
 use ricochet::rules::Rules;
@@ -95,6 +95,8 @@ impl Contender {
 #[derive(Default)]
 struct Row {
     cpu: Vec<f64>,
+    /// The median puzzle's seconds of each run, where the solver reports its puzzles'.
+    median_puzzle: Vec<f64>,
     peak_mb: f64,
     verdict: Verdict,
     failure: Option<String>,
@@ -144,6 +146,10 @@ pub fn run(args: PeerBenchArgs) -> Result<ExitCode> {
                     problems.push(format!("{} on {name}: {why}", solver.name))
                 });
                 row.cpu.push(usage.cpu_seconds);
+                let mut seconds = puzzle_seconds(&output, solver.reads_json);
+                if !seconds.is_empty() {
+                    row.median_puzzle.push(median(&mut seconds));
+                }
                 row.peak_mb = row.peak_mb.max(usage.peak_mb);
                 if let Some(json) = &args.json {
                     append_json(json, run, &set.label, &solver.name, &usage, row.verdict)?;
@@ -378,13 +384,18 @@ fn print_table(
 ) -> Result<()> {
     writeln!(
         out,
-        "process CPU s (user + system), median of {} runs, one core; peak RSS",
+        "process CPU s (user + system), median of {} runs, one core; peak RSS; the median",
         args.runs
     )?;
     writeln!(
         out,
-        "{:<30} {:<14} {:>8} {:>7} {:>6} {:>9}",
-        "puzzles", "solver", "CPU s", "peak MB", "÷ rrm", "optimal"
+        "puzzle's ms as the solver reports it (rrm: thread CPU; drivers: wall time inside"
+    )?;
+    writeln!(out, "the process, on its pinned core), median of the runs")?;
+    writeln!(
+        out,
+        "{:<30} {:<14} {:>8} {:>7} {:>6} {:>9} {:>9}",
+        "puzzles", "solver", "CPU s", "peak MB", "÷ rrm", "ms/puzzle", "optimal"
     )?;
     for (set, set_rows) in sets.iter().zip(rows.iter_mut()) {
         let rrm_cpu = median(&mut set_rows[0].cpu);
@@ -408,9 +419,14 @@ fn print_table(
                         0 => "-".to_string(),
                         _ => format!("{:.1}", cpu / rrm_cpu),
                     };
+                    let per_puzzle = match row.median_puzzle.is_empty() {
+                        true => "-".to_string(),
+                        false => format!("{:.3}", median(&mut row.median_puzzle) * 1e3),
+                    };
                     writeln!(
                         out,
-                        "{label:<30} {:<14} {cpu:>8.2} {:>7.0} {ratio:>6} {answered:>9}",
+                        "{label:<30} {:<14} {cpu:>8.2} {:>7.0} {ratio:>6} {per_puzzle:>9} \
+                         {answered:>9}",
                         solver.name, row.peak_mb,
                     )?
                 }
