@@ -382,7 +382,11 @@ fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, mover: &Mover<'_>) -> Vec<[[[u8
 /// moves reversed. The entries a move in `dir` that passes `at` comes from are the cells
 /// behind `at` (the other way along its wall-bounded line), with every turned bit and last
 /// line that allows the move and leaves the robot turned as `turned_after` says.
-pub(super) fn straight_bounds(puzzle: &Puzzle, rules: Rules, must_turn: bool) -> [[[u8; CELLS]; 3]; 2] {
+pub(super) fn straight_bounds(
+    puzzle: &Puzzle,
+    rules: Rules,
+    must_turn: bool,
+) -> [[[u8; CELLS]; 3]; 2] {
     let plain = lower_bounds(puzzle.board(), puzzle.target().cell);
     if rules.rebounds && !must_turn {
         return [[plain; 3]; 2];

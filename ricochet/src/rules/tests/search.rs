@@ -179,10 +179,11 @@ fn straight_bounds_are_the_relaxed_distances_under_the_rules() {
                                     at = next;
                                     let finishes = at == target && (turned_now || !must_turn);
                                     let after = expected[usize::from(turned_now)]
-                                        [Line::of(dir) as usize][at as usize];
+                                        [Line::of(dir) as usize]
+                                        [at as usize];
                                     let moves = if finishes { 0 } else { after };
-                                    let entry = &mut expected[usize::from(turned)]
-                                        [line as usize][cell as usize];
+                                    let entry = &mut expected[usize::from(turned)][line as usize]
+                                        [cell as usize];
                                     if moves.saturating_add(1) < *entry {
                                         *entry = moves + 1;
                                         changed = true;
@@ -194,7 +195,10 @@ fn straight_bounds_are_the_relaxed_distances_under_the_rules() {
                 }
             }
             let found = straight_bounds(&puzzle, rules, must_turn);
-            assert!(found == expected, "case {case}, {rules}, must turn {must_turn}");
+            assert!(
+                found == expected,
+                "case {case}, {rules}, must turn {must_turn}"
+            );
             compared += 1;
         }
     }
