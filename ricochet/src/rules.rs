@@ -157,7 +157,8 @@ pub fn solve_watched(
 /// Returns the fast solver's tables to this thread's solver, for the next puzzle.
 fn give_back(tables: Option<crate::solver::Tables>) {
     if let Some(tables) = tables {
-        crate::solver::with_thread_solver(0, |solver| solver.keep_tables(tables));
+        let max_moves = crate::solver::DEFAULT_MAX_MOVES;
+        crate::solver::with_thread_solver(max_moves, |solver| solver.keep_tables(tables));
     }
 }
 

@@ -84,7 +84,8 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
     // A liar (a 1-move "solution" to everything) and a crash.
     driver(&peers, "kcox", &each_puzzle("1\\t0N\\t0.004"));
     driver(&peers, "driftingdroids", "exit 3");
-    let lied = bench(&[]);
+    let json = dir.path().join("runs.jsonl");
+    let lied = bench(&["--json", json.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&lied.stdout);
     assert!(
         !lied.status.success(),
@@ -107,5 +108,20 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
         5,
         "{stdout}"
     );
+    // The same in the JSON lines: rrm's and K. Cox's medians, none from the decliner.
+    let runs = std::fs::read_to_string(&json).unwrap();
+    let runs: Vec<serde_json::Value> = runs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let median_of = |solver: &str| {
+        (runs.iter().filter(|run| run["solver"] == solver))
+            .map(|run| run["median_puzzle_seconds"].as_f64())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(median_of("kcox"), vec![Some(0.004); 5]);
+    assert_eq!(median_of("fogleman"), vec![None; 3], "{runs:?}");
+    assert!(median_of("rrm").iter().all(|m| m.is_some_and(|m| m > 0.0)));
+    assert_eq!(median_of("rrm").len(), 5);
     assert!(!stdout.contains("WRONG: rrm"), "{stdout}");
 }

@@ -147,12 +147,12 @@ pub fn run(args: PeerBenchArgs) -> Result<ExitCode> {
                 });
                 row.cpu.push(usage.cpu_seconds);
                 let mut seconds = puzzle_seconds(&output, solver.reads_json);
-                if !seconds.is_empty() {
-                    row.median_puzzle.push(median(&mut seconds));
-                }
+                let median_puzzle = (!seconds.is_empty()).then(|| median(&mut seconds));
+                row.median_puzzle.extend(median_puzzle);
                 row.peak_mb = row.peak_mb.max(usage.peak_mb);
                 if let Some(json) = &args.json {
-                    append_json(json, run, &set.label, &solver.name, &usage, row.verdict)?;
+                    let measured = (&usage, median_puzzle);
+                    append_json(json, run, &set.label, &solver.name, measured, row.verdict)?;
                 }
             }
         }
@@ -339,7 +339,7 @@ fn append_json(
     run: usize,
     set: &str,
     solver: &str,
-    usage: &process::Usage,
+    (usage, median_puzzle): (&process::Usage, Option<f64>),
     verdict: Verdict,
 ) -> Result<()> {
     /// One solver's run on one set, a line of `--json-out`.
@@ -351,6 +351,8 @@ fn append_json(
         cpu_seconds: f64,
         wall_seconds: f64,
         peak_mb: f64,
+        /// The median puzzle's seconds, where the solver reports its puzzles'.
+        median_puzzle_seconds: Option<f64>,
         right: usize,
         unsupported: usize,
         wrong: usize,
@@ -362,6 +364,7 @@ fn append_json(
         cpu_seconds: usage.cpu_seconds,
         wall_seconds: usage.wall_seconds,
         peak_mb: usage.peak_mb,
+        median_puzzle_seconds: median_puzzle,
         right: verdict.right,
         unsupported: verdict.unsupported,
         wrong: verdict.wrong,
