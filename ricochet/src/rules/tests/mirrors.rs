@@ -25,6 +25,24 @@ fn mirrors_with_four_and_five_robots_agree_with_a_plain_bfs() {
     assert!(differ >= 10, "{differ} differ");
 }
 
+/// Random puzzles of 2 to 5 robots on boards of the four `sizes` in turn, crowded with
+/// mirrors: from `least` up to one cell in `one_in` (`(least, one_in)`), with the case
+/// each was dealt as (a case whose mirrors fall on one cell is left out).
+fn crowded_mirror_puzzles(
+    seed: u64,
+    cases: usize,
+    sizes: [usize; 4],
+    (least, one_in): (u32, usize),
+) -> impl Iterator<Item = (usize, Puzzle)> {
+    let mut rng = PyRandom::new(seed);
+    (0..cases).filter_map(move |case| {
+        let size = sizes[case % 4];
+        let plain = random_puzzle(&mut rng, size, 2 + case % 4);
+        let count = rng.randint(least, (size * size / one_in) as u32);
+        with_random_mirrors(&mut rng, &plain, size, count).map(|puzzle| (case, puzzle))
+    })
+}
+
 /// `plain` (a `size` × `size` board) with `count` mirrors of random lean and colour on
 /// random cells that hold no robot and not the target; `None` when two fall on one cell.
 fn with_random_mirrors(
@@ -53,15 +71,8 @@ fn with_random_mirrors(
 /// met after a turn), and in loops that come back to the robot's own cell.
 #[test]
 fn walks_end_where_the_reference_slide_ends() {
-    let mut rng = PyRandom::new(77);
     let (mut slides, mut bent) = (0, 0);
-    for case in 0..200 {
-        let size = [5, 6, 8, 16][case % 4];
-        let plain = random_puzzle(&mut rng, size, 2 + case % 4);
-        let count = rng.randint(2, (size * size / 4) as u32);
-        let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
-            continue;
-        };
+    for (case, puzzle) in crowded_mirror_puzzles(77, 200, [5, 6, 8, 16], (2, 4)) {
         let robots = puzzle.robots();
         let walks = Walks::new(puzzle.board(), robots.len());
         for robot in 0..robots.len() {
@@ -94,15 +105,8 @@ fn walks_end_where_the_reference_slide_ends() {
 /// they settle.
 #[test]
 fn relaxed_bounds_are_the_stop_anywhere_distances() {
-    let mut rng = PyRandom::new(78);
     let (mut compared, mut finite) = (0, 0);
-    for case in 0..120 {
-        let size = [5, 7, 8, 16][case % 4];
-        let plain = random_puzzle(&mut rng, size, 2 + case % 4);
-        let count = rng.randint(1, (size * size / 5) as u32);
-        let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
-            continue;
-        };
+    for (case, puzzle) in crowded_mirror_puzzles(78, 120, [5, 7, 8, 16], (1, 5)) {
         let board = puzzle.board();
         let target = puzzle.target().cell;
         let walks = Walks::new(board, puzzle.robots().len());
