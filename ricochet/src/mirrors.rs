@@ -165,6 +165,14 @@ impl Walks {
         self.walk_end(i, start, robots)
     }
 
+    /// Whether the walk of robot `robot` from `start` pushed in direction `dir` (its
+    /// index) passes none of `cells`: then robots there cannot change where it ends.
+    #[inline]
+    pub fn misses(&self, robot: usize, start: Cell, dir: usize, cells: [Cell; 2]) -> bool {
+        let mask = &self.masks[(robot * CELLS + start as usize) * 4 + dir];
+        (cells.iter()).all(|&cell| mask[cell as usize / 64] >> (cell % 64) & 1 == 0)
+    }
+
     /// Where walk `i` from `start` ends among `robots`.
     fn walk_end(&self, i: usize, start: Cell, robots: &[Cell]) -> Cell {
         let (begin, length, loops) = self.spans[i];

@@ -321,9 +321,9 @@ struct Child {
 impl Restricted<'_> {
     /// Whether the last move (robot `before`'s `previous` slide, which led to `state`) and
     /// robot `robot`'s `slide` from `state` reach the same state played the other way
-    /// round. Straight slides tell it from their cells; on a board with mirrors the other
-    /// order is played out, since a bent slide meets the other robot's cells off its row
-    /// and column. Whether a move is allowed depends on its own robot alone, so equal
+    /// round. Straight slides tell it from their cells; on a board with mirrors, two walks
+    /// that pass neither robot's cells commute, and otherwise the other order is played
+    /// out, since a bent slide meets the other robot's cells off its row and column. Whether a move is allowed depends on its own robot alone, so equal
     /// cells mean equal plays.
     fn commute(
         &self,
@@ -334,6 +334,15 @@ impl Restricted<'_> {
     ) -> bool {
         if let Some(stops) = self.mover.stops() {
             return commutes(stops, previous, slide);
+        }
+        // Neither walk passes the other robot's cells, before or after: each slide ends
+        // where it did whichever order they are played in.
+        if let Some(walks) = self.mover.walks() {
+            let apart = walks.misses(robot, slide.from, slide.dir, [previous.from, previous.to])
+                && walks.misses(before, previous.from, previous.dir, [slide.from, slide.to]);
+            if apart {
+                return true;
+            }
         }
         let mut robots = state.robots;
         robots[before] = previous.from;
