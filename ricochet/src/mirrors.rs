@@ -169,8 +169,15 @@ impl Walks {
     /// index) passes none of `cells`: then robots there cannot change where it ends.
     #[inline]
     pub fn misses(&self, robot: usize, start: Cell, dir: usize, cells: [Cell; 2]) -> bool {
-        let mask = &self.masks[(robot * CELLS + start as usize) * 4 + dir];
+        let mask = self.cells_passed(robot, start, dir);
         (cells.iter()).all(|&cell| mask[cell as usize / 64] >> (cell % 64) & 1 == 0)
+    }
+
+    /// The cells the walk of robot `robot` from `start` pushed in direction `dir` (its
+    /// index) passes with no robot about, as a set: only robots there change its end.
+    #[inline]
+    pub fn cells_passed(&self, robot: usize, start: Cell, dir: usize) -> &[u64; 4] {
+        &self.masks[(robot * CELLS + start as usize) * 4 + dir]
     }
 
     /// Where walk `i` from `start` ends among `robots`.

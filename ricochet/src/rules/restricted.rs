@@ -9,6 +9,9 @@ use super::rule_set::Rules;
 use super::searched::Searched;
 use super::{SearchProgress, PROGRESS_EVERY};
 use crate::board::{Cell, Direction, CELLS};
+
+/// A set of cells: bit `cell % 64` of word `cell / 64`.
+type CellSet = [u64; 4];
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{
     commutes, lower_bounds, HelperTest, Reach, Regions, Slide, Tables, UNREACHABLE,
@@ -81,7 +84,18 @@ impl<'p> Restricted<'p> {
     /// Whether, under today's rule with a coloured target, the target's robot cannot
     /// finish in `bound` moves of its own (its bound one lower at each), the others where
     /// they are: then some other robot must move too, and the state needs `bound + 1`.
-    fn stuck_alone(&self, state: &State, bound: u8) -> bool {
+    ///
+    /// `child` is `parent` after one move; a helper's (`helper_move`, from and to) leaves
+    /// the finisher's bound as it was, and on a board with mirrors the parent's own
+    /// descent, worked out once in `memo`, answers for every child whose helper left and
+    /// reached cells no slide of that descent passes.
+    fn stuck_alone(
+        &self,
+        (parent, child): (&State, &State),
+        bound: u8,
+        helper_move: Option<(Cell, Cell)>,
+        memo: &mut Option<(bool, CellSet)>,
+    ) -> bool {
         let Some(colour) = self.puzzle.target().colour else {
             return false;
         };
@@ -89,12 +103,31 @@ impl<'p> Restricted<'p> {
             return false;
         }
         let robot = colour.robot();
-        !self.descends(&state.robots, robot, bound)
+        if let (Some((from, to)), Some(_)) = (helper_move, self.mover.walks()) {
+            let (descends, passed) = *memo.get_or_insert_with(|| {
+                let mut passed = [0; 4];
+                let descends = self.descends(&parent.robots, robot, bound, &mut passed);
+                (descends, passed)
+            });
+            let untouched = |cell: Cell| passed[cell as usize / 64] >> (cell % 64) & 1 == 0;
+            if untouched(from) && untouched(to) {
+                return !descends;
+            }
+        }
+        !self.descends(&child.robots, robot, bound, &mut [0; 4])
     }
 
     /// Whether robot `robot` at bound `bound` reaches the target by moves that each lower
-    /// its bound by one, no other robot moving.
-    fn descends(&self, robots: &[Cell; MAX_ROBOTS], robot: usize, bound: u8) -> bool {
+    /// its bound by one, no other robot moving; on a board with mirrors, the cells the
+    /// walks of the slides it tried pass are added to `passed` (other robots elsewhere
+    /// leave its answer as it is).
+    fn descends(
+        &self,
+        robots: &[Cell; MAX_ROBOTS],
+        robot: usize,
+        bound: u8,
+        passed: &mut CellSet,
+    ) -> bool {
         if bound == 0 {
             return true;
         }
@@ -104,6 +137,10 @@ impl<'p> Restricted<'p> {
                 robot: robot as u8,
                 dir,
             };
+            if let Some(walks) = self.mover.walks() {
+                let walk = walks.cells_passed(robot, robots[robot], dir as usize);
+                (0..4).for_each(|word| passed[word] |= walk[word]);
+            }
             let to = self.mover.slide(&robots[..self.count], step);
             if to == robots[robot] || table[to as usize] != bound - 1 {
                 return false;
@@ -113,7 +150,7 @@ impl<'p> Restricted<'p> {
             }
             let mut next = *robots;
             next[robot] = to;
-            self.descends(&next, robot, bound - 1)
+            self.descends(&next, robot, bound - 1, passed)
         })
     }
 
@@ -189,6 +226,8 @@ impl<'p> Restricted<'p> {
         // zeroing every slot at every state is a cost of its own.
         let mut children = [MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
+        // The finisher's descent alone from here, for the helpers' tight children.
+        let mut descent = None;
         for robot in movers {
             let from = state.robots[robot];
             let helper = robot != finisher;
@@ -234,7 +273,13 @@ impl<'p> Restricted<'p> {
                         let bound = self.bound(&next);
                         let tight = bound == child_left;
                         if bound <= child_left
-                            && !(tight && self.stuck_alone(&next, bound))
+                            && !(tight
+                                && self.stuck_alone(
+                                    (state, &next),
+                                    bound,
+                                    helper.then_some((from, to)),
+                                    &mut descent,
+                                ))
                             && !self.raised_beyond(&next, child_left)
                         {
                             // A tight child of a coloured target moves its finisher
