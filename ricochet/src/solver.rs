@@ -46,8 +46,8 @@ pub(crate) use bounds::{lower_bounds, stop_tables, stopped_slide, StopTables};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::meets_slide;
 pub(crate) use order::{commutes, Slide};
-use regions::{contains, insert, CellSet};
-pub(crate) use regions::{HelperTest, Regions};
+use regions::insert;
+pub(crate) use regions::{contains, CellSet, HelperTest, Regions};
 pub(crate) use tables::{Reach, Tables};
 
 /// Default longest solution looked for; no known puzzle comes close.

@@ -9,12 +9,10 @@ use super::rule_set::Rules;
 use super::searched::Searched;
 use super::{SearchProgress, PROGRESS_EVERY};
 use crate::board::{Cell, Direction, CELLS};
-
-/// A set of cells: bit `cell % 64` of word `cell / 64`.
-type CellSet = [u64; 4];
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{
-    commutes, lower_bounds, HelperTest, Reach, Regions, Slide, Tables, UNREACHABLE,
+    commutes, contains, lower_bounds, CellSet, HelperTest, Reach, Regions, Slide, Tables,
+    UNREACHABLE,
 };
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
@@ -109,8 +107,7 @@ impl<'p> Restricted<'p> {
                 let descends = self.descends(&parent.robots, robot, bound, &mut passed);
                 (descends, passed)
             });
-            let untouched = |cell: Cell| passed[cell as usize / 64] >> (cell % 64) & 1 == 0;
-            if untouched(from) && untouched(to) {
+            if !contains(&passed, from) && !contains(&passed, to) {
                 return !descends;
             }
         }

@@ -20,9 +20,9 @@ use crate::board::{Board, Cell, Direction, CELLS};
 use crate::puzzle::MAX_ROBOTS;
 
 /// A set of cells: bit `cell % 64` of word `cell / 64`.
-pub(super) type CellSet = [u64; 4];
+pub(crate) type CellSet = [u64; 4];
 
-pub(super) fn contains(set: &CellSet, cell: Cell) -> bool {
+pub(crate) fn contains(set: &CellSet, cell: Cell) -> bool {
     set[cell as usize / 64] >> (cell % 64) & 1 != 0
 }
 
