@@ -39,8 +39,6 @@ use std::time::Instant;
 
 mod mover;
 mod restricted;
-#[cfg(test)]
-use restricted::straight_bounds;
 mod rule_set;
 mod searched;
 
