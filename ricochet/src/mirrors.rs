@@ -9,6 +9,10 @@
 
 use crate::board::{Board, Cell, Direction, CELLS};
 use crate::puzzle::Colour;
+use crate::solver::{CellSet, UNREACHABLE};
+
+mod routes;
+pub(crate) use routes::Routes;
 
 /// A diagonal wall: `\` leans left (its top on the left), `/` leans right.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -180,6 +184,14 @@ impl Walks {
         &self.masks[(robot * CELLS + start as usize) * 4 + dir]
     }
 
+    /// The cells the four walks of robot `robot` from `start` pass, as one set.
+    #[inline]
+    pub(crate) fn passes(&self, robot: usize, start: Cell) -> CellSet {
+        let first = (robot * CELLS + start as usize) * 4;
+        let masks = &self.masks[first..first + 4];
+        std::array::from_fn(|w| masks[0][w] | masks[1][w] | masks[2][w] | masks[3][w])
+    }
+
     /// Where walk `i` from `start` ends among `robots`.
     fn walk_end(&self, i: usize, start: Cell, robots: &[Cell]) -> Cell {
         let (begin, length, loops) = self.spans[i];
@@ -244,13 +256,13 @@ impl Walks {
                 filled[at as usize] += 1;
             }
         }
-        let mut bounds = [crate::solver::UNREACHABLE; CELLS];
+        let mut bounds = [UNREACHABLE; CELLS];
         bounds[target as usize] = 0;
         let mut queue = std::collections::VecDeque::from([target]);
         while let Some(cell) = queue.pop_front() {
             let run = begins[cell as usize] as usize..begins[cell as usize + 1] as usize;
             for &from in &reached_from[run] {
-                if bounds[from as usize] == crate::solver::UNREACHABLE {
+                if bounds[from as usize] == UNREACHABLE {
                     bounds[from as usize] = bounds[cell as usize] + 1;
                     queue.push_back(from);
                 }

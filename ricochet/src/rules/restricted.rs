@@ -9,6 +9,7 @@ use super::rule_set::Rules;
 use super::searched::Searched;
 use super::{SearchProgress, PROGRESS_EVERY};
 use crate::board::{Cell, Direction, CELLS};
+use crate::mirrors::Routes;
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{
     commutes, contains, lower_bounds, CellSet, HelperTest, Reach, Regions, Slide, Tables,
@@ -33,6 +34,10 @@ pub(super) struct Restricted<'p> {
     /// solution under the rules is a solution of today's rule, so what those prove of
     /// today's rule (raised bounds, which helper moves can matter) holds under the rules.
     standard: Option<Box<Tables>>,
+    /// For a coloured target on a board with mirrors, where the other robots matter to
+    /// the finisher's routes: the same test of helper moves, at one or two moves of slack
+    /// (once the search is long enough to repay them).
+    routes: Option<Routes>,
     pub(super) path: Vec<Move>,
     pub(super) states: u64,
 }
@@ -50,6 +55,7 @@ impl<'p> Restricted<'p> {
             progress,
             count: puzzle.robots().len(),
             lower_bound: relaxed_bounds(puzzle, rules, &mover),
+            routes: None,
             plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
             searched: Searched::new(mover.key_bits()),
             standard: (puzzle.target().colour.is_some() && !puzzle.board().has_mirrors()).then(
@@ -76,6 +82,13 @@ impl<'p> Restricted<'p> {
     pub(super) fn prepare_for(&mut self, limit: u8) {
         if let Some(tables) = &mut self.standard {
             tables.prepare_for(limit, false);
+        }
+        let colour = self.puzzle.target().colour;
+        if let (None, Some(walks), Some(colour)) = (&self.routes, self.mover.walks(), colour) {
+            if self.states >= ROUTES_AFTER_STATES {
+                let robot = colour.robot();
+                self.routes = Some(walks.routes(&self.lower_bound[robot][0][0], robot));
+            }
         }
     }
 
@@ -218,6 +231,13 @@ impl<'p> Restricted<'p> {
             .colour
             .map_or(0, |colour| colour.robot());
         let helper_test = self.helper_test(state, left);
+        let route_test = match (&self.routes, self.mover.walks()) {
+            (Some(routes), Some(walks)) => {
+                let test = routes.test(walks, &state.robots[..self.count], finisher, left - bound);
+                test.map(|test| (test, walks))
+            }
+            _ => None,
+        };
         // The children first, with their table slots prefetched (a slot is a miss in a
         // table far bigger than the cache), then searched in order. Left uninitialised:
         // zeroing every slot at every state is a cost of its own.
@@ -232,6 +252,12 @@ impl<'p> Restricted<'p> {
                 && helper_test
                     .as_ref()
                     .is_some_and(|(test, regions)| test.rules_out(regions, from))
+            {
+                continue;
+            }
+            if helper
+                && (route_test.as_ref())
+                    .is_some_and(|(test, walks)| test.rules_out(walks, robot, from))
             {
                 continue;
             }
@@ -252,6 +278,12 @@ impl<'p> Restricted<'p> {
                             && helper_test.as_ref().is_some_and(|(test, regions)| {
                                 !test.allows(regions, finisher_first(robot, finisher), from, to)
                             })
+                        {
+                            continue;
+                        }
+                        if helper
+                            && (route_test.as_ref())
+                                .is_some_and(|(test, walks)| !test.allows(walks, robot, from, to))
                         {
                             continue;
                         }
@@ -344,6 +376,11 @@ fn finisher_first(robot: usize, finisher: usize) -> usize {
         _ => robot,
     }
 }
+
+/// States searched before the routes on a board with mirrors are worked out: a short
+/// search costs less than they do. The unit tests' searches are all short, and test them
+/// from the start.
+const ROUTES_AFTER_STATES: u64 = if cfg!(test) { 0 } else { 1000 };
 
 /// Children with fewer moves left are searched without a table probe: their subtrees
 /// cost less than a cache miss.

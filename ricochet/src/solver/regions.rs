@@ -26,7 +26,7 @@ pub(crate) fn contains(set: &CellSet, cell: Cell) -> bool {
     set[cell as usize / 64] >> (cell % 64) & 1 != 0
 }
 
-pub(super) fn insert(set: &mut CellSet, cell: Cell) {
+pub(crate) fn insert(set: &mut CellSet, cell: Cell) {
     set[cell as usize / 64] |= 1 << (cell % 64);
 }
 

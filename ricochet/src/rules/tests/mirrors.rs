@@ -25,6 +25,43 @@ fn mirrors_with_four_and_five_robots_agree_with_a_plain_bfs() {
     assert!(differ >= 10, "{differ} differ");
 }
 
+/// At two moves of slack a helper's move may serve only another helper's: here blue
+/// clears green's way to the cell that stops red on the target (blue itself is turned
+/// off that line by green's mirror). The search must keep blue's move, which touches
+/// none of red's routes.
+#[test]
+fn a_helper_that_clears_the_way_for_another_is_searched() {
+    let size = 6;
+    let at = |x: usize, y: usize| y * size + x;
+    let mut walls = vec![0u32; size * size];
+    // A wall north of (4, 2): green going north up column 4 stops there.
+    walls[at(4, 1)] |= 4;
+    walls[at(4, 2)] |= 1;
+    let green_mirror = crate::mirrors::Mirror {
+        leans_left: false,
+        colour: Colour::Green,
+    };
+    let board = Board::new(size, size, &walls, &[])
+        .unwrap()
+        .with_mirrors(&[(at(4, 3) as i64, green_mirror)])
+        .unwrap();
+    let cell = |x, y| board.cell_checked(at(x, y) as i64).unwrap();
+    let (red, green, blue) = (cell(0, 2), cell(4, 5), cell(4, 4));
+    let target = Target {
+        cell: cell(3, 2),
+        colour: Some(Colour::Red),
+        shape: None,
+    };
+    let puzzle = Puzzle::new(board.clone(), vec![red, green, blue], target).unwrap();
+    assert_eq!(reference_moves(&puzzle, Rules::STANDARD), Some(3));
+    // No more than 3 moves looked for: a search that dropped blue's move would find the
+    // solution only with a bound of 4.
+    let solution = solve(&puzzle, Rules::STANDARD, 3).unwrap();
+    assert_eq!(solution.moves.len(), 3, "{:?}", solution.moves);
+    // Blue first, off every route of red's.
+    assert_eq!(solution.moves[0].robot, 2, "{:?}", solution.moves);
+}
+
 /// Random puzzles of 2 to 5 robots on boards of the four `sizes` in turn, crowded with
 /// mirrors: from `least` up to one cell in `one_in` (`(least, one_in)`), with the case
 /// each was dealt as (a case whose mirrors fall on one cell is left out).

@@ -1,0 +1,209 @@
+//! Where other robots matter to the finishing robot's routes on a board with mirrors, and
+//! which helper moves that leaves worth searching: the mirror form of the fast solver's
+//! regions (`crate::solver::Regions`, whose module doc gives the argument).
+//!
+//! A route is a chain of the finishing robot's stop-anywhere walks to the target
+//! ([`Walks::relaxed_bounds`]); a downhill slide lowers the bound by one, a sideways one
+//! keeps it. A slide passes its walk's cells up to its stop, and a stop short of the
+//! walk's end needs a robot on the walk's next cell. That cell cannot be a mirror, where
+//! no robot stands, so no slide stops just before one.
+
+use super::Walks;
+use crate::board::{Cell, CELLS};
+use crate::puzzle::MAX_ROBOTS;
+use crate::solver::{contains, insert, CellSet, UNREACHABLE};
+
+/// Per cell of the finishing robot, where other robots matter to its routes.
+pub(crate) struct Routes {
+    /// The cells the downhill routes' slides pass: a robot leaving one can open a route.
+    path: Vec<CellSet>,
+    /// The cells beyond the downhill routes' stops: only a robot there makes the stop.
+    blockers: Vec<CellSet>,
+    /// The same for the routes one move longer (one sideways slide).
+    lateral_path: Vec<CellSet>,
+    lateral_blockers: Vec<CellSet>,
+}
+
+/// What a helper's move must touch to be searched.
+pub(crate) enum RouteTest<'r> {
+    /// One move of slack: only the finisher's downhill routes follow, so the move must
+    /// leave a cell of their path or reach one of their blocker cells.
+    OneSpare {
+        path: &'r CellSet,
+        blockers: &'r CellSet,
+    },
+    /// Two moves of slack: the move serves a route one move longer, or the next helper
+    /// move, which then serves a downhill route: the same helper's (from where it
+    /// arrived) or another's (whose walks pass the cell left or reached).
+    TwoSpare {
+        lateral_path: &'r CellSet,
+        lateral_blockers: &'r CellSet,
+        path: &'r CellSet,
+        blockers: &'r CellSet,
+        /// Per helper, the cells the walks of the other helpers that can serve pass.
+        others: [CellSet; MAX_ROBOTS],
+    },
+}
+
+impl Walks {
+    /// Calls `visit` for each stop a slide of a robot of the `colour`-th colour from
+    /// `cell` can make: the stop, the cells passed up to it, and the cells one of which a
+    /// robot must hold to make it (none at a wall; the whole walk where the walk goes
+    /// round for ever, its next cell being one it passed).
+    fn stops(&self, colour: usize, cell: usize, mut visit: impl FnMut(Cell, &CellSet, &CellSet)) {
+        let first = (colour * CELLS + cell) * 4;
+        for i in first..first + 4 {
+            let (begin, length, loops) = self.spans[i];
+            let walk = &self.cells[begin as usize..begin as usize + usize::from(length)];
+            let mut passed = [0u64; 4];
+            for (k, &at) in walk.iter().enumerate() {
+                insert(&mut passed, at);
+                if self.is_mirror(at) {
+                    continue;
+                }
+                let mut beyond = [0u64; 4];
+                match walk.get(k + 1) {
+                    Some(&next) if self.is_mirror(next) => continue,
+                    Some(&next) => insert(&mut beyond, next),
+                    None if loops => beyond = self.masks[i],
+                    None => {}
+                }
+                visit(at, &passed, &beyond);
+            }
+        }
+    }
+
+    /// The routes of a robot of the `colour`-th colour whose bound is `bounds`.
+    pub(crate) fn routes(&self, bounds: &[u8; CELLS], colour: usize) -> Routes {
+        let mut order: Vec<usize> = (0..CELLS)
+            .filter(|&cell| bounds[cell] != UNREACHABLE && bounds[cell] > 0)
+            .collect();
+        order.sort_unstable_by_key(|&cell| bounds[cell]);
+        let empty = vec![[0; 4]; CELLS];
+        let mut routes = Routes {
+            path: empty.clone(),
+            blockers: empty.clone(),
+            lateral_path: empty.clone(),
+            lateral_blockers: empty,
+        };
+        let union = |into: &mut CellSet, a: &CellSet, b: &CellSet| {
+            (0..4).for_each(|w| into[w] |= a[w] | b[w]);
+        };
+        // Downhill first: a longer route's sideways slide goes on downhill, from a cell of
+        // the same bound.
+        for &cell in &order {
+            let (mut path, mut blockers) = ([0; 4], [0; 4]);
+            self.stops(colour, cell, |at, passed, beyond| {
+                if bounds[at as usize] + 1 == bounds[cell] {
+                    union(&mut path, passed, &routes.path[at as usize]);
+                    union(&mut blockers, beyond, &routes.blockers[at as usize]);
+                }
+            });
+            routes.path[cell] = path;
+            routes.blockers[cell] = blockers;
+        }
+        for &cell in &order {
+            let (mut path, mut blockers) = ([0; 4], [0; 4]);
+            self.stops(colour, cell, |at, passed, beyond| {
+                let at = at as usize;
+                if bounds[at] + 1 == bounds[cell] {
+                    union(&mut path, passed, &routes.lateral_path[at]);
+                    union(&mut blockers, beyond, &routes.lateral_blockers[at]);
+                } else if bounds[at] == bounds[cell] {
+                    union(&mut path, passed, &routes.path[at]);
+                    union(&mut blockers, beyond, &routes.blockers[at]);
+                }
+            });
+            routes.lateral_path[cell] = path;
+            routes.lateral_blockers[cell] = blockers;
+        }
+        routes
+    }
+}
+
+impl Routes {
+    /// The test of helper moves from `robots` (`finisher` finishes, the others help) with
+    /// `slack` moves beyond the finisher's bound, where there is one.
+    pub(crate) fn test(
+        &self,
+        walks: &Walks,
+        robots: &[Cell],
+        finisher: usize,
+        slack: u8,
+    ) -> Option<RouteTest<'_>> {
+        let at = usize::from(robots[finisher]);
+        let (path, blockers) = (&self.path[at], &self.blockers[at]);
+        match slack {
+            1 => Some(RouteTest::OneSpare { path, blockers }),
+            2 => {
+                let mut serving = [[0u64; 4]; MAX_ROBOTS];
+                for (helper, &from) in robots.iter().enumerate() {
+                    if helper == finisher {
+                        continue;
+                    }
+                    let passes = walks.passes(helper, from);
+                    if contains(path, from) || (0..4).any(|w| passes[w] & blockers[w] != 0) {
+                        serving[helper] = passes;
+                    }
+                }
+                let others = std::array::from_fn(|helper| {
+                    let mut cells = [0u64; 4];
+                    for (other, passes) in serving.iter().enumerate() {
+                        if other != helper {
+                            (0..4).for_each(|w| cells[w] |= passes[w]);
+                        }
+                    }
+                    cells
+                });
+                Some(RouteTest::TwoSpare {
+                    lateral_path: &self.lateral_path[at],
+                    lateral_blockers: &self.lateral_blockers[at],
+                    path,
+                    blockers,
+                    others,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl RouteTest<'_> {
+    /// Whether helper `robot`'s move from `a` to `b` can matter.
+    #[inline]
+    pub(crate) fn allows(&self, walks: &Walks, robot: usize, a: Cell, b: Cell) -> bool {
+        match self {
+            RouteTest::OneSpare { path, blockers } => contains(path, a) || contains(blockers, b),
+            RouteTest::TwoSpare {
+                lateral_path,
+                lateral_blockers,
+                path,
+                blockers,
+                others,
+            } => {
+                contains(lateral_path, a)
+                    || contains(lateral_blockers, b)
+                    || contains(&others[robot], a)
+                    || contains(&others[robot], b)
+                    || contains(path, b)
+                    || {
+                        let next = walks.passes(robot, b);
+                        (0..4).any(|w| next[w] & blockers[w] != 0)
+                    }
+            }
+        }
+    }
+
+    /// Whether no move of helper `robot` from `a` can pass (at one move of slack: off the
+    /// path, and none of its walks reaches a blocker cell).
+    #[inline]
+    pub(crate) fn rules_out(&self, walks: &Walks, robot: usize, a: Cell) -> bool {
+        match self {
+            RouteTest::OneSpare { path, blockers } => {
+                let passes = walks.passes(robot, a);
+                !contains(path, a) && (0..4).all(|w| passes[w] & blockers[w] == 0)
+            }
+            RouteTest::TwoSpare { .. } => false,
+        }
+    }
+}
