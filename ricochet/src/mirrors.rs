@@ -9,7 +9,7 @@
 
 use crate::board::{Board, Cell, Direction, CELLS};
 use crate::puzzle::Colour;
-use crate::solver::{CellSet, UNREACHABLE};
+use crate::solver::{insert, CellSet, UNREACHABLE};
 
 mod routes;
 pub(crate) use routes::Routes;
@@ -96,61 +96,75 @@ pub struct Walks {
 impl Walks {
     /// The walks of the first `colours` colours' robots on `board`.
     pub fn new(board: &Board, colours: usize) -> Walks {
-        let walks = colours * CELLS * 4;
-        let mut spans = Vec::with_capacity(walks);
-        let mut cells = Vec::new();
-        let mut masks = Vec::with_capacity(walks);
-        // The (cell, direction) pairs each walk took, stamped with the walk's number: no
-        // table to clear between walks.
-        let mut seen = vec![[0u32; 4]; CELLS];
-        let mut stamp = 0;
-        for &colour in &Colour::ALL[..colours] {
+        let count = colours * CELLS * 4;
+        let mirrors_of = |colour: Option<Colour>| {
+            (board.cells())
+                .filter(|&cell| {
+                    board
+                        .mirror(cell)
+                        .is_some_and(|m| colour.is_none_or(|c| m.colour == c))
+                })
+                .fold([0u64; 4], |mut bits, cell| {
+                    insert(&mut bits, cell);
+                    bits
+                })
+        };
+        let mut walks = Walks {
+            spans: Vec::with_capacity(count),
+            cells: Vec::new(),
+            masks: Vec::with_capacity(count),
+            ends: Vec::with_capacity(count),
+            mirrors: mirrors_of(None),
+        };
+        let first_own = mirrors_of(Some(Colour::ALL[0]));
+        for (index, &colour) in Colour::ALL[..colours].iter().enumerate() {
+            // A walk of the first colour that meets no mirror of that colour or of this
+            // one is turned alike by every mirror it meets: it is this colour's too.
+            let own = mirrors_of(Some(colour));
+            let shared: CellSet = std::array::from_fn(|w| first_own[w] | own[w]);
             for cell in (0..CELLS).map(|cell| cell as Cell) {
                 for first in Direction::ALL {
-                    stamp += 1;
-                    let begin = cells.len();
-                    let (mut at, mut dir, mut loops) = (cell, first, false);
-                    while let Some(next) = board.step_open(at, dir) {
-                        let took = &mut seen[next as usize][dir as usize];
-                        if std::mem::replace(took, stamp) == stamp {
-                            loops = true;
-                            break;
+                    let same = (cell as usize * 4) + first as usize;
+                    let mask = walks.masks.get(same).copied();
+                    match mask.filter(|mask| (0..4).all(|w| mask[w] & shared[w] == 0)) {
+                        Some(mask) if index > 0 => {
+                            walks.spans.push(walks.spans[same]);
+                            walks.masks.push(mask);
+                            walks.ends.push(walks.ends[same]);
                         }
-                        cells.push(next);
-                        at = next;
-                        if let Some(mirror) = board.mirror(at).filter(|m| m.colour != colour) {
-                            dir = mirror.turn(dir);
-                        }
+                        _ => walks.trace(board, colour, cell, first),
                     }
-                    let length = u16::try_from(cells.len() - begin).expect("a walk is short");
-                    spans.push((begin as u32, length, loops));
-                    let mut mask = [0u64; 4];
-                    for &cell in &cells[begin..] {
-                        mask[cell as usize / 64] |= 1 << (cell % 64);
-                    }
-                    masks.push(mask);
                 }
             }
         }
-        let mut walks = Walks {
-            spans,
-            cells,
-            masks,
-            ends: Vec::new(),
-            mirrors: (0..CELLS)
-                .filter(|&cell| board.mirror(cell as Cell).is_some())
-                .fold([0; 4], |mut bits, cell| {
-                    bits[cell / 64] |= 1 << (cell % 64);
-                    bits
-                }),
-        };
-        walks.ends = (0..walks.spans.len())
-            .map(|i| {
-                let start = (i / 4 % CELLS) as Cell;
-                walks.walk_end(i, start, &[start])
-            })
-            .collect();
         walks
+    }
+
+    /// Steps the walk of a robot of `colour` from `cell` pushed `first` through `board`.
+    /// The step from one (cell, direction entered) to the next is one-to-one (a mirror
+    /// turns back the way it turned), so a walk that goes round for ever comes back to
+    /// its first step: it is cut there, its last cell the start.
+    fn trace(&mut self, board: &Board, colour: Colour, cell: Cell, first: Direction) {
+        let begin = self.cells.len();
+        let mut mask = [0u64; 4];
+        let (mut at, mut dir, mut loops) = (cell, first, false);
+        while let Some(next) = board.step_open(at, dir) {
+            if at == cell && dir == first && self.cells.len() > begin {
+                loops = true;
+                break;
+            }
+            self.cells.push(next);
+            insert(&mut mask, next);
+            at = next;
+            if let Some(mirror) = board.mirror(at).filter(|m| m.colour != colour) {
+                dir = mirror.turn(dir);
+            }
+        }
+        let length = u16::try_from(self.cells.len() - begin).expect("a walk is short");
+        self.spans.push((begin as u32, length, loops));
+        self.masks.push(mask);
+        self.ends
+            .push(if loops { cell } else { self.stop(cell, at) });
     }
 
     /// Where robot `robot` at `robots[robot]` ends sliding in `dir`: its own cell when
@@ -228,43 +242,38 @@ impl Walks {
     /// relaxation). `UNREACHABLE` (the solver's) where it cannot get there; a blocked
     /// cell of `board` (the walks' board) gets there from nowhere.
     pub fn relaxed_bounds(&self, board: &Board, target: Cell, colour: usize) -> [u8; CELLS] {
-        // Breadth first from the target over the walks reversed: the stops reaching each
-        // cell, as one list cut into runs (where a cell's run begins, then its cells).
-        let walks = |cell: usize| {
-            let first = (colour * CELLS + cell) * 4;
-            (first..first + 4).flat_map(move |i| {
-                let (begin, length, _) = self.spans[i];
-                let walk = &self.cells[begin as usize..begin as usize + usize::from(length)];
-                walk.iter().copied().filter(|&at| !self.is_mirror(at))
-            })
-        };
-        let sources = || (0..CELLS).filter(|&cell| !board.is_blocked(cell as Cell));
-        let mut begins = vec![0u32; CELLS + 1];
-        for cell in sources() {
-            for at in walks(cell) {
-                begins[at as usize + 1] += 1;
-            }
-        }
-        for cell in 0..CELLS {
-            begins[cell + 1] += begins[cell];
-        }
-        let mut filled = begins.clone();
-        let mut reached_from = vec![0 as Cell; begins[CELLS] as usize];
-        for cell in sources() {
-            for at in walks(cell) {
-                reached_from[filled[at as usize] as usize] = cell as Cell;
-                filled[at as usize] += 1;
-            }
-        }
+        // Breadth first from the target over the walks reversed. The step from one (cell,
+        // direction entered) to the next is one-to-one, so the walks that pass a cell
+        // entered in a direction are the cells on its one walk backwards: stepped back
+        // against the direction, turned back by each mirror that turned it, until a wall
+        // or the step it started from.
+        let colour = Colour::ALL[colour];
+        let turns = |cell: Cell| board.mirror(cell).filter(|m| m.colour != colour);
         let mut bounds = [UNREACHABLE; CELLS];
         bounds[target as usize] = 0;
         let mut queue = std::collections::VecDeque::from([target]);
-        while let Some(cell) = queue.pop_front() {
-            let run = begins[cell as usize] as usize..begins[cell as usize + 1] as usize;
-            for &from in &reached_from[run] {
-                if bounds[from as usize] == UNREACHABLE {
-                    bounds[from as usize] = bounds[cell as usize] + 1;
-                    queue.push_back(from);
+        while let Some(stop) = queue.pop_front() {
+            let moves = bounds[stop as usize] + 1;
+            for entered in Direction::ALL {
+                let (mut at, mut dir) = (stop, entered);
+                for _ in 0..CELLS * 4 {
+                    let Some(from) = board.step_open(at, dir.opposite()) else {
+                        break;
+                    };
+                    if bounds[from as usize] == UNREACHABLE && !board.is_blocked(from) {
+                        bounds[from as usize] = moves;
+                        // A walk stops on no mirror: a mirror cell reaches, never is reached.
+                        if !self.is_mirror(from) {
+                            queue.push_back(from);
+                        }
+                    }
+                    if let Some(mirror) = turns(from) {
+                        dir = mirror.turn(dir);
+                    }
+                    at = from;
+                    if (at, dir) == (stop, entered) {
+                        break;
+                    }
                 }
             }
         }
