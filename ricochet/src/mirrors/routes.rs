@@ -33,12 +33,11 @@ pub(crate) enum RouteTest<'r> {
         blockers: &'r CellSet,
     },
     /// Two moves of slack: the move serves a route one move longer, or the next helper
-    /// move, which then serves a downhill route: the same helper's (from where it
-    /// arrived) or another's (whose walks pass the cell left or reached).
+    /// move, which then serves a downhill route: the same helper's (a walk from where it
+    /// arrived reaches a blocker) or another's (whose walks pass the cell left or reached).
     TwoSpare {
         lateral_path: &'r CellSet,
         lateral_blockers: &'r CellSet,
-        path: &'r CellSet,
         blockers: &'r CellSet,
         /// Per helper, the cells the walks of the other helpers that can serve pass.
         others: [CellSet; MAX_ROBOTS],
@@ -158,7 +157,6 @@ impl Routes {
                 Some(RouteTest::TwoSpare {
                     lateral_path: &self.lateral_path[at],
                     lateral_blockers: &self.lateral_blockers[at],
-                    path,
                     blockers,
                     others,
                 })
@@ -177,7 +175,6 @@ impl RouteTest<'_> {
             RouteTest::TwoSpare {
                 lateral_path,
                 lateral_blockers,
-                path,
                 blockers,
                 others,
             } => {
@@ -185,7 +182,8 @@ impl RouteTest<'_> {
                     || contains(lateral_blockers, b)
                     || contains(&others[robot], a)
                     || contains(&others[robot], b)
-                    || contains(path, b)
+                    // Its own next move serves only by reaching a blocker: leaving a path
+                    // cell it has just reached opens nothing the two moves did not close.
                     || {
                         let next = walks.passes(robot, b);
                         (0..4).any(|w| next[w] & blockers[w] != 0)

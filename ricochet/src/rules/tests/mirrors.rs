@@ -62,6 +62,35 @@ fn a_helper_that_clears_the_way_for_another_is_searched() {
     assert_eq!(solution.moves[0].robot, 2, "{:?}", solution.moves);
 }
 
+/// At two moves of slack a helper's move may only open a route of the finisher's one move
+/// longer (one slide that keeps its bound): here red's first move, on a 5×5 board found
+/// by a random search, is one that touches no downhill route of green's.
+#[test]
+fn a_helper_that_opens_a_longer_route_is_searched() {
+    let walls = [
+        9, 3, 9, 1, 3, 10, 14, 8, 2, 14, 8, 1, 0, 2, 15, 8, 0, 0, 0, 7, 14, 12, 4, 4, 7,
+    ];
+    let mirror = |leans_left, colour| crate::mirrors::Mirror { leans_left, colour };
+    let board = Board::new(5, 5, &walls, &[])
+        .unwrap()
+        .with_mirrors(&[
+            (18, mirror(false, Colour::Silver)),
+            (20, mirror(false, Colour::Blue)),
+            (22, mirror(true, Colour::Silver)),
+        ])
+        .unwrap();
+    let cell = |index| board.cell_checked(index).unwrap();
+    let target = Target {
+        cell: cell(6),
+        colour: Some(Colour::Green),
+        shape: None,
+    };
+    let puzzle = Puzzle::new(board.clone(), vec![cell(0), cell(11)], target).unwrap();
+    assert_eq!(reference_moves(&puzzle, Rules::STANDARD), Some(7));
+    let solution = solve(&puzzle, Rules::STANDARD, 7).unwrap();
+    assert_eq!(solution.moves.len(), 7, "{:?}", solution.moves);
+}
+
 /// Random puzzles of 2 to 5 robots on boards of the four `sizes` in turn, crowded with
 /// mirrors: from `least` up to one cell in `one_in` (`(least, one_in)`), with the case
 /// each was dealt as (a case whose mirrors fall on one cell is left out).
