@@ -1,8 +1,10 @@
 //! The optimal search under rules that restrict moves: IDA* over [`State`]s with the
 //! admissible bound taken under the rules ([`relaxed_bounds`]), the table of states
 //! searched, commuting moves searched in one order only, and on a board without mirrors
-//! the fast solver's raised bound and helper tests, read with today's bound. Apart from
-//! the entry points, which only set it up and raise its bound (`super::solve_watched`).
+//! the fast solver's raised bound and helper tests, read with today's bound; on a board
+//! with mirrors, K. Cox's +1 and helper tests of the finisher's routes over its colour's
+//! walks (`crate::mirrors::Routes`). Apart from the entry points, which only set it up and
+//! raise its bound (`super::solve_watched`).
 
 use super::mover::{Line, Mover, Play, State};
 use super::rule_set::Rules;
@@ -194,9 +196,10 @@ impl<'p> Restricted<'p> {
     /// searched, and children with fewer than [`MIN_TABLE_DEPTH`] moves left skip it.
     ///
     /// With one to three moves of slack beyond today's bound, a helper move must matter
-    /// to a later move (the fast solver's `regions`): shorter solutions were ruled out,
-    /// and dropping a move nothing depends on keeps the others allowed, since whether a
-    /// move is allowed depends on its own robot alone.
+    /// to a later move (the fast solver's `regions`; on a board with mirrors, with one or
+    /// two, the finisher's routes): shorter solutions were ruled out, and dropping a move
+    /// nothing depends on keeps the others allowed, since whether a move is allowed
+    /// depends on its own robot alone.
     ///
     /// Two moves in a row of different robots that commute (neither's start or end cell
     /// on the other's slide or stopping it) are searched in one order only, the lower
