@@ -79,25 +79,60 @@ enum Slides {
 /// targets, a batch dealt on alternating boards), work out each board's walks once.
 const KEPT_WALKS: usize = 4;
 
+/// Bound tables a thread keeps for each board whose walks it keeps: a game's targets.
+const KEPT_BOUNDS: usize = 32;
+
+/// A board's walks kept by a thread, with the bounds worked out on them.
+struct Kept {
+    board: Board,
+    colours: usize,
+    walks: Arc<Walks>,
+    /// By target and colour, the bound of a robot of that colour (latest last).
+    bounds: Vec<(Cell, usize, Box<[u8; CELLS]>)>,
+}
+
 thread_local! {
     /// The walks of the boards this thread played on last, latest first.
-    static WALKS: RefCell<Vec<(Board, usize, Arc<Walks>)>> = const { RefCell::new(Vec::new()) };
+    static WALKS: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The walks of `board` for its first `colours` robots, kept for the next puzzles.
 fn walks_of(board: &Board, colours: usize) -> Arc<Walks> {
     WALKS.with_borrow_mut(|kept| {
-        let found = kept
-            .iter()
-            .position(|(b, c, _)| *c == colours && b == board);
+        let found = (kept.iter()).position(|k| k.colours == colours && k.board == *board);
         let entry = match found {
             Some(index) => kept.remove(index),
-            None => (board.clone(), colours, Arc::new(Walks::new(board, colours))),
+            None => Kept {
+                board: board.clone(),
+                colours,
+                walks: Arc::new(Walks::new(board, colours)),
+                bounds: Vec::new(),
+            },
         };
-        let walks = Arc::clone(&entry.2);
+        let walks = Arc::clone(&entry.walks);
         kept.insert(0, entry);
         kept.truncate(KEPT_WALKS);
         walks
+    })
+}
+
+/// [`Walks::relaxed_bounds`] of `walks` (on `board`) for `target` and the `colour`-th
+/// colour, kept with the walks while this thread keeps them.
+fn bounds_of(walks: &Arc<Walks>, board: &Board, target: Cell, colour: usize) -> [u8; CELLS] {
+    WALKS.with_borrow_mut(|kept| {
+        let Some(entry) = kept.iter_mut().find(|k| Arc::ptr_eq(&k.walks, walks)) else {
+            return walks.relaxed_bounds(board, target, colour);
+        };
+        let found = (entry.bounds.iter()).find(|(t, c, _)| (*t, *c) == (target, colour));
+        if let Some((_, _, bounds)) = found {
+            return **bounds;
+        }
+        let bounds = walks.relaxed_bounds(board, target, colour);
+        if entry.bounds.len() == KEPT_BOUNDS {
+            entry.bounds.remove(0);
+        }
+        entry.bounds.push((target, colour, Box::new(bounds)));
+        bounds
     })
 }
 
@@ -232,6 +267,18 @@ impl<'p> Mover<'p> {
             Slides::Straight(stops) => {
                 stopped_slide(stops, robots, usize::from(step.robot), step.dir)
             }
+        }
+    }
+
+    /// The bound of a robot of the `colour`-th colour ([`Walks::relaxed_bounds`]), on a
+    /// board with mirrors: kept with the board's walks, for the next puzzles on it.
+    pub(super) fn walk_bounds(&self, colour: usize) -> Option<[u8; CELLS]> {
+        match &self.slides {
+            Slides::Bent(walks) => {
+                let (board, target) = (self.puzzle.board(), self.puzzle.target().cell);
+                Some(bounds_of(walks, board, target, colour))
+            }
+            Slides::Straight(_) => None,
         }
     }
 

@@ -457,12 +457,14 @@ impl Restricted<'_> {
 /// for every entry, and only for the robots that may finish.
 fn relaxed_bounds(puzzle: &Puzzle, rules: Rules, mover: &Mover<'_>) -> Vec<[[[u8; CELLS]; 3]; 2]> {
     let robots = puzzle.robots().len();
-    if let Some(walks) = mover.walks() {
-        let (board, target) = (puzzle.board(), puzzle.target().cell);
+    if mover.walks().is_some() {
         // Only the robots that may finish read theirs.
-        let bounds = |colour| match puzzle.may_finish(colour) {
-            true => walks.relaxed_bounds(board, target, colour),
-            false => [UNREACHABLE; CELLS],
+        let bounds = |colour| {
+            (puzzle
+                .may_finish(colour)
+                .then(|| mover.walk_bounds(colour))
+                .flatten())
+            .unwrap_or([UNREACHABLE; CELLS])
         };
         return (0..robots).map(|colour| [[bounds(colour); 3]; 2]).collect();
     }

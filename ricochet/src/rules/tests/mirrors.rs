@@ -91,6 +91,40 @@ fn a_helper_that_opens_a_longer_route_is_searched() {
     assert_eq!(solution.moves.len(), 7, "{:?}", solution.moves);
 }
 
+/// A thread keeps each board's bounds by target and colour: puzzles that differ only in
+/// the target's cell or colour, solved in turn twice on one board, each get the plain
+/// BFS's count.
+#[test]
+fn kept_bounds_follow_the_target_and_its_colour() {
+    let mut compared = 0;
+    for (case, puzzle) in crowded_mirror_puzzles(79, 40, [5, 6, 6, 7], (2, 8)) {
+        let robots = puzzle.robots().to_vec();
+        let cells = puzzle.board().cells().filter(|c| !robots.contains(c));
+        let targets: Vec<Target> = (cells.take(2))
+            .flat_map(|cell| {
+                (Colour::ALL[..robots.len()].iter()).map(move |&colour| Target {
+                    cell,
+                    colour: Some(colour),
+                    shape: None,
+                })
+            })
+            .collect();
+        let variants: Vec<Puzzle> = (targets.into_iter())
+            .filter_map(|target| Puzzle::new(puzzle.board().clone(), robots.clone(), target).ok())
+            .collect();
+        for variant in variants.iter().chain(&variants) {
+            let expected = reference_moves(variant, Rules::STANDARD);
+            let limit = expected.map_or(10, |moves| moves as u8);
+            let found = solve(variant, Rules::STANDARD, limit)
+                .ok()
+                .map(|s| s.moves.len());
+            assert_eq!(found, expected, "case {case}: {:?}", variant.target());
+            compared += usize::from(expected.is_some());
+        }
+    }
+    assert!(compared >= 200, "{compared} compared");
+}
+
 /// Random puzzles of 2 to 5 robots on boards of the four `sizes` in turn, crowded with
 /// mirrors: from `least` up to one cell in `one_in` (`(least, one_in)`), with the case
 /// each was dealt as (a case whose mirrors fall on one cell is left out).
