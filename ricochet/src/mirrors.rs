@@ -97,30 +97,25 @@ impl Walks {
     /// The walks of the first `colours` colours' robots on `board`.
     pub fn new(board: &Board, colours: usize) -> Walks {
         let count = colours * CELLS * 4;
-        let mirrors_of = |colour: Option<Colour>| {
-            (board.cells())
-                .filter(|&cell| {
-                    board
-                        .mirror(cell)
-                        .is_some_and(|m| colour.is_none_or(|c| m.colour == c))
-                })
-                .fold([0u64; 4], |mut bits, cell| {
-                    insert(&mut bits, cell);
-                    bits
-                })
-        };
+        // The mirror cells of each colour, in one pass over the board.
+        let mut own_mirrors = [[0u64; 4]; Colour::ALL.len()];
+        for cell in board.cells() {
+            if let Some(mirror) = board.mirror(cell) {
+                insert(&mut own_mirrors[mirror.colour.robot()], cell);
+            }
+        }
         let mut walks = Walks {
             spans: Vec::with_capacity(count),
             cells: Vec::new(),
             masks: Vec::with_capacity(count),
             ends: Vec::with_capacity(count),
-            mirrors: mirrors_of(None),
+            mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
         };
-        let first_own = mirrors_of(Some(Colour::ALL[0]));
+        let first_own = own_mirrors[0];
         for (index, &colour) in Colour::ALL[..colours].iter().enumerate() {
             // A walk of the first colour that meets no mirror of that colour or of this
             // one is turned alike by every mirror it meets: it is this colour's too.
-            let own = mirrors_of(Some(colour));
+            let own = own_mirrors[colour.robot()];
             let shared: CellSet = std::array::from_fn(|w| first_own[w] | own[w]);
             for cell in (0..CELLS).map(|cell| cell as Cell) {
                 for first in Direction::ALL {

@@ -8,7 +8,7 @@ use super::rule_set::{ricochet_duties, Rules};
 use super::searched::TABLE_KEY_BITS;
 use crate::board::{Board, Cell, Direction, CELLS};
 use crate::mirrors::Walks;
-use crate::puzzle::{Colour, Move, Puzzle, MAX_ROBOTS};
+use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{stop_tables, stopped_slide, StopTables};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -162,11 +162,15 @@ impl<'p> Mover<'p> {
     pub(crate) fn new(puzzle: &'p Puzzle, rules: Rules) -> Mover<'p> {
         let (must_turn, no_early_stop) = ricochet_duties(puzzle, rules);
         let board = puzzle.board();
-        let mirrored =
-            |colour| (board.cells()).any(|c| board.mirror(c).is_some_and(|m| m.colour == colour));
+        // The colours (bits) some mirror has, in one pass over a board with mirrors.
+        let mirrored = match board.has_mirrors() {
+            true => (board.cells().filter_map(|cell| board.mirror(cell)))
+                .fold(0u8, |bits, mirror| bits | 1 << mirror.colour.robot()),
+            false => 0,
+        };
         let alike_at_mirrors = (0..puzzle.robots().len())
             .filter(|&robot| puzzle.target().colour.is_none_or(|c| c.robot() != robot))
-            .filter(|&robot| !mirrored(Colour::ALL[robot]))
+            .filter(|&robot| mirrored >> robot & 1 == 0)
             .fold(0, |bits, robot| bits | 1 << robot);
         let mut mover = Mover {
             puzzle,
