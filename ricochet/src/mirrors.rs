@@ -9,7 +9,7 @@
 
 use crate::board::{Board, Cell, Direction, CELLS};
 use crate::puzzle::Colour;
-use crate::solver::{insert, CellSet, UNREACHABLE};
+use crate::solver::{insert, intersects, CellSet, UNREACHABLE};
 
 mod routes;
 pub(crate) use routes::Routes;
@@ -121,7 +121,7 @@ impl Walks {
                 for first in Direction::ALL {
                     let same = (cell as usize * 4) + first as usize;
                     let mask = walks.masks.get(same).copied();
-                    match mask.filter(|mask| (0..4).all(|w| mask[w] & shared[w] == 0)) {
+                    match mask.filter(|mask| !intersects(mask, &shared)) {
                         Some(mask) if index > 0 => {
                             walks.spans.push(walks.spans[same]);
                             walks.masks.push(mask);

@@ -46,7 +46,7 @@ pub(crate) use bounds::{lower_bounds, stop_tables, stopped_slide, StopTables};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::meets_slide;
 pub(crate) use order::{commutes, Slide};
-pub(crate) use regions::{contains, insert, CellSet, HelperTest, Regions};
+pub(crate) use regions::{contains, insert, intersects, CellSet, HelperTest, Regions};
 pub(crate) use tables::{Reach, Tables};
 
 /// Default longest solution looked for; no known puzzle comes close.

@@ -11,7 +11,7 @@
 use super::Walks;
 use crate::board::{Cell, CELLS};
 use crate::puzzle::MAX_ROBOTS;
-use crate::solver::{contains, insert, CellSet, UNREACHABLE};
+use crate::solver::{contains, insert, intersects, CellSet, UNREACHABLE};
 
 /// Per cell of the finishing robot, where other robots matter to its routes.
 pub(crate) struct Routes {
@@ -140,9 +140,8 @@ impl Routes {
                     if helper == finisher {
                         continue;
                     }
-                    let passes = walks.passes(helper, from);
-                    if contains(path, from) || (0..4).any(|w| passes[w] & blockers[w] != 0) {
-                        serving[helper] = passes;
+                    if serves(walks, (path, blockers), helper, from) {
+                        serving[helper] = walks.passes(helper, from);
                     }
                 }
                 let others = std::array::from_fn(|helper| {
@@ -166,6 +165,12 @@ impl Routes {
     }
 }
 
+/// Whether a move of helper `robot` from `cell` can serve a downhill route whose cells
+/// are `path` and `blockers`: it leaves the path, or one of its walks reaches a blocker.
+fn serves(walks: &Walks, (path, blockers): (&CellSet, &CellSet), robot: usize, cell: Cell) -> bool {
+    contains(path, cell) || intersects(&walks.passes(robot, cell), blockers)
+}
+
 impl RouteTest<'_> {
     /// Whether helper `robot`'s move from `a` to `b` can matter.
     #[inline]
@@ -184,10 +189,7 @@ impl RouteTest<'_> {
                     || contains(&others[robot], b)
                     // Its own next move serves only by reaching a blocker: leaving a path
                     // cell it has just reached opens nothing the two moves did not close.
-                    || {
-                        let next = walks.passes(robot, b);
-                        (0..4).any(|w| next[w] & blockers[w] != 0)
-                    }
+                    || intersects(&walks.passes(robot, b), blockers)
             }
         }
     }
@@ -197,10 +199,7 @@ impl RouteTest<'_> {
     #[inline]
     pub(crate) fn rules_out(&self, walks: &Walks, robot: usize, a: Cell) -> bool {
         match self {
-            RouteTest::OneSpare { path, blockers } => {
-                let passes = walks.passes(robot, a);
-                !contains(path, a) && (0..4).all(|w| passes[w] & blockers[w] == 0)
-            }
+            RouteTest::OneSpare { path, blockers } => !serves(walks, (path, blockers), robot, a),
             RouteTest::TwoSpare { .. } => false,
         }
     }

@@ -30,7 +30,7 @@ pub(crate) fn insert(set: &mut CellSet, cell: Cell) {
     set[cell as usize / 64] |= 1 << (cell % 64);
 }
 
-pub(super) fn intersects(a: &CellSet, b: &CellSet) -> bool {
+pub(crate) fn intersects(a: &CellSet, b: &CellSet) -> bool {
     (0..4).any(|word| a[word] & b[word] != 0)
 }
 
