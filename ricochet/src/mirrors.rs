@@ -79,11 +79,21 @@ pub fn slide(board: &Board, robots: &[Cell], robot: usize, dir: Direction) -> Ce
 /// cell and direction, the cells it passes with no robot about, so that a search slides
 /// by scanning a list for the first robot instead of stepping through walls and mirrors.
 /// [`Walks::slide`] is [`slide`], faster.
+///
+/// A walk is a chain of steps from one (cell, direction left in) to the next, and that
+/// step is one-to-one: the step into a cell and the turn there tell where it came from.
+/// So a colour's steps fall into disjoint chains (from a step nothing leads to, up to a
+/// wall) and cycles, and the walk from a step is the rest of its chain. Each chain's
+/// cells are laid out once, a cycle's twice over so that each of its walks is one span.
 pub struct Walks {
     /// By (colour, cell, direction): where the walk's cells start in `cells`, how many
     /// there are, and whether the walk comes back to a cell and direction it took (then
     /// a robot that meets no other robot on it never stops: no move).
     spans: Vec<(u32, u16, bool)>,
+    /// By (colour, cell, direction): the cells of the steps that lead to it, as a range
+    /// of `cells`, the nearest last (a cycle's ends with the step itself): the walks that
+    /// pass it.
+    behind: Vec<(u32, u32)>,
     cells: Vec<Cell>,
     /// By (colour, cell, direction): the walk's cells as a bitset, and where it ends with
     /// no robot on it.
@@ -93,10 +103,14 @@ pub struct Walks {
     mirrors: [u64; 4],
 }
 
+/// A (cell, direction) step as an index: `cell * 4 + direction`.
+type Step = usize;
+const STEPS: usize = CELLS * 4;
+
 impl Walks {
     /// The walks of the first `colours` colours' robots on `board`.
     pub fn new(board: &Board, colours: usize) -> Walks {
-        let count = colours * CELLS * 4;
+        let count = colours * STEPS;
         // The mirror cells of each colour, in one pass over the board.
         let mut own_mirrors = [[0u64; 4]; Colour::ALL.len()];
         for cell in board.cells() {
@@ -105,61 +119,142 @@ impl Walks {
             }
         }
         let mut walks = Walks {
-            spans: Vec::with_capacity(count),
-            cells: Vec::new(),
-            masks: Vec::with_capacity(count),
-            ends: Vec::with_capacity(count),
+            spans: vec![(0, 0, false); count],
+            behind: vec![(0, 0); count],
+            cells: Vec::with_capacity(count + STEPS),
+            masks: vec![[0; 4]; count],
+            ends: vec![0; count],
             mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
         };
-        let first_own = own_mirrors[0];
-        for (index, &colour) in Colour::ALL[..colours].iter().enumerate() {
-            // A walk of the first colour that meets no mirror of that colour or of this
-            // one is turned alike by every mirror it meets: it is this colour's too.
+        let first_colour = Colour::ALL[0];
+        let mut chain_of = [0u16; STEPS];
+        let chains = walks.lay_out(board, first_colour, &|_| true, 0, &mut chain_of);
+        for (index, &colour) in Colour::ALL[..colours].iter().enumerate().skip(1) {
+            // A chain of the first colour that meets no mirror of that colour or of this
+            // one is turned alike by every mirror it meets, and nothing else leads into
+            // it: it is this colour's too. The others are laid out again.
             let own = own_mirrors[colour.robot()];
-            let shared: CellSet = std::array::from_fn(|w| first_own[w] | own[w]);
-            for cell in (0..CELLS).map(|cell| cell as Cell) {
-                for first in Direction::ALL {
-                    let same = (cell as usize * 4) + first as usize;
-                    let mask = walks.masks.get(same).copied();
-                    match mask.filter(|mask| !intersects(mask, &shared)) {
-                        Some(mask) if index > 0 => {
-                            walks.spans.push(walks.spans[same]);
-                            walks.masks.push(mask);
-                            walks.ends.push(walks.ends[same]);
-                        }
-                        _ => walks.trace(board, colour, cell, first),
-                    }
-                }
-            }
+            let turned_apart: CellSet = std::array::from_fn(|w| own_mirrors[0][w] | own[w]);
+            let apart: Vec<bool> = (chains.iter())
+                .map(|cells| intersects(cells, &turned_apart))
+                .collect();
+            let first = index * STEPS;
+            walks.spans.copy_within(..STEPS, first);
+            walks.behind.copy_within(..STEPS, first);
+            walks.masks.copy_within(..STEPS, first);
+            walks.ends.copy_within(..STEPS, first);
+            let again = |step: Step| apart[usize::from(chain_of[step])];
+            walks.lay_out(board, colour, &again, first, &mut [0; STEPS]);
         }
         walks
     }
 
-    /// Steps the walk of a robot of `colour` from `cell` pushed `first` through `board`.
-    /// The step from one (cell, direction entered) to the next is one-to-one (a mirror
-    /// turns back the way it turned), so a walk that goes round for ever comes back to
-    /// its first step: it is cut there, its last cell the start.
-    fn trace(&mut self, board: &Board, colour: Colour, cell: Cell, first: Direction) {
-        let begin = self.cells.len();
-        let mut mask = [0u64; 4];
-        let (mut at, mut dir, mut loops) = (cell, first, false);
-        while let Some(next) = board.step_open(at, dir) {
-            if at == cell && dir == first && self.cells.len() > begin {
-                loops = true;
-                break;
-            }
-            self.cells.push(next);
-            insert(&mut mask, next);
-            at = next;
-            if let Some(mirror) = board.mirror(at).filter(|m| m.colour != colour) {
-                dir = mirror.turn(dir);
+    /// Where a robot of `colour` that leaves `step` steps next, if it can.
+    fn step_after(board: &Board, colour: Colour, step: Step) -> Option<Step> {
+        let (cell, dir) = ((step / 4) as Cell, Direction::ALL[step % 4]);
+        let to = board.step_open(cell, dir)?;
+        let onward = match board.mirror(to) {
+            Some(mirror) if mirror.colour != colour => mirror.turn(dir),
+            _ => dir,
+        };
+        Some(to as usize * 4 + onward as usize)
+    }
+
+    /// Lays out the chains and cycles of the steps of a robot of `colour` for which
+    /// `laid_out` holds (a set that every step leads into and out of within), whose
+    /// walks are indexed from `first`. Numbers each chain in `chain_of`, and gives the
+    /// cells of each.
+    fn lay_out(
+        &mut self,
+        board: &Board,
+        colour: Colour,
+        laid_out: &dyn Fn(Step) -> bool,
+        first: usize,
+        chain_of: &mut [u16; STEPS],
+    ) -> Vec<CellSet> {
+        const NONE: u16 = u16::MAX;
+        let mut next = [NONE; STEPS];
+        let mut led_to = [false; STEPS];
+        let mut laid = [true; STEPS];
+        for step in (0..STEPS).filter(|&step| laid_out(step)) {
+            laid[step] = false;
+            if let Some(onward) = Self::step_after(board, colour, step) {
+                next[step] = onward as u16;
+                led_to[onward] = true;
             }
         }
-        let length = u16::try_from(self.cells.len() - begin).expect("a walk is short");
-        self.spans.push((begin as u32, length, loops));
-        self.masks.push(mask);
-        self.ends
-            .push(if loops { cell } else { self.stop(cell, at) });
+        let mut chains = Vec::new();
+        let mut chain: Vec<Step> = Vec::with_capacity(STEPS);
+        // Chains first, from each step nothing leads to; what is left lies on cycles.
+        for pass in [false, true] {
+            for head in 0..STEPS {
+                if laid[head] || led_to[head] != pass {
+                    continue;
+                }
+                chain.clear();
+                let mut step = head;
+                loop {
+                    chain.push(step);
+                    laid[step] = true;
+                    chain_of[step] = chains.len() as u16;
+                    step = match next[step] {
+                        NONE => break,
+                        following => usize::from(following),
+                    };
+                    if step == head {
+                        break;
+                    }
+                }
+                chains.push(self.lay_out_chain(&chain, pass, first));
+            }
+        }
+        chains
+    }
+
+    /// Lays out one chain of steps (a cycle when `cycle`, its last step leading to its
+    /// first), and gives its cells.
+    fn lay_out_chain(&mut self, chain: &[Step], cycle: bool, first: usize) -> CellSet {
+        let begin = self.cells.len();
+        let cell_of = |step: Step| (step / 4) as Cell;
+        let copies = if cycle { 2 } else { 1 };
+        for _ in 0..copies {
+            self.cells.extend(chain.iter().map(|&step| cell_of(step)));
+        }
+        let length = chain.len();
+        let last = cell_of(chain[length - 1]);
+        let mut cycle_mask = [0u64; 4];
+        if cycle {
+            chain
+                .iter()
+                .for_each(|&step| insert(&mut cycle_mask, cell_of(step)));
+        }
+        let mut onward = [0u64; 4];
+        for (k, &step) in chain.iter().enumerate().rev() {
+            let i = first + step;
+            let start = cell_of(step);
+            if cycle {
+                // Its walk is the cycle's next `length` cells, back to itself.
+                self.spans[i] = ((begin + k + 1) as u32, length as u16, true);
+                self.behind[i] = ((begin + k) as u32, (begin + k + length) as u32);
+                self.masks[i] = cycle_mask;
+                self.ends[i] = start;
+            } else {
+                self.spans[i] = ((begin + k + 1) as u32, (length - k - 1) as u16, false);
+                self.behind[i] = (begin as u32, (begin + k) as u32);
+                self.masks[i] = onward;
+                self.ends[i] = self.stop(start, last);
+                // Word by word, so that the set stays in registers.
+                let (word, bit) = (start as usize / 64, start % 64);
+                for (w, onward) in onward.iter_mut().enumerate() {
+                    *onward |= u64::from(w == word) << bit;
+                }
+            }
+        }
+        if cycle {
+            cycle_mask
+        } else {
+            onward
+        }
     }
 
     /// Where robot `robot` at `robots[robot]` ends sliding in `dir`: its own cell when
@@ -237,36 +332,30 @@ impl Walks {
     /// relaxation). `UNREACHABLE` (the solver's) where it cannot get there; a blocked
     /// cell of `board` (the walks' board) gets there from nowhere.
     pub fn relaxed_bounds(&self, board: &Board, target: Cell, colour: usize) -> [u8; CELLS] {
-        // Breadth first from the target over the walks reversed. The step from one (cell,
-        // direction entered) to the next is one-to-one, so the walks that pass a cell
-        // entered in a direction are the cells on its one walk backwards: stepped back
-        // against the direction, turned back by each mirror that turned it, until a wall
-        // or the step it started from.
-        let colour = Colour::ALL[colour];
-        let turns = |cell: Cell| board.mirror(cell).filter(|m| m.colour != colour);
+        // Breadth first from the target over the walks reversed: the cells that reach a
+        // stop are those of the steps leading to its four steps. Stepping back from a
+        // stop ends at a cell already reached in fewer moves that is not a mirror: that
+        // cell's own stepping back covers the rest at no more moves.
+        let first = colour * STEPS;
         let mut bounds = [UNREACHABLE; CELLS];
         bounds[target as usize] = 0;
         let mut queue = std::collections::VecDeque::from([target]);
         while let Some(stop) = queue.pop_front() {
             let moves = bounds[stop as usize] + 1;
-            for entered in Direction::ALL {
-                let (mut at, mut dir) = (stop, entered);
-                for _ in 0..CELLS * 4 {
-                    let Some(from) = board.step_open(at, dir.opposite()) else {
-                        break;
-                    };
-                    if bounds[from as usize] == UNREACHABLE && !board.is_blocked(from) {
+            for dir in 0..4 {
+                let (begin, end) = self.behind[first + stop as usize * 4 + dir];
+                for &from in self.cells[begin as usize..end as usize].iter().rev() {
+                    let known = bounds[from as usize];
+                    if known == UNREACHABLE {
+                        if board.is_blocked(from) {
+                            continue;
+                        }
                         bounds[from as usize] = moves;
                         // A walk stops on no mirror: a mirror cell reaches, never is reached.
                         if !self.is_mirror(from) {
                             queue.push_back(from);
                         }
-                    }
-                    if let Some(mirror) = turns(from) {
-                        dir = mirror.turn(dir);
-                    }
-                    at = from;
-                    if (at, dir) == (stop, entered) {
+                    } else if known < moves && !self.is_mirror(from) {
                         break;
                     }
                 }
