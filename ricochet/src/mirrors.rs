@@ -106,6 +106,20 @@ pub struct Walks {
 /// A (cell, direction) step as an index: `cell * 4 + direction`.
 type Step = usize;
 const STEPS: usize = CELLS * 4;
+const STEP_WORDS: usize = STEPS / 64;
+/// A set of steps, as a bitset.
+type StepSet = [u64; STEP_WORDS];
+
+/// The steps of `set`, in order.
+fn members(set: &StepSet) -> impl Iterator<Item = Step> + '_ {
+    (set.iter().enumerate()).flat_map(|(w, &word)| {
+        std::iter::successors((word != 0).then_some(word), |&rest| {
+            let rest = rest & (rest - 1);
+            (rest != 0).then_some(rest)
+        })
+        .map(move |rest| w * 64 + rest.trailing_zeros() as usize)
+    })
+}
 
 impl Walks {
     /// The walks of the first `colours` colours' robots on `board`.
@@ -128,7 +142,13 @@ impl Walks {
         };
         let first_colour = Colour::ALL[0];
         let mut chain_of = [0u16; STEPS];
-        let chains = walks.lay_out(board, first_colour, &|_| true, 0, &mut chain_of);
+        let chains = walks.lay_out(
+            board,
+            first_colour,
+            &[u64::MAX; STEP_WORDS],
+            0,
+            &mut chain_of,
+        );
         for (index, &colour) in Colour::ALL[..colours].iter().enumerate().skip(1) {
             // A chain of the first colour that meets no mirror of that colour or of this
             // one is turned alike by every mirror it meets, and nothing else leads into
@@ -143,7 +163,10 @@ impl Walks {
             walks.behind.copy_within(..STEPS, first);
             walks.masks.copy_within(..STEPS, first);
             walks.ends.copy_within(..STEPS, first);
-            let again = |step: Step| apart[usize::from(chain_of[step])];
+            let mut again = [0u64; STEP_WORDS];
+            for step in (0..STEPS).filter(|&step| apart[usize::from(chain_of[step])]) {
+                again[step / 64] |= 1 << (step % 64);
+            }
             walks.lay_out(board, colour, &again, first, &mut [0; STEPS]);
         }
         walks
@@ -160,53 +183,56 @@ impl Walks {
         Some(to as usize * 4 + onward as usize)
     }
 
-    /// Lays out the chains and cycles of the steps of a robot of `colour` for which
-    /// `laid_out` holds (a set that every step leads into and out of within), whose
-    /// walks are indexed from `first`. Numbers each chain in `chain_of`, and gives the
-    /// cells of each.
+    /// Lays out the chains and cycles of the steps of a robot of `colour` in `steps` (a
+    /// set that every step leads into and out of within), whose walks are indexed from
+    /// `first`. Numbers each chain in `chain_of`, and gives the cells of each.
     fn lay_out(
         &mut self,
         board: &Board,
         colour: Colour,
-        laid_out: &dyn Fn(Step) -> bool,
+        steps: &StepSet,
         first: usize,
         chain_of: &mut [u16; STEPS],
     ) -> Vec<CellSet> {
         const NONE: u16 = u16::MAX;
         let mut next = [NONE; STEPS];
-        let mut led_to = [false; STEPS];
-        let mut laid = [true; STEPS];
-        for step in (0..STEPS).filter(|&step| laid_out(step)) {
-            laid[step] = false;
+        let mut led_to = [0u64; STEP_WORDS];
+        for step in members(steps) {
             if let Some(onward) = Self::step_after(board, colour, step) {
                 next[step] = onward as u16;
-                led_to[onward] = true;
+                led_to[onward / 64] |= 1 << (onward % 64);
             }
         }
         let mut chains = Vec::new();
         let mut chain: Vec<Step> = Vec::with_capacity(STEPS);
         // Chains first, from each step nothing leads to; what is left lies on cycles.
-        for pass in [false, true] {
-            for head in 0..STEPS {
-                if laid[head] || led_to[head] != pass {
-                    continue;
+        let heads: StepSet = std::array::from_fn(|w| steps[w] & !led_to[w]);
+        let mut left = *steps;
+        let mut lay_out_from = |walks: &mut Walks, head: Step, cycle: bool, left: &mut StepSet| {
+            chain.clear();
+            let mut step = head;
+            loop {
+                chain.push(step);
+                left[step / 64] &= !(1 << (step % 64));
+                chain_of[step] = chains.len() as u16;
+                step = match next[step] {
+                    NONE => break,
+                    following => usize::from(following),
+                };
+                if step == head {
+                    break;
                 }
-                chain.clear();
-                let mut step = head;
-                loop {
-                    chain.push(step);
-                    laid[step] = true;
-                    chain_of[step] = chains.len() as u16;
-                    step = match next[step] {
-                        NONE => break,
-                        following => usize::from(following),
-                    };
-                    if step == head {
-                        break;
-                    }
-                }
-                chains.push(self.lay_out_chain(&chain, pass, first));
             }
+            chains.push(walks.lay_out_chain(&chain, cycle, first));
+        };
+        for head in members(&heads) {
+            lay_out_from(self, head, false, &mut left);
+        }
+        loop {
+            let Some(head) = members(&left).next() else {
+                break;
+            };
+            lay_out_from(self, head, true, &mut left);
         }
         chains
     }
