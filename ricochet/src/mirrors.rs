@@ -132,42 +132,41 @@ impl Walks {
                 insert(&mut own_mirrors[mirror.colour.robot()], cell);
             }
         }
+        // The first colour's walks; the others start as copies of them.
         let mut walks = Walks {
-            spans: vec![(0, 0, false); count],
-            behind: vec![(0, 0); count],
+            spans: Vec::with_capacity(count),
+            behind: Vec::with_capacity(count),
             cells: Vec::with_capacity(count + STEPS),
-            masks: vec![[0; 4]; count],
-            ends: vec![0; count],
+            masks: Vec::with_capacity(count),
+            ends: Vec::with_capacity(count),
             mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
         };
-        let first_colour = Colour::ALL[0];
-        let mut chain_of = [0u16; STEPS];
-        let chains = walks.lay_out(
-            board,
-            first_colour,
-            &[u64::MAX; STEP_WORDS],
-            0,
-            &mut chain_of,
-        );
+        walks.spans.resize(STEPS, (0, 0, false));
+        walks.behind.resize(STEPS, (0, 0));
+        walks.masks.resize(STEPS, [0; 4]);
+        walks.ends.resize(STEPS, 0);
+        let mut order = Vec::with_capacity(STEPS);
+        let all = [u64::MAX; STEP_WORDS];
+        let chains = walks.lay_out(board, Colour::ALL[0], &all, 0, &mut order);
         for (index, &colour) in Colour::ALL[..colours].iter().enumerate().skip(1) {
+            walks.spans.extend_from_within(..STEPS);
+            walks.behind.extend_from_within(..STEPS);
+            walks.masks.extend_from_within(..STEPS);
+            walks.ends.extend_from_within(..STEPS);
             // A chain of the first colour that meets no mirror of that colour or of this
             // one is turned alike by every mirror it meets, and nothing else leads into
             // it: it is this colour's too. The others are laid out again.
             let own = own_mirrors[colour.robot()];
             let turned_apart: CellSet = std::array::from_fn(|w| own_mirrors[0][w] | own[w]);
-            let apart: Vec<bool> = (chains.iter())
-                .map(|cells| intersects(cells, &turned_apart))
-                .collect();
-            let first = index * STEPS;
-            walks.spans.copy_within(..STEPS, first);
-            walks.behind.copy_within(..STEPS, first);
-            walks.masks.copy_within(..STEPS, first);
-            walks.ends.copy_within(..STEPS, first);
             let mut again = [0u64; STEP_WORDS];
-            for step in (0..STEPS).filter(|&step| apart[usize::from(chain_of[step])]) {
-                again[step / 64] |= 1 << (step % 64);
+            for (cells, steps) in &chains {
+                if intersects(cells, &turned_apart) {
+                    for &step in &order[steps.clone()] {
+                        again[step / 64] |= 1 << (step % 64);
+                    }
+                }
             }
-            walks.lay_out(board, colour, &again, first, &mut [0; STEPS]);
+            walks.lay_out(board, colour, &again, index * STEPS, &mut Vec::new());
         }
         walks
     }
@@ -185,15 +184,16 @@ impl Walks {
 
     /// Lays out the chains and cycles of the steps of a robot of `colour` in `steps` (a
     /// set that every step leads into and out of within), whose walks are indexed from
-    /// `first`. Numbers each chain in `chain_of`, and gives the cells of each.
+    /// `first`. Gives each chain's cells and where its steps lie in `order`, to which
+    /// they are added.
     fn lay_out(
         &mut self,
         board: &Board,
         colour: Colour,
         steps: &StepSet,
         first: usize,
-        chain_of: &mut [u16; STEPS],
-    ) -> Vec<CellSet> {
+        order: &mut Vec<Step>,
+    ) -> Vec<(CellSet, std::ops::Range<usize>)> {
         const NONE: u16 = u16::MAX;
         let mut next = [NONE; STEPS];
         let mut led_to = [0u64; STEP_WORDS];
@@ -214,7 +214,6 @@ impl Walks {
             loop {
                 chain.push(step);
                 left[step / 64] &= !(1 << (step % 64));
-                chain_of[step] = chains.len() as u16;
                 step = match next[step] {
                     NONE => break,
                     following => usize::from(following),
@@ -223,7 +222,9 @@ impl Walks {
                     break;
                 }
             }
-            chains.push(walks.lay_out_chain(&chain, cycle, first));
+            let cells = walks.lay_out_chain(&chain, cycle, first);
+            chains.push((cells, order.len()..order.len() + chain.len()));
+            order.extend_from_slice(&chain);
         };
         for head in members(&heads) {
             lay_out_from(self, head, false, &mut left);
