@@ -1,6 +1,7 @@
 //! Where other robots matter to the finishing robot's routes on a board with mirrors, and
 //! which helper moves that leaves worth searching: the mirror form of the fast solver's
-//! regions (`crate::solver::Regions`, whose module doc gives the argument).
+//! regions (`crate::solver::Regions`, whose module doc gives the argument), and of the
+//! bound they raise ([`Routes::raised_beyond`]).
 //!
 //! A route is a chain of the finishing robot's stop-anywhere walks to the target
 //! ([`Walks::relaxed_bounds`]); a downhill slide lowers the bound by one, a sideways one
@@ -22,6 +23,9 @@ pub(crate) struct Routes {
     /// The same for the routes one move longer (one sideways slide).
     lateral_path: Vec<CellSet>,
     lateral_blockers: Vec<CellSet>,
+    /// The moves the finishing robot needs from each cell with no other robot about:
+    /// only walls, walk ends and mirrors stopping it.
+    alone: [u8; CELLS],
 }
 
 /// What a helper's move must touch to be searched.
@@ -84,6 +88,7 @@ impl Walks {
             blockers: empty.clone(),
             lateral_path: empty.clone(),
             lateral_blockers: empty,
+            alone: self.alone_distances(bounds, colour),
         };
         let union = |into: &mut CellSet, a: &CellSet, b: &CellSet| {
             (0..4).for_each(|w| into[w] |= a[w] | b[w]);
@@ -120,7 +125,74 @@ impl Walks {
     }
 }
 
+impl Walks {
+    /// [`Routes::alone`] for a robot of the `colour`-th colour whose bound is `bounds`
+    /// (the target is where it is 0): distances over the slides with no robot about,
+    /// settled by relaxing every slide until none shortens a distance.
+    fn alone_distances(&self, bounds: &[u8; CELLS], colour: usize) -> [u8; CELLS] {
+        let mut alone = [UNREACHABLE; CELLS];
+        (0..CELLS)
+            .filter(|&cell| bounds[cell] == 0)
+            .for_each(|target| alone[target] = 0);
+        let first = colour * CELLS * 4;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for cell in 0..CELLS {
+                let ends = &self.ends[first + cell * 4..first + cell * 4 + 4];
+                let best = (ends.iter())
+                    .map(|&end| alone[usize::from(end)].saturating_add(1))
+                    .min()
+                    .unwrap_or(UNREACHABLE);
+                if best < alone[cell] {
+                    alone[cell] = best;
+                    changed = true;
+                }
+            }
+        }
+        alone
+    }
+}
+
 impl Routes {
+    /// Whether `robots` (`finisher` finishes, at bound `bound`, the others help) have no
+    /// solution within `moves` moves by what the helpers cannot do without moving: the
+    /// raised bound of the fast solver (`Tables::raised_reach`), over bent walks.
+    ///
+    /// A solution of `bound` moves moves the finisher alone, each move downhill, so each
+    /// of its stops is a walk's end with no robot about or a helper on a blocker cell.
+    /// With no helper on one it is a route of the finisher alone, `alone` moves at least.
+    /// A solution of `bound + 1` moves either moves the finisher alone with one sideways
+    /// slide (its stops made by walk ends, or by helpers on the longer routes' blocker
+    /// cells) or moves one helper once and the finisher downhill; dropping that move
+    /// leaves a route of the finisher alone unless the helper reaches a blocker cell, and
+    /// it reaches only cells its walks pass.
+    pub(crate) fn raised_beyond(
+        &self,
+        walks: &Walks,
+        robots: &[Cell],
+        finisher: usize,
+        (bound, moves): (u8, u8),
+    ) -> bool {
+        if bound + 2 <= moves {
+            return false;
+        }
+        let at = usize::from(robots[finisher]);
+        let mut helpers = (robots.iter().enumerate()).filter(|&(robot, _)| robot != finisher);
+        if self.alone[at] <= moves
+            || helpers
+                .clone()
+                .any(|(_, &cell)| contains(&self.blockers[at], cell))
+        {
+            return false;
+        }
+        bound == moves
+            || !helpers.any(|(robot, &cell)| {
+                contains(&self.lateral_blockers[at], cell)
+                    || intersects(&walks.passes(robot, cell), &self.blockers[at])
+            })
+    }
+
     /// The test of helper moves from `robots` (`finisher` finishes, the others help) with
     /// `slack` moves beyond the finisher's bound, where there is one.
     pub(crate) fn test(

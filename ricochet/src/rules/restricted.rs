@@ -2,8 +2,8 @@
 //! admissible bound taken under the rules ([`relaxed_bounds`]), the table of states
 //! searched, commuting moves searched in one order only, and on a board without mirrors
 //! the fast solver's raised bound and helper tests, read with today's bound; on a board
-//! with mirrors, K. Cox's +1 and helper tests of the finisher's routes over its colour's
-//! walks (`crate::mirrors::Routes`). Apart from the entry points, which only set it up and
+//! with mirrors, K. Cox's +1, and the raised bound and helper tests of the finisher's
+//! routes over its colour's walks (`crate::mirrors::Routes`). Apart from the entry points, which only set it up and
 //! raise its bound (`super::solve_watched`).
 
 use super::mover::{Line, Mover, Play, State};
@@ -166,10 +166,18 @@ impl<'p> Restricted<'p> {
         })
     }
 
-    /// Whether today's rule, from the fast solver's tables, proves `state` has no solution
-    /// within `moves` moves.
-    fn raised_beyond(&self, state: &State, moves: u8) -> bool {
-        let (Some(tables), Some(colour)) = (&self.standard, self.puzzle.target().colour) else {
+    /// Whether `state`, whose bound is `bound`, provably has no solution within `moves`
+    /// moves by what the helpers cannot do without moving: on a board with mirrors from
+    /// the finisher's routes, else under today's rule from the fast solver's tables.
+    fn raised_beyond(&self, state: &State, bound: u8, moves: u8) -> bool {
+        let Some(colour) = self.puzzle.target().colour else {
+            return false;
+        };
+        if let (Some(routes), Some(walks)) = (&self.routes, self.mover.walks()) {
+            let robots = &state.robots[..self.count];
+            return routes.raised_beyond(walks, robots, colour.robot(), (bound, moves));
+        }
+        let Some(tables) = &self.standard else {
             return false;
         };
         let mut robots = state.robots;
@@ -312,7 +320,7 @@ impl<'p> Restricted<'p> {
                                     helper.then_some((from, to)),
                                     &mut descent,
                                 ))
-                            && !self.raised_beyond(&next, child_left)
+                            && !self.raised_beyond(&next, bound, child_left)
                         {
                             // A tight child of a coloured target moves its finisher
                             // alone: its small subtree costs less than a table miss.
