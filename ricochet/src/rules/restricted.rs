@@ -312,7 +312,9 @@ impl<'p> Restricted<'p> {
                         }
                         let bound = self.bound(&next);
                         let tight = bound == child_left;
+                        // The raised bound first: it costs less than a descent.
                         if bound <= child_left
+                            && !self.raised_beyond(&next, bound, child_left)
                             && !(tight
                                 && self.stuck_alone(
                                     (state, &next),
@@ -320,7 +322,6 @@ impl<'p> Restricted<'p> {
                                     helper.then_some((from, to)),
                                     &mut descent,
                                 ))
-                            && !self.raised_beyond(&next, bound, child_left)
                         {
                             // A tight child of a coloured target moves its finisher
                             // alone: its small subtree costs less than a table miss.
