@@ -366,8 +366,12 @@ impl Walks {
         let first = colour * STEPS;
         let mut bounds = [UNREACHABLE; CELLS];
         bounds[target as usize] = 0;
-        let mut queue = std::collections::VecDeque::from([target]);
-        while let Some(stop) = queue.pop_front() {
+        // Each cell is queued once at most: an array does.
+        let (mut queue, mut queued, mut next) = ([0 as Cell; CELLS], 1, 0);
+        queue[0] = target;
+        while next < queued {
+            let stop = queue[next];
+            next += 1;
             let moves = bounds[stop as usize] + 1;
             for dir in 0..4 {
                 let (begin, end) = self.behind[first + stop as usize * 4 + dir];
@@ -380,7 +384,8 @@ impl Walks {
                         bounds[from as usize] = moves;
                         // A walk stops on no mirror: a mirror cell reaches, never is reached.
                         if !self.is_mirror(from) {
-                            queue.push_back(from);
+                            queue[queued] = from;
+                            queued += 1;
                         }
                     } else if known < moves && !self.is_mirror(from) {
                         break;
