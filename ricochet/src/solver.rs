@@ -42,7 +42,9 @@ mod ida;
 mod order;
 mod regions;
 mod tables;
-pub(crate) use bounds::{lower_bounds, stop_tables, stopped_slide, StopTables};
+pub(crate) use bounds::{
+    distances_over_ends, lower_bounds, stop_tables, stopped_slide, StopTables,
+};
 use fringe::{Fringe, FringeEnd, FRINGE_MAX_BOUND};
 use order::meets_slide;
 pub(crate) use order::{commutes, Slide};

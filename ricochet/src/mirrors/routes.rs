@@ -12,7 +12,7 @@
 use super::Walks;
 use crate::board::{Cell, CELLS};
 use crate::puzzle::MAX_ROBOTS;
-use crate::solver::{contains, insert, intersects, CellSet, UNREACHABLE};
+use crate::solver::{contains, distances_over_ends, insert, intersects, CellSet, UNREACHABLE};
 
 /// Per cell of the finishing robot, where other robots matter to its routes.
 pub(crate) struct Routes {
@@ -130,27 +130,13 @@ impl Walks {
     /// (the target is where it is 0): distances over the slides with no robot about,
     /// settled by relaxing every slide until none shortens a distance.
     fn alone_distances(&self, bounds: &[u8; CELLS], colour: usize) -> [u8; CELLS] {
-        let mut alone = [UNREACHABLE; CELLS];
-        (0..CELLS)
-            .filter(|&cell| bounds[cell] == 0)
-            .for_each(|target| alone[target] = 0);
+        let Some(target) = (0..CELLS).find(|&cell| bounds[cell] == 0) else {
+            return [UNREACHABLE; CELLS];
+        };
         let first = colour * CELLS * 4;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for cell in 0..CELLS {
-                let ends = &self.ends[first + cell * 4..first + cell * 4 + 4];
-                let best = (ends.iter())
-                    .map(|&end| alone[usize::from(end)].saturating_add(1))
-                    .min()
-                    .unwrap_or(UNREACHABLE);
-                if best < alone[cell] {
-                    alone[cell] = best;
-                    changed = true;
-                }
-            }
-        }
-        alone
+        distances_over_ends(target as Cell, |cell| {
+            std::array::from_fn(|dir| self.ends[first + cell * 4 + dir])
+        })
     }
 }
 

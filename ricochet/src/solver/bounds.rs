@@ -97,24 +97,22 @@ fn stop_anywhere_distances(
 }
 
 /// Moves the finishing robot needs from each cell on an empty board (every stop against a
-/// wall), by relaxing `1 + distance of where each slide ends` until nothing changes.
+/// wall).
 pub(super) fn empty_board_distances(stops: &StopTables, target: Cell) -> [u8; CELLS] {
+    distances_over_ends(target, |cell| std::array::from_fn(|dir| stops[dir][cell]))
+}
+
+/// Moves from each cell to `target` when the moves from a cell end where `ends` says (its
+/// own cell for no move), by relaxing `1 + distance of each end` until nothing changes.
+pub(crate) fn distances_over_ends(target: Cell, ends: impl Fn(usize) -> [Cell; 4]) -> [u8; CELLS] {
     let mut distance = [UNREACHABLE; CELLS];
     distance[target as usize] = 0;
     let mut changed = true;
     while changed {
         changed = false;
         for cell in 0..CELLS {
-            let best = (0..4)
-                .map(|dir| stops[dir][cell] as usize)
-                .filter(|&end| end != cell)
-                .map(|end| {
-                    if end == target as usize {
-                        1
-                    } else {
-                        distance[end].saturating_add(1)
-                    }
-                })
+            let best = (ends(cell).iter())
+                .map(|&end| distance[usize::from(end)].saturating_add(1))
                 .min()
                 .unwrap_or(UNREACHABLE);
             if best < distance[cell] {
