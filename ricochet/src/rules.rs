@@ -199,10 +199,11 @@ pub fn obeys(puzzle: &Puzzle, moves: &[Move], rules: Rules) -> bool {
         if usize::from(step.robot) >= puzzle.robots().len() {
             return false;
         }
-        match mover.play(&state, step) {
+        let mut next = state;
+        match mover.play(&state, step, &mut next) {
             Play::NoMove => return false,
             Play::Finishes => return index + 1 == moves.len(),
-            Play::Continues(next) => state = next,
+            Play::Continues => state = next,
         }
     }
     // A last move onto the target that does not finish (the finishing robot has not

@@ -143,10 +143,11 @@ fn explore(
                     robot: robot as u8,
                     dir,
                 };
-                match mover.play(&state, step) {
+                let mut after = state;
+                match mover.play(&state, step, &mut after) {
                     Play::NoMove => {}
                     Play::Finishes => finishes = true,
-                    Play::Continues(after) => {
+                    Play::Continues => {
                         let to = intern(after, mover.key(&after) | duties, mover_id, &mut states);
                         edges.push((next as u32, to));
                     }

@@ -277,13 +277,14 @@ impl<'p> Restricted<'p> {
                     robot: robot as u8,
                     dir,
                 };
-                match self.mover.play(state, step) {
+                let mut next = *state;
+                match self.mover.play(state, step, &mut next) {
                     Play::NoMove => {}
                     Play::Finishes => {
                         self.path.push(step);
                         return true;
                     }
-                    Play::Continues(next) if left > 1 => {
+                    Play::Continues if left > 1 => {
                         let to = next.robots[robot];
                         if helper
                             && helper_test.as_ref().is_some_and(|(test, regions)| {
@@ -342,7 +343,7 @@ impl<'p> Restricted<'p> {
                             count += 1;
                         }
                     }
-                    Play::Continues(_) => {}
+                    Play::Continues => {}
                 }
             }
         }
