@@ -10,7 +10,8 @@ use crate::mirrors::Walks;
 /// every solution replays move by move with those slides.
 #[test]
 fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
-    let (compared, differ) = mirrors_against_the_plain_bfs(25, 150, |case| 1 + case % 3);
+    let (compared, differ) =
+        mirrors_against_the_plain_bfs(25, 150, |case| 1 + case % 3, Rules::STANDARD);
     assert!(compared >= 80, "{compared} compared");
     // The mirrors matter: many positions need another count than without them.
     assert!(differ >= 30, "{differ} differ");
@@ -20,9 +21,24 @@ fn mirrors_agree_with_a_plain_bfs_on_random_small_boards() {
 /// colours told apart by the mirrors.
 #[test]
 fn mirrors_with_four_and_five_robots_agree_with_a_plain_bfs() {
-    let (compared, differ) = mirrors_against_the_plain_bfs(45, 60, |case| 4 + case % 2);
+    let (compared, differ) =
+        mirrors_against_the_plain_bfs(45, 60, |case| 4 + case % 2, Rules::STANDARD);
     assert!(compared >= 30, "{compared} compared");
     assert!(differ >= 10, "{differ} differ");
+}
+
+/// Under each rule set that restricts moves, on boards with mirrors: the rule search
+/// (its bounds, routes and raised bound there being today's rule's, read under the
+/// rules) agrees with the plain BFS under the same rules, and its moves obey them.
+#[test]
+fn mirrors_under_every_rule_set_agree_with_a_plain_bfs() {
+    for (index, rules) in ALL_RULES.into_iter().enumerate().skip(1) {
+        let seed = 60 + index as u64;
+        let (compared, differ) =
+            mirrors_against_the_plain_bfs(seed, 90, |case| 2 + case % 2, rules);
+        assert!(compared >= 40, "{rules}: {compared} compared");
+        assert!(differ >= 10, "{rules}: {differ} differ");
+    }
 }
 
 /// At two moves of slack a helper's move may serve only another helper's: here blue
@@ -259,13 +275,15 @@ fn relaxed_bounds_are_the_stop_anywhere_distances() {
     assert!(finite >= 2_000, "{finite} cells two or more moves away");
 }
 
-/// Random small boards with one to four random mirrors, `robots(case)` robots: the
-/// solver's count equals the plain BFS's, and its moves replayed by the reference slide
-/// finish. Returns the positions compared, and those whose count the mirrors change.
+/// Random small boards with one to four random mirrors, `robots(case)` robots, under
+/// `rules`: the solver's count equals the plain BFS's, and its moves replayed by the
+/// reference slide finish and obey the rules. Returns the positions compared, and those
+/// whose count the mirrors change.
 fn mirrors_against_the_plain_bfs(
     seed: u64,
     cases: usize,
     robots: impl Fn(usize) -> usize,
+    rules: Rules,
 ) -> (usize, usize) {
     let mut rng = PyRandom::new(seed);
     let (mut compared, mut differ) = (0, 0);
@@ -277,11 +295,11 @@ fn mirrors_against_the_plain_bfs(
         let Some(puzzle) = with_random_mirrors(&mut rng, &plain, size, count) else {
             continue;
         };
-        let expected = reference_moves(&puzzle, Rules::STANDARD);
+        let expected = reference_moves(&puzzle, rules);
         // Bounded, so that an unsolvable position of five robots ends soon: the search
         // must then find nothing within a dozen moves.
         let limit = expected.map_or(12, |moves| moves as u8);
-        match (solve(&puzzle, Rules::STANDARD, limit), expected) {
+        match (solve(&puzzle, rules, limit), expected) {
             (Ok(solution), Some(moves)) => {
                 assert_eq!(solution.moves.len(), moves, "case {case}");
                 let mut at = puzzle.robots().to_vec();
@@ -295,12 +313,13 @@ fn mirrors_against_the_plain_bfs(
                 }
                 let last = solution.moves.last().unwrap().robot as usize;
                 assert!(at[last] == puzzle.target().cell && puzzle.may_finish(last));
+                assert!(obeys(&puzzle, &solution.moves, rules), "case {case}");
                 compared += 1;
             }
             (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => {}
             (found, expected) => panic!("case {case}: {found:?} vs {expected:?}"),
         }
-        differ += usize::from(expected != reference_moves(&plain, Rules::STANDARD));
+        differ += usize::from(expected != reference_moves(&plain, rules));
     }
     (compared, differ)
 }
