@@ -3,8 +3,8 @@
 //! searched, commuting moves searched in one order only, and on a board without mirrors
 //! the fast solver's raised bound and helper tests, read with today's bound; on a board
 //! with mirrors, K. Cox's +1, and the raised bound and helper tests of the finisher's
-//! routes over its colour's walks (`crate::mirrors::Routes`). Apart from the entry points, which only set it up and
-//! raise its bound (`super::solve_watched`).
+//! routes over its colour's walks (`crate::mirrors::Routes`). Apart from the entry
+//! points, which only set it up and raise its bound (`super::solve_watched`).
 
 use super::mover::{Line, Mover, Play, State};
 use super::rule_set::Rules;
