@@ -123,9 +123,7 @@ impl Walks {
         }
         routes
     }
-}
 
-impl Walks {
     /// [`Routes::alone`] for a robot of the `colour`-th colour whose bound is `bounds`
     /// (the target is where it is 0): distances over the slides with no robot about,
     /// settled by relaxing every slide until none shortens a distance.
