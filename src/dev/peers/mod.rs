@@ -61,6 +61,10 @@ pub struct PeerBenchArgs {
     /// Also write every measurement as JSON Lines to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Keep the puzzle sets (one JSON Lines file each, as the solvers read them) in this
+    /// directory, to time or profile them alone afterwards.
+    #[arg(long)]
+    sets_out: Option<PathBuf>,
 }
 
 /// Puzzles timed together in one process: a hard position alone, or a random batch.
@@ -104,7 +108,14 @@ struct Row {
 
 pub fn run(args: PeerBenchArgs) -> Result<ExitCode> {
     let work = tempfile::tempdir().context("a scratch directory")?;
-    let sets = puzzle_sets(&args, work.path())?;
+    let sets_dir = match &args.sets_out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            dir.clone()
+        }
+        None => work.path().to_path_buf(),
+    };
+    let sets = puzzle_sets(&args, &sets_dir)?;
     let solvers = solvers(&args.peers)?;
     let mut rows: Vec<Vec<Row>> = sets
         .iter()
