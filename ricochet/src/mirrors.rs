@@ -168,6 +168,8 @@ impl Walks {
             }
             walks.lay_out(board, colour, &again, index * STEPS, &mut Vec::new());
         }
+        // Room for `walk_end` to read a whole word at the last walk's end.
+        walks.cells.extend([0; 8]);
         walks
     }
 
@@ -323,21 +325,36 @@ impl Walks {
         std::array::from_fn(|w| masks[0][w] | masks[1][w] | masks[2][w] | masks[3][w])
     }
 
-    /// Where walk `i` from `start` ends among `robots`.
+    /// Where walk `i` from `start` ends among `robots`: eight of its cells at a time, each
+    /// byte compared with every other robot's cell at once.
     fn walk_end(&self, i: usize, start: Cell, robots: &[Cell]) -> Cell {
+        const LOW_BITS: u64 = 0x0101_0101_0101_0101;
         let (begin, length, loops) = self.spans[i];
-        let walk = &self.cells[begin as usize..begin as usize + usize::from(length)];
-        let mut at = start;
-        for &next in walk {
-            if next != start && robots.contains(&next) {
-                return self.stop(start, at);
+        let (begin, length) = (begin as usize, usize::from(length));
+        for chunk in (0..length).step_by(8) {
+            let bytes = &self.cells[begin + chunk..begin + chunk + 8];
+            let word = u64::from_le_bytes(bytes.try_into().expect("eight cells"));
+            // The high bit of each byte equal to a robot's cell; a flag above the lowest
+            // may be false (a borrow), but the lowest is true.
+            let mut held = (robots.iter().filter(|&&cell| cell != start)).fold(0, |held, &cell| {
+                let equal = word ^ LOW_BITS * u64::from(cell);
+                held | equal.wrapping_sub(LOW_BITS) & !equal & LOW_BITS << 7
+            });
+            if length - chunk < 8 {
+                held &= (1 << (8 * (length - chunk))) - 1;
             }
-            at = next;
+            if held != 0 {
+                let at = chunk + held.trailing_zeros() as usize / 8;
+                return match at {
+                    0 => start,
+                    _ => self.stop(start, self.cells[begin + at - 1]),
+                };
+            }
         }
         if loops {
             return start;
         }
-        self.stop(start, at)
+        self.ends[i]
     }
 
     /// The end of a slide held up at `at`: no move when it is a mirror cell.

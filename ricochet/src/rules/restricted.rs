@@ -14,8 +14,8 @@ use crate::board::{Cell, Direction, CELLS};
 use crate::mirrors::Routes;
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{
-    commutes, contains, lower_bounds, CellSet, HelperTest, Reach, Regions, Slide, Tables,
-    UNREACHABLE,
+    commutes, contains, intersects, lower_bounds, CellSet, HelperTest, Reach, Regions, Slide,
+    Tables, UNREACHABLE,
 };
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
@@ -87,7 +87,7 @@ impl<'p> Restricted<'p> {
         }
         let colour = self.puzzle.target().colour;
         if let (None, Some(walks), Some(colour)) = (&self.routes, self.mover.walks(), colour) {
-            if self.states >= ROUTES_AFTER_STATES {
+            if self.states >= routes_after_states() {
                 let robot = colour.robot();
                 self.routes = Some(walks.routes(&self.lower_bound[robot][0][0], robot));
             }
@@ -117,28 +117,38 @@ impl<'p> Restricted<'p> {
         }
         let robot = colour.robot();
         if let (Some((from, to)), Some(_)) = (helper_move, self.mover.walks()) {
-            let (descends, passed) = *memo.get_or_insert_with(|| {
-                let mut passed = [0; 4];
-                let descends = self.descends(&parent.robots, robot, bound, &mut passed);
-                (descends, passed)
-            });
+            let (descends, passed) = *memo.get_or_insert_with(|| self.descent(parent, bound));
             if !contains(&passed, from) && !contains(&passed, to) {
                 return !descends;
             }
         }
-        !self.descends(&child.robots, robot, bound, &mut [0; 4])
+        !self.descends(&child.robots, robot, bound, None)
+    }
+
+    /// Whether the target's robot at bound `bound` in `state` reaches the target by moves
+    /// that each lower its bound by one, no other robot moving, and the cells the walks of
+    /// the slides it tried pass: a helper elsewhere, moved elsewhere, leaves the answer.
+    fn descent(&self, state: &State, bound: u8) -> (bool, CellSet) {
+        let robot = self
+            .puzzle
+            .target()
+            .colour
+            .map_or(0, |colour| colour.robot());
+        let mut passed = [0; 4];
+        let descends = self.descends(&state.robots, robot, bound, Some(&mut passed));
+        (descends, passed)
     }
 
     /// Whether robot `robot` at bound `bound` reaches the target by moves that each lower
     /// its bound by one, no other robot moving; on a board with mirrors, the cells the
-    /// walks of the slides it tried pass are added to `passed` (other robots elsewhere
-    /// leave its answer as it is).
+    /// walks of the slides it tried pass are added to `passed`, where asked (other robots
+    /// elsewhere leave its answer as it is).
     fn descends(
         &self,
         robots: &[Cell; MAX_ROBOTS],
         robot: usize,
         bound: u8,
-        passed: &mut CellSet,
+        mut passed: Option<&mut CellSet>,
     ) -> bool {
         if bound == 0 {
             return true;
@@ -149,7 +159,7 @@ impl<'p> Restricted<'p> {
                 robot: robot as u8,
                 dir,
             };
-            if let Some(walks) = self.mover.walks() {
+            if let (Some(walks), Some(passed)) = (self.mover.walks(), passed.as_deref_mut()) {
                 let walk = walks.cells_passed(robot, robots[robot], dir as usize);
                 (0..4).for_each(|word| passed[word] |= walk[word]);
             }
@@ -162,7 +172,7 @@ impl<'p> Restricted<'p> {
             }
             let mut next = *robots;
             next[robot] = to;
-            self.descends(&next, robot, bound - 1, passed)
+            self.descends(&next, robot, bound - 1, passed.as_deref_mut())
         })
     }
 
@@ -236,6 +246,7 @@ impl<'p> Restricted<'p> {
             _ => 0..self.count,
         };
         let child_left = left - 1;
+        let coloured = self.puzzle.target().colour.is_some();
         let finisher = self
             .puzzle
             .target()
@@ -254,11 +265,30 @@ impl<'p> Restricted<'p> {
         // zeroing every slot at every state is a cost of its own.
         let mut children = [MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
-        // The finisher's descent alone from here, for the helpers' tight children.
+        // The finisher's descent alone from here, for the helpers' tight children. With one
+        // move of slack on a board with mirrors every helper move makes one, which K. Cox's
+        // +1 drops unless the finisher then descends alone: where it cannot from here, a
+        // helper neither on a cell the descent's walks pass nor with a walk that reaches
+        // one makes only children where it cannot either, and is not moved at all (the
+        // finisher's routes, once worked out, test the helpers at less cost).
         let mut descent = None;
+        let walks = self.mover.walks();
+        if left - bound == 1
+            && coloured
+            && self.plain_rule
+            && walks.is_some()
+            && route_test.is_none()
+        {
+            descent = Some(self.descent(state, bound));
+        }
         for robot in movers {
             let from = state.robots[robot];
             let helper = robot != finisher;
+            if let (true, Some((false, passed)), Some(walks)) = (helper, &descent, walks) {
+                if !contains(passed, from) && !intersects(&walks.passes(robot, from), passed) {
+                    continue;
+                }
+            }
             if helper
                 && helper_test
                     .as_ref()
@@ -311,7 +341,11 @@ impl<'p> Restricted<'p> {
                                 continue;
                             }
                         }
-                        let bound = self.bound(&next);
+                        // Only the finisher's own move changes a coloured target's bound.
+                        let bound = match helper && coloured {
+                            true => bound,
+                            false => self.bound(&next),
+                        };
                         let tight = bound == child_left;
                         // The raised bound first: it costs less than a descent.
                         if bound <= child_left
@@ -326,7 +360,7 @@ impl<'p> Restricted<'p> {
                         {
                             // A tight child of a coloured target moves its finisher
                             // alone: its small subtree costs less than a table miss.
-                            let tight_alone = tight && self.puzzle.target().colour.is_some();
+                            let tight_alone = tight && coloured;
                             let probe = child_left >= MIN_TABLE_DEPTH && !tight_alone;
                             let key = probe.then(|| {
                                 let key = self.mover.key(&next);
@@ -391,9 +425,23 @@ fn finisher_first(robot: usize, finisher: usize) -> usize {
 }
 
 /// States searched before the routes on a board with mirrors are worked out: a short
-/// search costs less than they do. The unit tests' searches are all short, and test them
-/// from the second bound on.
-const ROUTES_AFTER_STATES: u64 = if cfg!(test) { 1 } else { 1000 };
+/// search costs less than they do.
+pub(super) const ROUTES_AFTER_STATES: u64 = 1000;
+
+#[cfg(test)]
+thread_local! {
+    /// The unit tests' searches are all short: they test the routes from the second bound
+    /// on, unless a test asks for the searches as they run outside tests.
+    pub(crate) static TEST_ROUTES_AFTER_STATES: std::cell::Cell<u64> =
+        const { std::cell::Cell::new(1) };
+}
+
+fn routes_after_states() -> u64 {
+    #[cfg(test)]
+    return TEST_ROUTES_AFTER_STATES.get();
+    #[cfg(not(test))]
+    ROUTES_AFTER_STATES
+}
 
 /// Children with fewer moves left are searched without a table probe: their subtrees
 /// cost less than a cache miss.

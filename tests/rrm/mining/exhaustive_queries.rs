@@ -124,6 +124,64 @@ fn store() -> (tempfile::TempDir, Vec<String>) {
     (data, boards)
 }
 
+/// A unit file that a coordinator wrote records its check draw, and an import keeps it,
+/// even where every unit would be drawn (a verify share of 1): a unit not drawn stays
+/// undrawn (drawn again at every import, a census resumed on a fresh machine would check
+/// another share of its units each time), one drawn stays drawn, and a result no
+/// coordinator produced (`rrm exhaust`'s) is drawn.
+#[test]
+fn an_imported_units_check_draw_is_kept() {
+    let data = tempfile::tempdir().unwrap();
+    let config = Config {
+        verify_share: 1.0,
+        ..Config::default()
+    };
+    let coordinator = Coordinator::open(Store::open(data.path()).unwrap(), config).unwrap();
+    // A fourth unit left to do: a finished campaign tops its checks up to the share.
+    let boards: Vec<String> = (ricochet::Layout::canonical().iter())
+        .map(ricochet::Layout::name)
+        .take(4)
+        .collect();
+    let request = forged_request("drawn", &boards);
+    coordinator.create_exhaustive_campaign(request).unwrap();
+    let from_a_coordinator = |check_pending| Provenance {
+        producer: Some("alice".into()),
+        verified_by: None,
+        check_pending,
+        cpu_ms: 1_000,
+        rrm_version: "0.1.0".into(),
+    };
+    let files = [
+        from_a_coordinator(false),
+        from_a_coordinator(true),
+        Provenance::default(),
+    ];
+    for (board, provenance) in boards.iter().zip(files) {
+        let result = forged_unit(board, 6, 2);
+        let imported = coordinator.import_exhaustive(
+            "drawn",
+            board,
+            TOKEN,
+            result,
+            provenance,
+            rrm_coordinator::ReSolving::WORKER,
+        );
+        assert_eq!(imported.unwrap(), Outcome::Accepted);
+    }
+    let done = coordinator.done_units("drawn").unwrap();
+    let pending: Vec<bool> = (boards[..3].iter())
+        .map(|board| {
+            let unit = done.iter().find(|unit| unit.board == *board).unwrap();
+            unit.provenance.check_pending
+        })
+        .collect();
+    assert_eq!(
+        pending,
+        [false, true, true],
+        "not drawn, drawn, no coordinator's"
+    );
+}
+
 #[test]
 #[cfg_attr(
     rrm_fast_tests,

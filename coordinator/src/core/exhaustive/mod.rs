@@ -184,7 +184,8 @@ impl Coordinator {
     /// an earlier campaign with its provenance) through the same checks as a worker's
     /// submission. A unit already done is compared by digest, as a second submission
     /// would be; a refused result changes nothing (no lease is charged). The provenance
-    /// is the operator's word: a unit it says was verified is not drawn for a check.
+    /// is the operator's word: a unit it says was verified, or was not drawn, is not drawn
+    /// for a check (but for the checks every unit of its depth gets).
     /// Checks and stores a unit result computed elsewhere, its hardest lists checked as
     /// `resolving` says (a file's claimed solutions replayed).
     pub fn import_exhaustive(
@@ -215,9 +216,13 @@ impl Coordinator {
             None if provenance.check_pending => Verification::Pending,
             // The operator's word: imported results are checked as an established
             // identity's are, at the verify share (drawn per unit: the importer has no
-            // run of its own).
+            // run of its own). A coordinator's unit file records its draw, and one
+            // declined stays declined: drawn again at every import, a census resumed on
+            // a fresh machine would check another share of its units each time.
             None => {
-                let due = super::identity::secret_draw() < self.config.verify_share;
+                let drawn_before = provenance.producer.is_some();
+                let due =
+                    !drawn_before && super::identity::secret_draw() < self.config.verify_share;
                 self.draw_verification(&checked, true, due)
             }
         };

@@ -154,6 +154,11 @@ fn reference_slide(puzzle: &Puzzle, robots: &[Cell], robot: usize, dir: Directio
 /// Breadth-first over (robot cells, each robot's last direction, whether each has
 /// turned), the rules applied move by move as they read: no search tricks.
 pub(crate) fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
+    reference_moves_within(puzzle, rules, usize::MAX)
+}
+
+/// [`reference_moves`], looking no further than `most` moves.
+pub(crate) fn reference_moves_within(puzzle: &Puzzle, rules: Rules, most: usize) -> Option<usize> {
     type Node = (Vec<Cell>, Vec<Option<Direction>>, Vec<bool>);
     let count = puzzle.robots().len();
     let at_once = rules.ricochet == Ricochet::DriftingDroids && dd_reachable_at_once(puzzle);
@@ -176,6 +181,9 @@ pub(crate) fn reference_moves(puzzle: &Puzzle, rules: Rules) -> Option<usize> {
     let mut seen = std::collections::HashSet::from([pack(&start)]);
     let mut queue = VecDeque::from([(start, 0usize)]);
     while let Some(((robots, last, turned), depth)) = queue.pop_front() {
+        if depth >= most {
+            break;
+        }
         for robot in 0..robots.len() {
             for dir in Direction::ALL {
                 let along =
