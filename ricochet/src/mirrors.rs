@@ -337,8 +337,8 @@ impl Walks {
             // The high bit of each byte equal to a robot's cell; a flag above the lowest
             // may be false (a borrow), but the lowest is true.
             let mut held = (robots.iter().filter(|&&cell| cell != start)).fold(0, |held, &cell| {
-                let equal = word ^ LOW_BITS * u64::from(cell);
-                held | equal.wrapping_sub(LOW_BITS) & !equal & LOW_BITS << 7
+                let equal = word ^ (LOW_BITS * u64::from(cell));
+                held | (equal.wrapping_sub(LOW_BITS) & !equal & (LOW_BITS << 7))
             });
             if length - chunk < 8 {
                 held &= (1 << (8 * (length - chunk))) - 1;
