@@ -117,7 +117,8 @@ impl<'p> Restricted<'p> {
         }
         let robot = colour.robot();
         if let (Some((from, to)), Some(_)) = (helper_move, self.mover.walks()) {
-            let (descends, passed) = *memo.get_or_insert_with(|| self.descent(parent, bound));
+            let (descends, passed) =
+                *memo.get_or_insert_with(|| self.descent(parent, robot, bound));
             if !contains(&passed, from) && !contains(&passed, to) {
                 return !descends;
             }
@@ -125,15 +126,11 @@ impl<'p> Restricted<'p> {
         !self.descends(&child.robots, robot, bound, None)
     }
 
-    /// Whether the target's robot at bound `bound` in `state` reaches the target by moves
-    /// that each lower its bound by one, no other robot moving, and the cells the walks of
-    /// the slides it tried pass: a helper elsewhere, moved elsewhere, leaves the answer.
-    fn descent(&self, state: &State, bound: u8) -> (bool, CellSet) {
-        let robot = self
-            .puzzle
-            .target()
-            .colour
-            .map_or(0, |colour| colour.robot());
+    /// Whether the target's robot `robot` at bound `bound` in `state` reaches the target by
+    /// moves that each lower its bound by one, no other robot moving, and the cells the
+    /// walks of the slides it tried pass: a helper elsewhere, moved elsewhere, leaves the
+    /// answer.
+    fn descent(&self, state: &State, robot: usize, bound: u8) -> (bool, CellSet) {
         let mut passed = [0; 4];
         let descends = self.descends(&state.robots, robot, bound, Some(&mut passed));
         (descends, passed)
@@ -279,7 +276,7 @@ impl<'p> Restricted<'p> {
             && walks.is_some()
             && route_test.is_none()
         {
-            descent = Some(self.descent(state, bound));
+            descent = Some(self.descent(state, finisher, bound));
         }
         for robot in movers {
             let from = state.robots[robot];
