@@ -7,7 +7,7 @@
 //! cannot start (a wall or a robot right after a turn, or past a mirror it crossed) ends
 //! the move where it is, and a move that would end on a mirror cell is no move at all.
 
-use crate::board::{Board, Cell, Direction, CELLS};
+use crate::board::{Board, Cell, Direction, CELLS, GRID};
 use crate::puzzle::Colour;
 use crate::solver::{insert, intersects, CellSet, UNREACHABLE};
 
@@ -127,7 +127,7 @@ impl Walks {
         let count = colours * STEPS;
         // The mirror cells of each colour, in one pass over the board.
         let mut own_mirrors = [[0u64; 4]; Colour::ALL.len()];
-        for cell in board.cells() {
+        for cell in (0..CELLS).map(|cell| cell as Cell) {
             if let Some(mirror) = board.mirror(cell) {
                 insert(&mut own_mirrors[mirror.colour.robot()], cell);
             }
@@ -175,8 +175,13 @@ impl Walks {
 
     /// Where a robot of `colour` that leaves `step` steps next, if it can.
     fn step_after(board: &Board, colour: Colour, step: Step) -> Option<Step> {
+        // A cell's walls include the board's edges: an open side has a neighbour.
+        const OFFSET: [isize; 4] = [-(GRID as isize), 1, GRID as isize, -1];
         let (cell, dir) = ((step / 4) as Cell, Direction::ALL[step % 4]);
-        let to = board.step_open(cell, dir)?;
+        if board.has_wall(cell, dir) {
+            return None;
+        }
+        let to = usize::from(cell).wrapping_add_signed(OFFSET[dir as usize]) as Cell;
         let onward = match board.mirror(to) {
             Some(mirror) if mirror.colour != colour => mirror.turn(dir),
             _ => dir,
@@ -206,15 +211,15 @@ impl Walks {
             }
         }
         let mut chains = Vec::new();
-        let mut chain: Vec<Step> = Vec::with_capacity(STEPS);
+        let mut chain = [0 as Step; STEPS];
         // Chains first, from each step nothing leads to; what is left lies on cycles.
         let heads: StepSet = std::array::from_fn(|w| steps[w] & !led_to[w]);
         let mut left = *steps;
         let mut lay_out_from = |walks: &mut Walks, head: Step, cycle: bool, left: &mut StepSet| {
-            chain.clear();
-            let mut step = head;
+            let (mut length, mut step) = (0, head);
             loop {
-                chain.push(step);
+                chain[length] = step;
+                length += 1;
                 left[step / 64] &= !(1 << (step % 64));
                 step = match next[step] {
                     NONE => break,
@@ -224,9 +229,10 @@ impl Walks {
                     break;
                 }
             }
-            let cells = walks.lay_out_chain(&chain, cycle, first);
-            chains.push((cells, order.len()..order.len() + chain.len()));
-            order.extend_from_slice(&chain);
+            let chain = &chain[..length];
+            let cells = walks.lay_out_chain(chain, cycle, first);
+            chains.push((cells, order.len()..order.len() + length));
+            order.extend_from_slice(chain);
         };
         for head in members(&heads) {
             lay_out_from(self, head, false, &mut left);

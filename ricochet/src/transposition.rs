@@ -17,8 +17,12 @@ const DEPTH_BITS: u32 = 6;
 const DEPTH_MASK: u32 = (1 << DEPTH_BITS) - 1;
 /// Initial size: 2^9 buckets, 32 KiB (more for keys too wide for a slot to keep the rest).
 const INITIAL_BITS: u32 = 9;
-/// Buckets a reset clears one by one rather than all at once.
-const DIRTY_LIMIT: usize = 1024;
+/// Buckets a reset clears one by one rather than all at once: up to half the table (a
+/// table for wide keys starts at a megabyte, and clearing it whole after each search of a
+/// few thousand states cost a tenth of a short search), within a bound on the list.
+fn dirty_limit(bits: u32) -> usize {
+    ((1usize << bits) / 2).clamp(1024, 1 << 16)
+}
 
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
@@ -34,9 +38,11 @@ pub(crate) struct TransTable {
     /// Bits of a key (and of its hash).
     key_bits: u32,
     len: usize,
-    /// The buckets holding entries, while there are at most [`DIRTY_LIMIT`]: short puzzles
-    /// then clear only what they used.
+    /// The buckets holding entries, while there are at most [`dirty_limit`] of them: short
+    /// puzzles then clear only what they used.
     dirty: Vec<u32>,
+    /// More buckets hold entries than `dirty` lists, or entries moved: a reset clears all.
+    dirty_overflow: bool,
 }
 
 impl TransTable {
@@ -50,6 +56,7 @@ impl TransTable {
             key_bits: 0,
             len: 0,
             dirty: Vec::new(),
+            dirty_overflow: false,
         }
     }
 
@@ -57,7 +64,7 @@ impl TransTable {
     pub(crate) fn reset(&mut self, key_bits: u32) {
         // The slot keeps `key_bits - bits` bits of hash above the depth.
         let min_bits = INITIAL_BITS.max((key_bits + DEPTH_BITS).saturating_sub(32));
-        if self.bits != min_bits || self.dirty.len() == DIRTY_LIMIT {
+        if self.bits != min_bits || self.dirty_overflow {
             self.buckets.clear();
             self.buckets.resize(1 << min_bits, Bucket::default());
         } else {
@@ -66,6 +73,7 @@ impl TransTable {
             }
         }
         self.dirty.clear();
+        self.dirty_overflow = false;
         self.bits = min_bits;
         self.key_bits = key_bits;
         self.len = 0;
@@ -129,8 +137,12 @@ impl TransTable {
         if empties != 0 {
             let free = empties.trailing_zeros() as usize;
             bucket[free] = entry;
-            if free == 0 && self.dirty.len() < DIRTY_LIMIT {
-                self.dirty.push(index as u32);
+            if free == 0 && !self.dirty_overflow {
+                if self.dirty.len() < dirty_limit(self.bits) {
+                    self.dirty.push(index as u32);
+                } else {
+                    self.dirty_overflow = true;
+                }
             }
             self.len += 1;
             if self.len * 2 > self.buckets.len() * SLOTS && self.bits < self.max_bits {
@@ -151,7 +163,8 @@ impl TransTable {
         self.bits += 1;
         self.len = 0;
         // Entries move to other buckets: a reset must clear them all.
-        self.dirty.resize(DIRTY_LIMIT, 0);
+        self.dirty.clear();
+        self.dirty_overflow = true;
         self.buckets.clear();
         if self.buckets.capacity() < 1 << self.bits {
             self.buckets = with_huge_pages(1 << self.bits);
@@ -242,6 +255,23 @@ mod tests {
         assert!(keys.iter().all(|&key| !table.visit(table.hash(key), 9)));
         table.reset(40);
         assert!(keys.iter().all(|&key| table.visit(table.hash(key), 9)));
+    }
+
+    #[test]
+    fn reset_forgets_entries_listed_or_past_the_list() {
+        // A megabyte of wide-key buckets: 3,000 keys fill fewer buckets than the list
+        // holds (cleared one by one), 30,000 fill more (cleared whole).
+        for (count, past_the_list) in [(3_000u64, false), (30_000, true)] {
+            let mut table = TransTable::new(1 << 20);
+            table.reset(40);
+            let keys: Vec<u64> = (1..=count).map(|i| i.wrapping_mul(0x2545_F491)).collect();
+            for &key in &keys {
+                table.visit(table.hash(key), 9);
+            }
+            assert_eq!(table.dirty_overflow, past_the_list, "{count} keys");
+            table.reset(40);
+            assert!(keys.iter().all(|&key| table.visit(table.hash(key), 9)));
+        }
     }
 
     #[test]

@@ -378,9 +378,26 @@ impl<'p> Restricted<'p> {
                 }
             }
         }
-        for slot in &children[..count] {
+        // The last bound's search stops at its first solution, so the children most likely
+        // to lead there come first: the moves of the robots that may finish, the lowest
+        // bound first, then the helpers'. Which order siblings are searched in changes no
+        // answer's length.
+        let (mut order, mut ranks) = ([0u8; 4 * MAX_ROBOTS], [0u16; 4 * MAX_ROBOTS]);
+        for i in 0..count {
             // SAFETY: the first `count` slots were written above.
-            let child = unsafe { slot.assume_init() };
+            let child = unsafe { children[i].assume_init_ref() };
+            let helper = !self.puzzle.may_finish(usize::from(child.step.robot));
+            let rank = u16::from(helper) << 8 | u16::from(child.bound);
+            let mut at = i;
+            while at > 0 && ranks[at - 1] > rank {
+                (order[at], ranks[at]) = (order[at - 1], ranks[at - 1]);
+                at -= 1;
+            }
+            (order[at], ranks[at]) = (i as u8, rank);
+        }
+        for &index in &order[..count] {
+            // SAFETY: the first `count` slots were written above.
+            let child = unsafe { children[index as usize].assume_init() };
             if child
                 .key
                 .is_some_and(|key| !self.searched.visit(key, child_left))
