@@ -380,14 +380,20 @@ impl<'p> Restricted<'p> {
         }
         // The last bound's search stops at its first solution, so the children most likely
         // to lead there come first: the moves of the robots that may finish, the lowest
-        // bound first, then the helpers'. Which order siblings are searched in changes no
-        // answer's length.
+        // bound first; then the helpers', first those that stop on a cell the finisher's
+        // walks pass (on a board with mirrors: a new stop for it). Which order siblings are
+        // searched in changes no answer's length.
         let (mut order, mut ranks) = ([0u8; 4 * MAX_ROBOTS], [0u16; 4 * MAX_ROBOTS]);
+        let finisher_walks = match (coloured, walks) {
+            (true, Some(walks)) => walks.passes(finisher, state.robots[finisher]),
+            _ => [u64::MAX; 4],
+        };
         for i in 0..count {
             // SAFETY: the first `count` slots were written above.
             let child = unsafe { children[i].assume_init_ref() };
             let helper = !self.puzzle.may_finish(usize::from(child.step.robot));
-            let rank = u16::from(helper) << 8 | u16::from(child.bound);
+            let aside = helper && !contains(&finisher_walks, child.slide.to);
+            let rank = u16::from(helper) << 9 | u16::from(aside) << 8 | u16::from(child.bound);
             let mut at = i;
             while at > 0 && ranks[at - 1] > rank {
                 (order[at], ranks[at]) = (order[at - 1], ranks[at - 1]);
