@@ -408,7 +408,7 @@ impl<'p> Restricted<'p> {
     /// stop for it). Which order siblings are searched in changes no answer's length. Not
     /// on a board without mirrors: there the rules' answers lie one to three moves beyond
     /// today's optimum, nearly all states are in bounds searched in full, and ordering
-    /// cost those searches 3-10 % (BENCHMARKS.md).
+    /// cost those searches 3–11 % (BENCHMARKS.md).
     fn most_promising_first(
         &self,
         state: &State,
