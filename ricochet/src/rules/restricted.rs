@@ -419,21 +419,19 @@ impl<'p> Restricted<'p> {
             Some(colour) => walks.passes(colour.robot(), state.robots[colour.robot()]),
             None => [u64::MAX; 4],
         };
-        let (mut order, mut ranks) = ([0u8; 4 * MAX_ROBOTS], [0u16; 4 * MAX_ROBOTS]);
+        // Each child's rank above its index (5 bits): distinct keys, so ties keep the
+        // order the children were made in.
+        let mut keys = [0u16; 4 * MAX_ROBOTS];
         for (i, child) in children.iter().enumerate() {
             // SAFETY: the caller passes the children it wrote.
             let child = unsafe { child.assume_init_ref() };
             let helper = !self.puzzle.may_finish(usize::from(child.step.robot));
             let aside = helper && !contains(&finisher_walks, child.slide.to);
             let rank = u16::from(helper) << 9 | u16::from(aside) << 8 | u16::from(child.bound);
-            let mut at = i;
-            while at > 0 && ranks[at - 1] > rank {
-                (order[at], ranks[at]) = (order[at - 1], ranks[at - 1]);
-                at -= 1;
-            }
-            (order[at], ranks[at]) = (i as u8, rank);
+            keys[i] = rank << 5 | i as u16;
         }
-        order
+        keys[..children.len()].sort_unstable();
+        keys.map(|key| (key & 31) as u8)
     }
 
     /// The test helper moves from `state` with `left` moves left must pass, with the
