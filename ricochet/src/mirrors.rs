@@ -86,14 +86,9 @@ pub fn slide(board: &Board, robots: &[Cell], robot: usize, dir: Direction) -> Ce
 /// wall) and cycles, and the walk from a step is the rest of its chain. Each chain's
 /// cells are laid out once, a cycle's twice over so that each of its walks is one span.
 pub struct Walks {
-    /// By (colour, cell, direction): where the walk's cells start in `cells`, how many
-    /// there are, and whether the walk comes back to a cell and direction it took (then
-    /// a robot that meets no other robot on it never stops: no move).
-    spans: Vec<(u32, u16, bool)>,
-    /// By (colour, cell, direction): the cells of the steps that lead to it, as a range
-    /// of `cells`, the nearest last (a cycle's ends with the step itself): the walks that
-    /// pass it.
-    behind: Vec<(u32, u32)>,
+    /// By (colour, cell, direction): where its walk's cells are in `cells`, and the
+    /// steps that lead to it.
+    spans: Vec<Span>,
     cells: Vec<Cell>,
     /// By (colour, cell, direction): the walk's cells as a bitset, and where it ends with
     /// no robot on it.
@@ -101,6 +96,31 @@ pub struct Walks {
     ends: Vec<Cell>,
     /// The mirror cells, as a bitset (small enough to keep the walks inline).
     mirrors: [u64; 4],
+}
+
+/// Where a step's walk lies in [`Walks`]' cells: it starts at `begin`, the cell after the
+/// step's own, and has `length` cells; `loops` where it comes back to a cell and direction
+/// it took (then a robot that meets no other robot on it never stops: no move). The steps
+/// that lead to it, the walks that pass it, are the cells from `chain` (its chain's first
+/// cell) up to its own, the nearest last; a cycle's are the `length` cells from its own,
+/// ending with itself.
+#[derive(Clone, Copy, Default)]
+struct Span {
+    begin: u16,
+    length: u16,
+    chain: u16,
+    loops: bool,
+}
+
+impl Span {
+    /// The cells of the steps that lead to this one, as a range of `cells`.
+    fn behind(self) -> std::ops::Range<usize> {
+        let own = usize::from(self.begin) - 1;
+        match self.loops {
+            true => own..own + usize::from(self.length),
+            false => usize::from(self.chain)..own,
+        }
+    }
 }
 
 /// A (cell, direction) step as an index: `cell * 4 + direction`.
@@ -135,14 +155,12 @@ impl Walks {
         // The first colour's walks; the others start as copies of them.
         let mut walks = Walks {
             spans: Vec::with_capacity(count),
-            behind: Vec::with_capacity(count),
             cells: Vec::with_capacity(count + STEPS),
             masks: Vec::with_capacity(count),
             ends: Vec::with_capacity(count),
             mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
         };
-        walks.spans.resize(STEPS, (0, 0, false));
-        walks.behind.resize(STEPS, (0, 0));
+        walks.spans.resize(STEPS, Span::default());
         walks.masks.resize(STEPS, [0; 4]);
         walks.ends.resize(STEPS, 0);
         let mut order = Vec::with_capacity(STEPS);
@@ -150,7 +168,6 @@ impl Walks {
         let chains = walks.lay_out(board, Colour::ALL[0], &all, 0, &mut order);
         for (index, &colour) in Colour::ALL[..colours].iter().enumerate().skip(1) {
             walks.spans.extend_from_within(..STEPS);
-            walks.behind.extend_from_within(..STEPS);
             walks.masks.extend_from_within(..STEPS);
             walks.ends.extend_from_within(..STEPS);
             // A chain of the first colour that meets no mirror of that colour or of this
@@ -161,7 +178,7 @@ impl Walks {
             let mut again = [0u64; STEP_WORDS];
             for (cells, steps) in &chains {
                 if intersects(cells, &turned_apart) {
-                    for &step in &order[steps.clone()] {
+                    for step in order[steps.clone()].iter().map(|&step| usize::from(step)) {
                         again[step / 64] |= 1 << (step % 64);
                     }
                 }
@@ -199,7 +216,7 @@ impl Walks {
         colour: Colour,
         steps: &StepSet,
         first: usize,
-        order: &mut Vec<Step>,
+        order: &mut Vec<u16>,
     ) -> Vec<(CellSet, std::ops::Range<usize>)> {
         const NONE: u16 = u16::MAX;
         let mut next = [NONE; STEPS];
@@ -211,14 +228,14 @@ impl Walks {
             }
         }
         let mut chains = Vec::new();
-        let mut chain = [0 as Step; STEPS];
+        let mut chain = [0u16; STEPS];
         // Chains first, from each step nothing leads to; what is left lies on cycles.
         let heads: StepSet = std::array::from_fn(|w| steps[w] & !led_to[w]);
         let mut left = *steps;
         let mut lay_out_from = |walks: &mut Walks, head: Step, cycle: bool, left: &mut StepSet| {
             let (mut length, mut step) = (0, head);
             loop {
-                chain[length] = step;
+                chain[length] = step as u16;
                 length += 1;
                 left[step / 64] &= !(1 << (step % 64));
                 step = match next[step] {
@@ -248,9 +265,12 @@ impl Walks {
 
     /// Lays out one chain of steps (a cycle when `cycle`, its last step leading to its
     /// first), and gives its cells.
-    fn lay_out_chain(&mut self, chain: &[Step], cycle: bool, first: usize) -> CellSet {
+    fn lay_out_chain(&mut self, chain: &[u16], cycle: bool, first: usize) -> CellSet {
         let begin = self.cells.len();
-        let cell_of = |step: Step| (step / 4) as Cell;
+        // A colour lays out each step at most twice (a cycle's): 10,240 cells for five
+        // colours, so that a span's positions fit in 16 bits.
+        debug_assert!(begin + 2 * chain.len() < usize::from(u16::MAX));
+        let cell_of = |step: u16| (step / 4) as Cell;
         let copies = if cycle { 2 } else { 1 };
         for _ in 0..copies {
             self.cells.extend(chain.iter().map(|&step| cell_of(step)));
@@ -265,17 +285,25 @@ impl Walks {
         }
         let mut onward = [0u64; 4];
         for (k, &step) in chain.iter().enumerate().rev() {
-            let i = first + step;
+            let i = first + usize::from(step);
             let start = cell_of(step);
             if cycle {
                 // Its walk is the cycle's next `length` cells, back to itself.
-                self.spans[i] = ((begin + k + 1) as u32, length as u16, true);
-                self.behind[i] = ((begin + k) as u32, (begin + k + length) as u32);
+                self.spans[i] = Span {
+                    begin: (begin + k + 1) as u16,
+                    length: length as u16,
+                    chain: begin as u16,
+                    loops: true,
+                };
                 self.masks[i] = cycle_mask;
                 self.ends[i] = start;
             } else {
-                self.spans[i] = ((begin + k + 1) as u32, (length - k - 1) as u16, false);
-                self.behind[i] = (begin as u32, (begin + k) as u32);
+                self.spans[i] = Span {
+                    begin: (begin + k + 1) as u16,
+                    length: (length - k - 1) as u16,
+                    chain: begin as u16,
+                    loops: false,
+                };
                 self.masks[i] = onward;
                 self.ends[i] = self.stop(start, last);
                 // Word by word, so that the set stays in registers.
@@ -335,8 +363,13 @@ impl Walks {
     /// byte compared with every other robot's cell at once.
     fn walk_end(&self, i: usize, start: Cell, robots: &[Cell]) -> Cell {
         const LOW_BITS: u64 = 0x0101_0101_0101_0101;
-        let (begin, length, loops) = self.spans[i];
-        let (begin, length) = (begin as usize, usize::from(length));
+        let Span {
+            begin,
+            length,
+            loops,
+            ..
+        } = self.spans[i];
+        let (begin, length) = (usize::from(begin), usize::from(length));
         for chunk in (0..length).step_by(8) {
             let bytes = &self.cells[begin + chunk..begin + chunk + 8];
             let word = u64::from_le_bytes(bytes.try_into().expect("eight cells"));
@@ -397,8 +430,8 @@ impl Walks {
             next += 1;
             let moves = bounds[stop as usize] + 1;
             for dir in 0..4 {
-                let (begin, end) = self.behind[first + stop as usize * 4 + dir];
-                for &from in self.cells[begin as usize..end as usize].iter().rev() {
+                let behind = self.spans[first + stop as usize * 4 + dir].behind();
+                for &from in self.cells[behind].iter().rev() {
                     let known = bounds[from as usize];
                     if known == UNREACHABLE {
                         if board.is_blocked(from) {

@@ -56,8 +56,9 @@ impl Walks {
     fn stops(&self, colour: usize, cell: usize, mut visit: impl FnMut(Cell, &CellSet, &CellSet)) {
         let first = (colour * CELLS + cell) * 4;
         for i in first..first + 4 {
-            let (begin, length, loops) = self.spans[i];
-            let walk = &self.cells[begin as usize..begin as usize + usize::from(length)];
+            let span = self.spans[i];
+            let (begin, loops) = (usize::from(span.begin), span.loops);
+            let walk = &self.cells[begin..begin + usize::from(span.length)];
             let mut passed = [0u64; 4];
             for (k, &at) in walk.iter().enumerate() {
                 insert(&mut passed, at);
