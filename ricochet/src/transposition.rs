@@ -79,6 +79,11 @@ impl TransTable {
         self.len = 0;
     }
 
+    /// Empties the table for keys as wide as the last.
+    pub(crate) fn clear(&mut self) {
+        self.reset(self.key_bits);
+    }
+
     /// Bytes the table uses now.
     #[cfg(test)]
     fn bytes(&self) -> usize {
