@@ -9,7 +9,7 @@
 
 use crate::board::{Board, Cell, Direction, CELLS, GRID};
 use crate::puzzle::Colour;
-use crate::solver::{insert, intersects, CellSet, UNREACHABLE};
+use crate::solver::{contains, insert, intersects, CellSet, UNREACHABLE};
 
 mod routes;
 pub(crate) use routes::Routes;
@@ -84,7 +84,9 @@ pub fn slide(board: &Board, robots: &[Cell], robot: usize, dir: Direction) -> Ce
 /// step is one-to-one: the step into a cell and the turn there tell where it came from.
 /// So a colour's steps fall into disjoint chains (from a step nothing leads to, up to a
 /// wall) and cycles, and the walk from a step is the rest of its chain. Each chain's
-/// cells are laid out once, a cycle's twice over so that each of its walks is one span.
+/// cells are laid out once, a cycle's twice over so that each of its walks is one span;
+/// the first colour's straight runs (a row or column between walls, no mirror turning it)
+/// lie in a fixed first stretch, every line in every direction in order.
 pub struct Walks {
     /// By (colour, cell, direction): where its walk's cells are in `cells`, and the
     /// steps that lead to it.
@@ -164,8 +166,10 @@ impl Walks {
         walks.masks.resize(STEPS, [0; 4]);
         walks.ends.resize(STEPS, 0);
         let mut order = Vec::with_capacity(STEPS);
-        let all = [u64::MAX; STEP_WORDS];
-        let chains = walks.lay_out(board, Colour::ALL[0], &all, 0, &mut order);
+        // Its straight runs by rows and columns, then the chains its mirrors bend.
+        let turning: CellSet = std::array::from_fn(|w| walks.mirrors[w] & !own_mirrors[0][w]);
+        let (mut chains, bent) = walks.lay_out_straight(board, &turning, &mut order);
+        chains.extend(walks.lay_out(board, Colour::ALL[0], &bent, 0, &mut order));
         for (index, &colour) in Colour::ALL[..colours].iter().enumerate().skip(1) {
             walks.spans.extend_from_within(..STEPS);
             walks.masks.extend_from_within(..STEPS);
@@ -263,18 +267,83 @@ impl Walks {
         chains
     }
 
+    /// Lays out the first colour's straight runs: the steps of every wall-bounded run of
+    /// a row or column, in one direction, that holds no cell of `turning` (the mirrors
+    /// that turn the colour). Such a run is a chain of its own: nothing turns into it or
+    /// out of it. Its cells lie in the first [`STEPS`] of `cells`, every line in every
+    /// direction in order, so that they need no gathering. Gives the runs as `lay_out`
+    /// gives its chains, and the steps left: those of the runs that meet a turning
+    /// mirror (a set that every step leads into and out of within).
+    fn lay_out_straight(
+        &mut self,
+        board: &Board,
+        turning: &CellSet,
+        order: &mut Vec<u16>,
+    ) -> (Vec<(CellSet, std::ops::Range<usize>)>, StepSet) {
+        debug_assert!(self.cells.is_empty());
+        let mut chains = Vec::with_capacity(STEPS / 4);
+        let mut bent = [0u64; STEP_WORDS];
+        let mut run = [0u16; GRID];
+        for dir in Direction::ALL {
+            for line in 0..GRID {
+                let line_start = self.cells.len();
+                let cell_at = |k: usize| -> Cell {
+                    let (row, column) = match dir {
+                        Direction::North => (GRID - 1 - k, line),
+                        Direction::East => (line, k),
+                        Direction::South => (k, line),
+                        Direction::West => (line, GRID - 1 - k),
+                    };
+                    (row * GRID + column) as Cell
+                };
+                self.cells.extend((0..GRID).map(cell_at));
+                // The board's edges are walls: every run ends within its line.
+                debug_assert!(board.has_wall(cell_at(GRID - 1), dir));
+                let (mut length, mut turns) = (0, false);
+                for k in 0..GRID {
+                    let cell = cell_at(k);
+                    run[length] = (usize::from(cell) * 4 + dir as usize) as u16;
+                    length += 1;
+                    turns |= contains(turning, cell);
+                    if !board.has_wall(cell, dir) {
+                        continue;
+                    }
+                    let steps = &run[..length];
+                    if turns {
+                        for &step in steps {
+                            bent[usize::from(step) / 64] |= 1 << (step % 64);
+                        }
+                    } else {
+                        let begin = line_start + k + 1 - length;
+                        let cells = self.fill_chain(steps, false, 0, begin);
+                        chains.push((cells, order.len()..order.len() + length));
+                        order.extend_from_slice(steps);
+                    }
+                    (length, turns) = (0, false);
+                }
+            }
+        }
+        (chains, bent)
+    }
+
     /// Lays out one chain of steps (a cycle when `cycle`, its last step leading to its
     /// first), and gives its cells.
     fn lay_out_chain(&mut self, chain: &[u16], cycle: bool, first: usize) -> CellSet {
         let begin = self.cells.len();
-        // A colour lays out each step at most twice (a cycle's): 10,240 cells for five
-        // colours, so that a span's positions fit in 16 bits.
+        // A colour lays out each step at most twice (a cycle's), after the straight runs'
+        // stretch: 11,264 cells for five colours, so that a span's positions fit in 16 bits.
         debug_assert!(begin + 2 * chain.len() < usize::from(u16::MAX));
         let cell_of = |step: u16| (step / 4) as Cell;
         let copies = if cycle { 2 } else { 1 };
         for _ in 0..copies {
             self.cells.extend(chain.iter().map(|&step| cell_of(step)));
         }
+        self.fill_chain(chain, cycle, first, begin)
+    }
+
+    /// The walks of the steps of `chain`, whose cells lie in `cells` from `begin`.
+    fn fill_chain(&mut self, chain: &[u16], cycle: bool, first: usize, begin: usize) -> CellSet {
+        let cell_of = |step: u16| (step / 4) as Cell;
         let length = chain.len();
         let last = cell_of(chain[length - 1]);
         let mut cycle_mask = [0u64; 4];

@@ -63,7 +63,8 @@ impl TransTable {
     /// Empties the table for keys of `key_bits` bits.
     pub(crate) fn reset(&mut self, key_bits: u32) {
         // The slot keeps `key_bits - bits` bits of hash above the depth.
-        let min_bits = INITIAL_BITS.max((key_bits + DEPTH_BITS).saturating_sub(32));
+        // No more buckets than keys: a bucket's index is the hash's top bits.
+        let min_bits = (INITIAL_BITS.max((key_bits + DEPTH_BITS).saturating_sub(32))).min(key_bits);
         if self.bits != min_bits || self.dirty_overflow {
             self.buckets.clear();
             self.buckets.resize(1 << min_bits, Bucket::default());
@@ -247,6 +248,21 @@ mod tests {
         table.reset(32);
         assert!(table.visit(table.hash(7), 1));
         assert_eq!(table.bytes(), 1 << 15);
+    }
+
+    /// Keys narrower than the least table (one robot's cell): one bucket a key, every
+    /// key told apart.
+    #[test]
+    fn keys_narrower_than_the_table_are_told_apart() {
+        let mut table = TransTable::new(1 << 20);
+        table.reset(8);
+        for key in 0..256u64 {
+            assert!(table.visit(table.hash(key), 2), "key {key} is new");
+        }
+        for key in 0..256u64 {
+            assert!(!table.visit(table.hash(key), 2), "key {key} was searched");
+            assert!(table.visit(table.hash(key), 3), "key {key} deeper");
+        }
     }
 
     #[test]

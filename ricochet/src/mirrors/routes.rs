@@ -95,11 +95,11 @@ impl Walks {
             (0..4).for_each(|w| into[w] |= a[w] | b[w]);
         };
         // Downhill first: a longer route's sideways slide goes on downhill, from a cell of
-        // the same bound.
+        // the same bound. A stop that cannot reach the target is downhill from nowhere.
         for &cell in &order {
             let (mut path, mut blockers) = ([0; 4], [0; 4]);
             self.stops(colour, cell, |at, passed, beyond| {
-                if bounds[at as usize] + 1 == bounds[cell] {
+                if bounds[at as usize].saturating_add(1) == bounds[cell] {
                     union(&mut path, passed, &routes.path[at as usize]);
                     union(&mut blockers, beyond, &routes.blockers[at as usize]);
                 }
@@ -111,7 +111,7 @@ impl Walks {
             let (mut path, mut blockers) = ([0; 4], [0; 4]);
             self.stops(colour, cell, |at, passed, beyond| {
                 let at = at as usize;
-                if bounds[at] + 1 == bounds[cell] {
+                if bounds[at].saturating_add(1) == bounds[cell] {
                     union(&mut path, passed, &routes.lateral_path[at]);
                     union(&mut blockers, beyond, &routes.lateral_blockers[at]);
                 } else if bounds[at] == bounds[cell] {
