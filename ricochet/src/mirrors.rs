@@ -98,6 +98,10 @@ pub struct Walks {
     ends: Vec<Cell>,
     /// The mirror cells, as a bitset (small enough to keep the walks inline).
     mirrors: [u64; 4],
+    /// By colour and direction: the cells whose walk that way runs straight along a row
+    /// or column (laid out in the fixed first stretch of `cells`) and goes on to the
+    /// next cell; the bound fills such runs a line at a time.
+    straight: Vec<[CellSet; 4]>,
 }
 
 /// Where a step's walk lies in [`Walks`]' cells: it starts at `begin`, the cell after the
@@ -131,9 +135,11 @@ const STEPS: usize = CELLS * 4;
 const STEP_WORDS: usize = STEPS / 64;
 /// A set of steps, as a bitset.
 type StepSet = [u64; STEP_WORDS];
+/// What a step in each direction adds to a cell.
+const STEP_OFFSET: [isize; 4] = [-(GRID as isize), 1, GRID as isize, -1];
 
-/// The steps of `set`, in order.
-fn members(set: &StepSet) -> impl Iterator<Item = Step> + '_ {
+/// The members of `set` (steps, or cells), in order.
+fn members<const WORDS: usize>(set: &[u64; WORDS]) -> impl Iterator<Item = usize> + '_ {
     (set.iter().enumerate()).flat_map(|(w, &word)| {
         std::iter::successors((word != 0).then_some(word), |&rest| {
             let rest = rest & (rest - 1);
@@ -161,6 +167,7 @@ impl Walks {
             masks: Vec::with_capacity(count),
             ends: Vec::with_capacity(count),
             mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
+            straight: Vec::with_capacity(colours),
         };
         walks.spans.resize(STEPS, Span::default());
         walks.masks.resize(STEPS, [0; 4]);
@@ -180,14 +187,18 @@ impl Walks {
             let own = own_mirrors[colour.robot()];
             let turned_apart: CellSet = std::array::from_fn(|w| own_mirrors[0][w] | own[w]);
             let mut again = [0u64; STEP_WORDS];
+            let mut straight = walks.straight[0];
             for (cells, steps) in &chains {
                 if intersects(cells, &turned_apart) {
                     for step in order[steps.clone()].iter().map(|&step| usize::from(step)) {
                         again[step / 64] |= 1 << (step % 64);
+                        let (cell, dir) = ((step / 4) as Cell, step % 4);
+                        straight[dir][cell as usize / 64] &= !(1 << (cell % 64));
                     }
                 }
             }
             walks.lay_out(board, colour, &again, index * STEPS, &mut Vec::new());
+            walks.straight.push(straight);
         }
         // Room for `walk_end` to read a whole word at the last walk's end.
         walks.cells.extend([0; 8]);
@@ -197,12 +208,11 @@ impl Walks {
     /// Where a robot of `colour` that leaves `step` steps next, if it can.
     fn step_after(board: &Board, colour: Colour, step: Step) -> Option<Step> {
         // A cell's walls include the board's edges: an open side has a neighbour.
-        const OFFSET: [isize; 4] = [-(GRID as isize), 1, GRID as isize, -1];
         let (cell, dir) = ((step / 4) as Cell, Direction::ALL[step % 4]);
         if board.has_wall(cell, dir) {
             return None;
         }
-        let to = usize::from(cell).wrapping_add_signed(OFFSET[dir as usize]) as Cell;
+        let to = usize::from(cell).wrapping_add_signed(STEP_OFFSET[dir as usize]) as Cell;
         let onward = match board.mirror(to) {
             Some(mirror) if mirror.colour != colour => mirror.turn(dir),
             _ => dir,
@@ -284,6 +294,7 @@ impl Walks {
         let mut chains = Vec::with_capacity(STEPS / 4);
         let mut bent = [0u64; STEP_WORDS];
         let mut run = [0u16; GRID];
+        let mut straight = [[0u64; 4]; 4];
         for dir in Direction::ALL {
             for line in 0..GRID {
                 let line_start = self.cells.len();
@@ -316,6 +327,9 @@ impl Walks {
                     } else {
                         let begin = line_start + k + 1 - length;
                         let cells = self.fill_chain(steps, false, 0, begin);
+                        for &step in &steps[..length - 1] {
+                            insert(&mut straight[dir as usize], (step / 4) as Cell);
+                        }
                         chains.push((cells, order.len()..order.len() + length));
                         order.extend_from_slice(steps);
                     }
@@ -323,6 +337,7 @@ impl Walks {
                 }
             }
         }
+        self.straight.push(straight);
         (chains, bent)
     }
 
@@ -484,39 +499,54 @@ impl Walks {
     /// relaxation). `UNREACHABLE` (the solver's) where it cannot get there; a blocked
     /// cell of `board` (the walks' board) gets there from nowhere.
     pub fn relaxed_bounds(&self, board: &Board, target: Cell, colour: usize) -> [u8; CELLS] {
-        // Breadth first from the target over the walks reversed: the cells that reach a
-        // stop are those of the steps leading to its four steps. Stepping back from a
-        // stop ends at a cell already reached in fewer moves that is not a mirror: that
-        // cell's own stepping back covers the rest at no more moves.
+        // Breadth first from the target over the walks reversed, a level at a time. On a
+        // straight run the cells that reach a stop are those behind it on its line, all
+        // lines filled at once. On a bent chain they are the cells of the steps leading to
+        // the stop's step there, read off the chain nearest first, up to a cell already
+        // reached in fewer moves that is not a mirror: that cell's own stepping back
+        // covers the rest at no more moves.
         let first = colour * STEPS;
         let mut bounds = [UNREACHABLE; CELLS];
         bounds[target as usize] = 0;
-        // Each cell is queued once at most: an array does.
-        let (mut queue, mut queued, mut next) = ([0 as Cell; CELLS], 1, 0);
-        queue[0] = target;
-        while next < queued {
-            let stop = queue[next];
-            next += 1;
-            let moves = bounds[stop as usize] + 1;
-            for dir in 0..4 {
-                let behind = self.spans[first + stop as usize * 4 + dir].behind();
-                for &from in self.cells[behind].iter().rev() {
-                    let known = bounds[from as usize];
-                    if known == UNREACHABLE {
-                        if board.is_blocked(from) {
-                            continue;
+        let mut reached = [0u64; 4];
+        insert(&mut reached, target);
+        let (mut stops, mut moves) = (reached, 0);
+        while stops != [0; 4] {
+            moves += 1;
+            let mut found = [0u64; 4];
+            for (open, by) in self.straight[colour].iter().zip(STEP_OFFSET) {
+                let behind = behind_on_lines(&stops, open, by);
+                (0..4).for_each(|w| found[w] |= behind[w] & !reached[w]);
+            }
+            for cell in members(&found) {
+                bounds[cell] = moves;
+            }
+            (0..4).for_each(|w| reached[w] |= found[w]);
+            // A walk stops on no mirror: a mirror cell reaches, never is reached.
+            let mut next: CellSet = std::array::from_fn(|w| found[w] & !self.mirrors[w]);
+            for stop in members(&stops) {
+                for span in &self.spans[first + stop * 4..first + stop * 4 + 4] {
+                    if usize::from(span.chain) < STEPS {
+                        continue;
+                    }
+                    for &from in self.cells[span.behind()].iter().rev() {
+                        let known = bounds[from as usize];
+                        if known == UNREACHABLE {
+                            if board.is_blocked(from) {
+                                continue;
+                            }
+                            bounds[from as usize] = moves;
+                            insert(&mut reached, from);
+                            if !self.is_mirror(from) {
+                                insert(&mut next, from);
+                            }
+                        } else if known < moves && !self.is_mirror(from) {
+                            break;
                         }
-                        bounds[from as usize] = moves;
-                        // A walk stops on no mirror: a mirror cell reaches, never is reached.
-                        if !self.is_mirror(from) {
-                            queue[queued] = from;
-                            queued += 1;
-                        }
-                    } else if known < moves && !self.is_mirror(from) {
-                        break;
                     }
                 }
             }
+            stops = next;
         }
         bounds
     }
@@ -524,4 +554,47 @@ impl Walks {
     fn is_mirror(&self, cell: Cell) -> bool {
         self.mirrors[cell as usize / 64] >> (cell % 64) & 1 == 1
     }
+}
+
+/// The cells of `open` from which a robot moving `by` (a cell's step to its neighbour)
+/// along a line of `open` cells reaches one of `stops`: `open` holds the cells whose
+/// walk that way goes on to the next cell of a straight run. Lines are filled in
+/// strides of 1, 2, 4 and 8 cells at once.
+fn behind_on_lines(stops: &CellSet, open: &CellSet, by: isize) -> CellSet {
+    let and = |a: &CellSet, b: &CellSet| -> CellSet { std::array::from_fn(|w| a[w] & b[w]) };
+    let mut reach = and(&shifted(stops, by), open);
+    let mut run = *open;
+    for stride in [1, 2, 4, 8] {
+        let further = and(&run, &shifted(&reach, stride * by));
+        (0..4).for_each(|w| reach[w] |= further[w]);
+        run = and(&run, &shifted(&run, stride * by));
+    }
+    reach
+}
+
+/// `set` moved by `by` cells: each cell holds what the cell `by` beyond it held (none
+/// past the board's ends).
+fn shifted(set: &CellSet, by: isize) -> CellSet {
+    let (words, bits) = (by.unsigned_abs() / 64, by.unsigned_abs() % 64);
+    let word = |w: usize, up: bool| -> u64 {
+        let at = match up {
+            true => w.checked_add(words),
+            false => w.checked_sub(words),
+        };
+        at.and_then(|at| set.get(at)).copied().unwrap_or(0)
+    };
+    std::array::from_fn(|w| match by > 0 {
+        // Cell c takes cell c + by: the bits move down.
+        true => match bits {
+            0 => word(w, true),
+            _ => word(w, true) >> bits | word(w + 1, true) << (64 - bits),
+        },
+        false => match bits {
+            0 => word(w, false),
+            _ => {
+                let below = w.checked_sub(1).map_or(0, |w| word(w, false));
+                word(w, false) << bits | below >> (64 - bits)
+            }
+        },
+    })
 }
