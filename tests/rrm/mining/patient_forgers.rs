@@ -255,7 +255,10 @@ fn survival(roles: &[Role], what: &str) -> f64 {
 /// per identity and store, not per campaign), at most a tenth of the campaign.
 #[test]
 fn checks_cost_under_a_tenth_of_an_honest_campaign() {
-    let runs = runs();
+    // The checks fall at random: one campaign checked 4–7 of its 68 units after the
+    // newcomers' (5.9–10.3 %), so a fast loop of one campaign failed now and then. Over
+    // eight the mean (7–8 %) lies about three standard deviations below the bound.
+    let runs = runs().max(8);
     let mut checked = 0;
     for _ in 0..runs {
         let run = attack(&[Role::Honest, Role::Honest]);
