@@ -8,6 +8,7 @@
 //! the move where it is, and a move that would end on a mirror cell is no move at all.
 
 use crate::board::{Board, Cell, Direction, CELLS, GRID};
+use crate::exhaustive::block;
 use crate::puzzle::Colour;
 use crate::solver::{contains, insert, intersects, CellSet, UNREACHABLE};
 
@@ -119,6 +120,12 @@ struct Span {
 }
 
 impl Span {
+    /// Whether its chain is a straight run of the fixed first stretch of `cells`, which
+    /// `Walks::straight` also holds as sets.
+    fn straight(self) -> bool {
+        usize::from(self.chain) < STEPS
+    }
+
     /// The cells of the steps that lead to this one, as a range of `cells`.
     fn behind(self) -> std::ops::Range<usize> {
         let own = usize::from(self.begin) - 1;
@@ -138,8 +145,8 @@ type StepSet = [u64; STEP_WORDS];
 /// What a step in each direction adds to a cell.
 const STEP_OFFSET: [isize; 4] = [-(GRID as isize), 1, GRID as isize, -1];
 
-/// The members of `set` (steps, or cells), in order.
-fn members<const WORDS: usize>(set: &[u64; WORDS]) -> impl Iterator<Item = usize> + '_ {
+/// The steps of `set`, in order.
+fn members(set: &StepSet) -> impl Iterator<Item = Step> + '_ {
     (set.iter().enumerate()).flat_map(|(w, &word)| {
         std::iter::successors((word != 0).then_some(word), |&rest| {
             let rest = rest & (rest - 1);
@@ -518,15 +525,15 @@ impl Walks {
                 let behind = behind_on_lines(&stops, open, by);
                 (0..4).for_each(|w| found[w] |= behind[w] & !reached[w]);
             }
-            for cell in members(&found) {
-                bounds[cell] = moves;
+            for cell in block::cells(&found) {
+                bounds[cell as usize] = moves;
             }
             (0..4).for_each(|w| reached[w] |= found[w]);
             // A walk stops on no mirror: a mirror cell reaches, never is reached.
             let mut next: CellSet = std::array::from_fn(|w| found[w] & !self.mirrors[w]);
-            for stop in members(&stops) {
+            for stop in block::cells(&stops).map(usize::from) {
                 for span in &self.spans[first + stop * 4..first + stop * 4 + 4] {
-                    if usize::from(span.chain) < STEPS {
+                    if span.straight() {
                         continue;
                     }
                     for &from in self.cells[span.behind()].iter().rev() {
@@ -561,40 +568,13 @@ impl Walks {
 /// walk that way goes on to the next cell of a straight run. Lines are filled in
 /// strides of 1, 2, 4 and 8 cells at once.
 fn behind_on_lines(stops: &CellSet, open: &CellSet, by: isize) -> CellSet {
-    let and = |a: &CellSet, b: &CellSet| -> CellSet { std::array::from_fn(|w| a[w] & b[w]) };
-    let mut reach = and(&shifted(stops, by), open);
+    // Each cell takes what the cell `distance` steps ahead of it holds.
+    let ahead = |set: &CellSet, distance: isize| block::shift_by(set, -(distance * by) as i32);
+    let mut reach = block::and(&ahead(stops, 1), open);
     let mut run = *open;
     for stride in [1, 2, 4, 8] {
-        let further = and(&run, &shifted(&reach, stride * by));
-        (0..4).for_each(|w| reach[w] |= further[w]);
-        run = and(&run, &shifted(&run, stride * by));
+        reach = block::or(&reach, &block::and(&run, &ahead(&reach, stride)));
+        run = block::and(&run, &ahead(&run, stride));
     }
     reach
-}
-
-/// `set` moved by `by` cells: each cell holds what the cell `by` beyond it held (none
-/// past the board's ends).
-fn shifted(set: &CellSet, by: isize) -> CellSet {
-    let (words, bits) = (by.unsigned_abs() / 64, by.unsigned_abs() % 64);
-    let word = |w: usize, up: bool| -> u64 {
-        let at = match up {
-            true => w.checked_add(words),
-            false => w.checked_sub(words),
-        };
-        at.and_then(|at| set.get(at)).copied().unwrap_or(0)
-    };
-    std::array::from_fn(|w| match by > 0 {
-        // Cell c takes cell c + by: the bits move down.
-        true => match bits {
-            0 => word(w, true),
-            _ => word(w, true) >> bits | word(w + 1, true) << (64 - bits),
-        },
-        false => match bits {
-            0 => word(w, false),
-            _ => {
-                let below = w.checked_sub(1).map_or(0, |w| word(w, false));
-                word(w, false) << bits | below >> (64 - bits)
-            }
-        },
-    })
 }

@@ -64,7 +64,9 @@ impl TransTable {
     pub(crate) fn reset(&mut self, key_bits: u32) {
         // The slot keeps `key_bits - bits` bits of hash above the depth.
         // No more buckets than keys: a bucket's index is the hash's top bits.
-        let min_bits = (INITIAL_BITS.max((key_bits + DEPTH_BITS).saturating_sub(32))).min(key_bits);
+        let min_bits = INITIAL_BITS
+            .max((key_bits + DEPTH_BITS).saturating_sub(32))
+            .min(key_bits);
         if self.bits != min_bits || self.dirty_overflow {
             self.buckets.clear();
             self.buckets.resize(1 << min_bits, Bucket::default());

@@ -76,7 +76,7 @@ pub fn cells(block: &Block) -> impl Iterator<Item = Cell> + '_ {
 
 /// Bit `c` moves to bit `c + by` (bits leaving the 256 are dropped).
 #[inline(always)]
-fn shift_by(block: &Block, by: i32) -> Block {
+pub(crate) fn shift_by(block: &Block, by: i32) -> Block {
     let mut out = [0u64; 4];
     let (words, bits) = (by.unsigned_abs() as usize / 64, by.unsigned_abs() % 64);
     for (i, slot) in out.iter_mut().enumerate() {

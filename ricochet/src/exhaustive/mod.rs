@@ -22,7 +22,7 @@
 //! Where the CPU has AVX-512 (with its funnel shifts and population counts), a layer's
 //! block work runs compiled for it; either way the bits are the same.
 
-mod block;
+pub(crate) mod block;
 mod cells;
 mod restricted;
 mod sweep;
