@@ -320,8 +320,9 @@ fn census(edition: Edition, units: &[Unit], cross_check: Option<CrossCheck>) -> 
     let timed: usize = checks.computed_by.values().sum();
     let (all, legal) = (distribution.all(), distribution.legal());
     let (max, legal_max) = (all.max_moves(), legal.max_moves());
-    let (all_records, all_complete) = records(units, max, false)?;
-    let (legal_records, legal_complete) = records(units, legal_max, true)?;
+    let (all_records, all_complete) = records(units, max, false, &[])?;
+    // Legal records are most often records over all placements too: solved once.
+    let (legal_records, legal_complete) = records(units, legal_max, true, &all_records)?;
     let targets: Vec<String> = if units.iter().all(|u| u.token == VORTEX) {
         vec![VORTEX.to_string()]
     } else {
@@ -379,9 +380,18 @@ fn maxima(units: &[Unit], key: impl Fn(&Unit) -> &String) -> Vec<Maxima> {
 }
 
 /// Every placement at depth `moves` (over legal placements if `legal`) that the unit files
-/// list, each with a solution (the coordinator's, or solved here), and whether the lists
-/// hold all of them.
-fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)> {
+/// list, each with a solution (the coordinator's, one of `solved`'s, or solved here), and
+/// whether the lists hold all of them.
+fn records(
+    units: &[Unit],
+    moves: u8,
+    legal: bool,
+    solved: &[Record],
+) -> Result<(Vec<Record>, bool)> {
+    let solved_before: std::collections::HashMap<(&str, &str, &str), &String> = (solved.iter())
+        .filter(|record| record.moves == moves)
+        .map(|r| ((&*r.board, &*r.token, &*r.placement), &r.solution))
+        .collect();
     let mut wanted = Vec::new();
     let mut complete = true;
     for unit in units {
@@ -401,13 +411,6 @@ fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)
         }
         complete &= list.len() as u64 == at;
         for (index, placement) in list.iter().enumerate() {
-            let known = solutions.get(index).filter(|s| !s.is_empty()).cloned();
-            wanted.push((unit, placement, known));
-        }
-    }
-    let records = wanted
-        .par_iter()
-        .map(|(unit, placement, known)| {
             let cells: Vec<u8> = std::iter::once(placement.target_robot)
                 .chain(placement.helpers.iter().copied())
                 .map(|c| u8::try_from(c).context("a cell over 255"))
@@ -415,9 +418,19 @@ fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)
             let cells: [u8; 4] = cells
                 .try_into()
                 .map_err(|_| anyhow::anyhow!("not four robots"))?;
+            let text = placement_text(&cells);
+            let key = (unit.board.as_str(), unit.token.as_str(), text.as_str());
+            let known = (solutions.get(index).filter(|s| !s.is_empty()).cloned())
+                .or_else(|| solved_before.get(&key).map(|&s| s.clone()));
+            wanted.push((unit, cells, known));
+        }
+    }
+    let records = wanted
+        .par_iter()
+        .map(|(unit, cells, known)| {
             let board = UnitBoard::new(&unit.board, &unit.token)?;
             let puzzle = board
-                .puzzle(&cells)
+                .puzzle(cells)
                 .with_context(|| format!("{} {}: invalid placement", unit.board, unit.token))?;
             let solution = match known {
                 Some(text) => text.clone(),
@@ -427,14 +440,14 @@ fn records(units: &[Unit], moves: u8, legal: bool) -> Result<(Vec<Record>, bool)
                 "{} {} {}",
                 unit.board,
                 unit.token,
-                placement_text(&cells)
+                placement_text(cells)
             )));
             record.moves = Some(moves.into());
             record.source = Some("rrm census: proven optimal by exhaustive analysis".into());
             Ok(Record {
                 board: unit.board.clone(),
                 token: unit.token.clone(),
-                placement: placement_text(&cells),
+                placement: placement_text(cells),
                 moves,
                 solution,
                 dd_id: DdGame::from_puzzle(&puzzle).map(|game| game.id()),
