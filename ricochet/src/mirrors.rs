@@ -86,8 +86,8 @@ pub fn slide(board: &Board, robots: &[Cell], robot: usize, dir: Direction) -> Ce
 /// So a colour's steps fall into disjoint chains (from a step nothing leads to, up to a
 /// wall) and cycles, and the walk from a step is the rest of its chain. Each chain's
 /// cells are laid out once, a cycle's twice over so that each of its walks is one span;
-/// the first colour's straight runs (a row or column between walls, no mirror turning it)
-/// lie in a fixed first stretch, every line in every direction in order.
+/// the straight runs (a row or column between walls, no mirror on it) lie in a fixed
+/// first stretch, every line in every direction in order.
 pub struct Walks {
     /// By (colour, cell, direction): where its walk's cells are in `cells`, and the
     /// steps that lead to it.
@@ -167,7 +167,7 @@ impl Walks {
                 insert(&mut own_mirrors[mirror.colour.robot()], cell);
             }
         }
-        // The first colour's walks; the others start as copies of them.
+        // The walks of a robot that every mirror turns; each colour's are a copy of them.
         let mut walks = Walks {
             spans: Vec::with_capacity(count),
             cells: Vec::with_capacity(count + STEPS),
@@ -180,23 +180,25 @@ impl Walks {
         walks.masks.resize(STEPS, [0; 4]);
         walks.ends.resize(STEPS, 0);
         let mut order = Vec::with_capacity(STEPS);
-        // Its straight runs by rows and columns, then the chains its mirrors bend.
-        let turning: CellSet = std::array::from_fn(|w| walks.mirrors[w] & !own_mirrors[0][w]);
+        // Its straight runs by rows and columns, then the chains the mirrors bend.
+        let turning = walks.mirrors;
         let (mut chains, bent) = walks.lay_out_straight(board, &turning, &mut order);
-        chains.extend(walks.lay_out(board, Colour::ALL[0], &bent, 0, &mut order));
-        for (index, &colour) in Colour::ALL[..colours].iter().enumerate().skip(1) {
-            walks.spans.extend_from_within(..STEPS);
-            walks.masks.extend_from_within(..STEPS);
-            walks.ends.extend_from_within(..STEPS);
-            // A chain of the first colour that meets no mirror of that colour or of this
-            // one is turned alike by every mirror it meets, and nothing else leads into
-            // it: it is this colour's too. The others are laid out again.
-            let own = own_mirrors[colour.robot()];
-            let turned_apart: CellSet = std::array::from_fn(|w| own_mirrors[0][w] | own[w]);
+        chains.extend(walks.lay_out(board, None, &bent, 0, &mut order));
+        // A chain that meets no mirror of a colour is turned by every mirror it meets, as
+        // that colour's robot is, and nothing else leads into it: it is that colour's too.
+        // The others are laid out again. The first colour's in place, once the others
+        // have been copied.
+        for index in (1..colours).chain([0]) {
+            if index > 0 {
+                walks.spans.extend_from_within(..STEPS);
+                walks.masks.extend_from_within(..STEPS);
+                walks.ends.extend_from_within(..STEPS);
+            }
+            let own = own_mirrors[index];
             let mut again = [0u64; STEP_WORDS];
             let mut straight = walks.straight[0];
             for (cells, steps) in &chains {
-                if intersects(cells, &turned_apart) {
+                if intersects(cells, &own) {
                     for step in order[steps.clone()].iter().map(|&step| usize::from(step)) {
                         again[step / 64] |= 1 << (step % 64);
                         let (cell, dir) = ((step / 4) as Cell, step % 4);
@@ -204,16 +206,23 @@ impl Walks {
                     }
                 }
             }
-            walks.lay_out(board, colour, &again, index * STEPS, &mut Vec::new());
-            walks.straight.push(straight);
+            if again != [0; STEP_WORDS] {
+                let colour = Some(Colour::ALL[index]);
+                walks.lay_out(board, colour, &again, index * STEPS, &mut Vec::new());
+            }
+            match index {
+                0 => walks.straight[0] = straight,
+                _ => walks.straight.push(straight),
+            }
         }
         // Room for `walk_end` to read a whole word at the last walk's end.
         walks.cells.extend([0; 8]);
         walks
     }
 
-    /// Where a robot of `colour` that leaves `step` steps next, if it can.
-    fn step_after(board: &Board, colour: Colour, step: Step) -> Option<Step> {
+    /// Where a robot of `colour` (`None`: one that every mirror turns) that leaves `step`
+    /// steps next, if it can.
+    fn step_after(board: &Board, colour: Option<Colour>, step: Step) -> Option<Step> {
         // A cell's walls include the board's edges: an open side has a neighbour.
         let (cell, dir) = ((step / 4) as Cell, Direction::ALL[step % 4]);
         if board.has_wall(cell, dir) {
@@ -221,7 +230,7 @@ impl Walks {
         }
         let to = usize::from(cell).wrapping_add_signed(STEP_OFFSET[dir as usize]) as Cell;
         let onward = match board.mirror(to) {
-            Some(mirror) if mirror.colour != colour => mirror.turn(dir),
+            Some(mirror) if Some(mirror.colour) != colour => mirror.turn(dir),
             _ => dir,
         };
         Some(to as usize * 4 + onward as usize)
@@ -234,7 +243,7 @@ impl Walks {
     fn lay_out(
         &mut self,
         board: &Board,
-        colour: Colour,
+        colour: Option<Colour>,
         steps: &StepSet,
         first: usize,
         order: &mut Vec<u16>,
@@ -284,9 +293,9 @@ impl Walks {
         chains
     }
 
-    /// Lays out the first colour's straight runs: the steps of every wall-bounded run of
-    /// a row or column, in one direction, that holds no cell of `turning` (the mirrors
-    /// that turn the colour). Such a run is a chain of its own: nothing turns into it or
+    /// Lays out the straight runs: the steps of every wall-bounded run of a row or column,
+    /// in one direction, that holds no cell of `turning` (the mirrors that turn the robot
+    /// laid out). Such a run is a chain of its own: nothing turns into it or
     /// out of it. Its cells lie in the first [`STEPS`] of `cells`, every line in every
     /// direction in order, so that they need no gathering. Gives the runs as `lay_out`
     /// gives its chains, and the steps left: those of the runs that meet a turning
@@ -352,8 +361,9 @@ impl Walks {
     /// first), and gives its cells.
     fn lay_out_chain(&mut self, chain: &[u16], cycle: bool, first: usize) -> CellSet {
         let begin = self.cells.len();
-        // A colour lays out each step at most twice (a cycle's), after the straight runs'
-        // stretch: 11,264 cells for five colours, so that a span's positions fit in 16 bits.
+        // A layout puts each step at most twice (a cycle's), after the straight runs'
+        // stretch: 13,312 cells for the robot every mirror turns and five colours, so that
+        // a span's positions fit in 16 bits.
         debug_assert!(begin + 2 * chain.len() < usize::from(u16::MAX));
         let cell_of = |step: u16| (step / 4) as Cell;
         let copies = if cycle { 2 } else { 1 };

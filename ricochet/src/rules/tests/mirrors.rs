@@ -228,35 +228,48 @@ fn with_random_mirrors(
 }
 
 /// The walks a mirror search slides by end where the test's own slide ends: every robot
-/// in every direction, on random boards with many mirrors (bends, passes, loops, robots
-/// met after a turn), and in loops that come back to the robot's own cell.
+/// (each of its own colour's walks) from every free cell in every direction, on random
+/// boards with many mirrors (bends, passes, loops, robots met after a turn), and in loops
+/// that come back to the robot's own cell.
 #[test]
 fn walks_end_where_the_reference_slide_ends() {
     let (mut slides, mut bent) = (0, 0);
     for (case, puzzle) in crowded_mirror_puzzles(77, 200, [5, 6, 8, 16], (2, 4)) {
-        let robots = puzzle.robots();
-        let walks = Walks::new(puzzle.board(), robots.len());
-        for robot in 0..robots.len() {
-            for dir in Direction::ALL {
-                let expected = reference_slide(&puzzle, robots, robot, dir);
-                assert_eq!(walks.slide(robots, robot, dir), expected, "case {case}");
-                slides += 1;
-                let straight = {
-                    let mut at = robots[robot];
-                    while let Some(next) =
-                        (puzzle.board().step_open(at, dir)).filter(|next| !robots.contains(next))
-                    {
-                        at = next;
-                    }
-                    at
-                };
-                bent += usize::from(expected != straight);
+        let board = puzzle.board();
+        let walks = Walks::new(board, puzzle.robots().len());
+        for robot in 0..puzzle.robots().len() {
+            let mut robots = puzzle.robots().to_vec();
+            let others: Vec<Cell> = (robots.iter().enumerate())
+                .filter(|&(other, _)| other != robot)
+                .map(|(_, &cell)| cell)
+                .collect();
+            let free = |c: &Cell| !board.is_blocked(*c) && board.mirror(*c).is_none();
+            for start in board.cells().filter(free) {
+                if others.contains(&start) {
+                    continue;
+                }
+                robots[robot] = start;
+                for dir in Direction::ALL {
+                    let expected = reference_slide(&puzzle, &robots, robot, dir);
+                    assert_eq!(walks.slide(&robots, robot, dir), expected, "case {case}");
+                    slides += 1;
+                    let straight = {
+                        let mut at = start;
+                        while let Some(next) =
+                            (board.step_open(at, dir)).filter(|next| !robots.contains(next))
+                        {
+                            at = next;
+                        }
+                        at
+                    };
+                    bent += usize::from(expected != straight);
+                }
             }
         }
     }
-    assert!(slides >= 2_000, "{slides} slides");
+    assert!(slides >= 200_000, "{slides} slides");
     // The mirrors matter: many slides end elsewhere than a straight one would.
-    assert!(bent >= 500, "{bent} bent");
+    assert!(bent >= 50_000, "{bent} bent");
 }
 
 /// The bound a mirror search starts from is K. Cox's relaxation, computed here the plain
