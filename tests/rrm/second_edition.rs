@@ -257,6 +257,94 @@ fn a_second_edition_report_gives_game_ids_that_replay() {
     assert!(page.contains("| vortex | 1 of 96 |"), "{page}");
 }
 
+/// A report written again over an earlier one takes the earlier report's solutions, each
+/// replayed first: a valid one is kept as it was (here another order of the same moves,
+/// which the report's own solver would not give), a damaged one is solved again.
+#[test]
+fn a_report_written_again_keeps_the_earlier_solutions_that_replay() {
+    let units = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/exhaustive/second-edition/units"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let chosen = dir.path().join("units");
+    std::fs::create_dir(&chosen).unwrap();
+    let mut names: Vec<_> = (std::fs::read_dir(units).unwrap())
+        .map(|entry| entry.unwrap().file_name())
+        .filter(|name| !name.to_string_lossy().ends_with("-VX.json"))
+        .collect();
+    names.sort();
+    for name in names.iter().take(2) {
+        std::fs::copy(Path::new(units).join(name), chosen.join(name)).unwrap();
+    }
+    let out = dir.path().join("second-edition");
+    let report = || {
+        crate::rrm_ok(&[
+            "census",
+            "report",
+            "--edition",
+            "second",
+            "--units",
+            chosen.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let read = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join("census.json")).unwrap()).unwrap()
+    };
+    report();
+    let mut census = read();
+    let puzzle_of = |record: &serde_json::Value| {
+        let id = record["dd_id"].as_str().expect("a game ID");
+        DdGame::parse(id).unwrap().puzzle().unwrap().to_record(None)
+    };
+    let moves_of = |record: &serde_json::Value| -> Vec<String> {
+        (record["solution"].as_str().unwrap().split(' '))
+            .map(String::from)
+            .collect()
+    };
+    // A record whose solution has two moves of different robots in a row that may be
+    // played the other way round: that order is the earlier report's.
+    let records = census["all"]["records"].as_array().unwrap().clone();
+    assert!(records.len() >= 2, "{} records", records.len());
+    let (chosen_record, reordered) = (records.iter().enumerate())
+        .find_map(|(index, record)| {
+            let moves = moves_of(record);
+            (0..moves.len() - 1).find_map(|i| {
+                let mut other = moves.clone();
+                other.swap(i, i + 1);
+                let apart = moves[i][..1] != moves[i + 1][..1];
+                (apart && check_solution(&puzzle_of(record), &other).is_ok())
+                    .then(|| (index, other.join(" ")))
+            })
+        })
+        .expect("a solution with two commuting moves");
+    let damaged = (chosen_record + 1) % records.len();
+    for list in ["all", "legal"] {
+        for record in census[list]["records"].as_array_mut().unwrap() {
+            let same = |index: usize| {
+                record["placement"] == records[index]["placement"]
+                    && record["token"] == records[index]["token"]
+            };
+            if same(chosen_record) {
+                record["solution"] = reordered.clone().into();
+            } else if same(damaged) {
+                record["solution"] = "RN RS".into();
+            }
+        }
+    }
+    std::fs::write(out.join("census.json"), census.to_string()).unwrap();
+    report();
+    let again = read();
+    let records_again = again["all"]["records"].as_array().unwrap();
+    assert_eq!(records_again[chosen_record]["solution"], reordered.as_str());
+    let solved = &records_again[damaged];
+    let moves = moves_of(solved);
+    assert_eq!(moves.len() as u64, solved["moves"].as_u64().unwrap());
+    check_solution(&puzzle_of(solved), &moves).unwrap();
+}
+
 /// `rrm census report --edition all` with a mined `--generator driftingdroids` campaign:
 /// the games compared are exactly those whose first goal was kept, with a coloured goal,
 /// on a board whose 16 coloured units are given (counted here by dealing every seed

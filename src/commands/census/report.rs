@@ -15,13 +15,14 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use ricochet::driftingdroids::DdGame;
 use ricochet::edition::{unit_tokens, EditionBoard, VORTEX};
+use ricochet::puzzle::Move;
 use ricochet::PuzzleRecord;
 use rrm_coordinator::UnitBoard;
 use rrm_model::numbers::thousands;
 use rrm_model::{deepest, Distribution};
 use rrm_model::{UnitMap, UnitMaxima};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// Record positions drawn in the README, per maximum.
@@ -248,7 +249,8 @@ fn report(args: &ReportArgs, edition: Edition, units: &[Unit], out: &Path) -> Re
         }
         _ => None,
     };
-    let census = census(edition, units, cross_check)?;
+    let earlier = earlier_solutions(out);
+    let census = census(edition, units, cross_check, earlier)?;
     std::fs::create_dir_all(out.join("figures"))?;
     let json = serde_json::to_string_pretty(&census)? + "\n";
     std::fs::write(out.join("census.json"), json)?;
@@ -296,7 +298,12 @@ fn read_units(dir: &Path) -> Result<Vec<Unit>> {
         .collect()
 }
 
-fn census(edition: Edition, units: &[Unit], cross_check: Option<CrossCheck>) -> Result<Census> {
+fn census(
+    edition: Edition,
+    units: &[Unit],
+    cross_check: Option<CrossCheck>,
+    mut known: Solutions,
+) -> Result<Census> {
     let mut distribution = Distribution::default();
     let mut checks = Checks::default();
     for unit in units {
@@ -320,9 +327,10 @@ fn census(edition: Edition, units: &[Unit], cross_check: Option<CrossCheck>) -> 
     let timed: usize = checks.computed_by.values().sum();
     let (all, legal) = (distribution.all(), distribution.legal());
     let (max, legal_max) = (all.max_moves(), legal.max_moves());
-    let (all_records, all_complete) = records(units, max, false, &[])?;
+    let (all_records, all_complete) = records(units, max, false, &known)?;
     // Legal records are most often records over all placements too: solved once.
-    let (legal_records, legal_complete) = records(units, legal_max, true, &all_records)?;
+    known.extend(all_records.iter().map(|r| (r.key(), r.solution.clone())));
+    let (legal_records, legal_complete) = records(units, legal_max, true, &known)?;
     let targets: Vec<String> = if units.iter().all(|u| u.token == VORTEX) {
         vec![VORTEX.to_string()]
     } else {
@@ -379,19 +387,67 @@ fn maxima(units: &[Unit], key: impl Fn(&Unit) -> &String) -> Vec<Maxima> {
     by.into_values().collect()
 }
 
+/// Solutions known before a report solves its records, by board, token, placement and
+/// moves: the earlier report's, and the records over all placements for the legal ones.
+type Solutions = HashMap<(String, String, String, u8), String>;
+
+impl Record {
+    fn key(&self) -> (String, String, String, u8) {
+        let (board, token) = (self.board.clone(), self.token.clone());
+        (board, token, self.placement.clone(), self.moves)
+    }
+}
+
+/// The solutions of the report already in `out` (its `census.json`), so that a report
+/// written again, the census grown or complete, solves only the records it lacks (solving
+/// the 26-move records of every board DriftingDroids deals took an hour). Each one is
+/// replayed before it is used; a missing or unreadable report gives none.
+fn earlier_solutions(out: &Path) -> Solutions {
+    let path = out.join("census.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Solutions::new();
+    };
+    #[derive(serde::Deserialize)]
+    struct Earlier {
+        all: EarlierList,
+        legal: EarlierList,
+    }
+    #[derive(serde::Deserialize)]
+    struct EarlierList {
+        records: Vec<EarlierRecord>,
+    }
+    #[derive(serde::Deserialize)]
+    struct EarlierRecord {
+        board: String,
+        token: String,
+        placement: String,
+        moves: u8,
+        solution: String,
+    }
+    match serde_json::from_str::<Earlier>(&text) {
+        Ok(earlier) => (earlier.all.records.into_iter())
+            .chain(earlier.legal.records)
+            .map(|r| ((r.board, r.token, r.placement, r.moves), r.solution))
+            .collect(),
+        Err(error) => {
+            eprintln!(
+                "rrm census report: {} is not a report ({error}): its records are solved again",
+                path.display()
+            );
+            Solutions::new()
+        }
+    }
+}
+
 /// Every placement at depth `moves` (over legal placements if `legal`) that the unit files
-/// list, each with a solution (the coordinator's, one of `solved`'s, or solved here), and
-/// whether the lists hold all of them.
+/// list, each with a solution (the coordinator's, a `known` one that replays in `moves`
+/// moves, or solved here), and whether the lists hold all of them.
 fn records(
     units: &[Unit],
     moves: u8,
     legal: bool,
-    solved: &[Record],
+    known: &Solutions,
 ) -> Result<(Vec<Record>, bool)> {
-    let solved_before: std::collections::HashMap<(&str, &str, &str), &String> = (solved.iter())
-        .filter(|record| record.moves == moves)
-        .map(|r| ((&*r.board, &*r.token, &*r.placement), &r.solution))
-        .collect();
     let mut wanted = Vec::new();
     let mut complete = true;
     for unit in units {
@@ -418,10 +474,14 @@ fn records(
             let cells: [u8; 4] = cells
                 .try_into()
                 .map_err(|_| anyhow::anyhow!("not four robots"))?;
-            let text = placement_text(&cells);
-            let key = (unit.board.as_str(), unit.token.as_str(), text.as_str());
+            let key = (
+                unit.board.clone(),
+                unit.token.clone(),
+                placement_text(&cells),
+                moves,
+            );
             let known = (solutions.get(index).filter(|s| !s.is_empty()).cloned())
-                .or_else(|| solved_before.get(&key).map(|&s| s.clone()));
+                .or_else(|| known.get(&key).cloned());
             wanted.push((unit, cells, known));
         }
     }
@@ -432,7 +492,11 @@ fn records(
             let puzzle = board
                 .puzzle(cells)
                 .with_context(|| format!("{} {}: invalid placement", unit.board, unit.token))?;
-            let solution = match known {
+            let replays = |text: &String| {
+                let steps: Option<Vec<Move>> = text.split(' ').map(Move::from_notation).collect();
+                steps.is_some_and(|s| s.len() == usize::from(moves) && puzzle.is_solution(&s))
+            };
+            let solution = match known.as_ref().filter(|&text| replays(text)) {
                 Some(text) => text.clone(),
                 None => crate::commands::top::solve_exactly(&puzzle, moves)?.join(" "),
             };
@@ -485,7 +549,7 @@ fn heatmap_cells(boards: &[String], targets: &[String], units: &[Unit]) -> UnitM
         rows.dedup();
     }
     let targets = targets.to_vec();
-    let row_index: std::collections::HashMap<&str, usize> = (rows.iter().enumerate())
+    let row_index: HashMap<&str, usize> = (rows.iter().enumerate())
         .map(|(i, r)| (r.as_str(), i))
         .collect();
     let mut maxima: BTreeMap<(String, String), UnitMaxima> = BTreeMap::new();
