@@ -37,6 +37,7 @@ use crate::solver::{SearchStats, Solution, Solver, Unsolved, UNREACHABLE};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::time::Instant;
 
+mod bounds;
 mod mover;
 mod restricted;
 mod rule_set;

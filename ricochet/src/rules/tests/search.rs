@@ -194,7 +194,7 @@ fn straight_bounds_are_the_relaxed_distances_under_the_rules() {
                     }
                 }
             }
-            let found = restricted::straight_bounds(&puzzle, rules, must_turn);
+            let found = bounds::straight_bounds(&puzzle, rules, must_turn);
             assert!(
                 found == expected,
                 "case {case}, {rules}, must turn {must_turn}"
