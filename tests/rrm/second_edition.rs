@@ -177,40 +177,53 @@ fn a_second_edition_vortex_unit_agrees_with_the_solver_and_the_referee() {
     assert!(checked.check() >= DRAWN);
 }
 
-/// `rrm census report --edition second` on committed second-edition unit files (coloured
-/// and vortex, reported apart): every record comes with a DriftingDroids game ID that
-/// names the same position, whose solution replays in the record's count; `rrm census
-/// compare` then sets the reports side by side.
-#[test]
-fn a_second_edition_report_gives_game_ids_that_replay() {
+/// A directory `units` in `dir` holding the first `coloured` coloured and `vortex` vortex
+/// unit files of the committed second-edition census, by name.
+fn second_edition_units(dir: &Path, coloured: usize, vortex: usize) -> std::path::PathBuf {
     let units = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/data/exhaustive/second-edition/units"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let chosen = dir.path().join("units");
+    let chosen = dir.join("units");
     std::fs::create_dir(&chosen).unwrap();
     let mut names: Vec<_> = (std::fs::read_dir(units).unwrap())
         .map(|entry| entry.unwrap().file_name())
         .collect();
     names.sort();
-    let (vortex, coloured): (Vec<_>, Vec<_>) = names
+    let (vortex_names, coloured_names): (Vec<_>, Vec<_>) = names
         .iter()
         .partition(|n| n.to_string_lossy().ends_with("-VX.json"));
-    for name in coloured.iter().take(3).chain(vortex.iter().take(1)) {
+    let picked = (coloured_names.iter().take(coloured)).chain(vortex_names.iter().take(vortex));
+    for name in picked {
         std::fs::copy(Path::new(units).join(name), chosen.join(name)).unwrap();
     }
-    let out = dir.path().join("second-edition");
+    chosen
+}
+
+/// `rrm census report --edition second` of the unit files in `units`, into `out`.
+fn second_edition_report(units: &Path, out: &Path) -> String {
     crate::rrm_ok(&[
         "census",
         "report",
         "--edition",
         "second",
         "--units",
-        chosen.to_str().unwrap(),
+        units.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
-    ]);
+    ])
+}
+
+/// `rrm census report --edition second` on committed second-edition unit files (coloured
+/// and vortex, reported apart): every record comes with a DriftingDroids game ID that
+/// names the same position, whose solution replays in the record's count; `rrm census
+/// compare` then sets the reports side by side.
+#[test]
+fn a_second_edition_report_gives_game_ids_that_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let chosen = second_edition_units(dir.path(), 3, 1);
+    let out = dir.path().join("second-edition");
+    second_edition_report(&chosen, &out);
     for (report, units) in [
         (out.join("census.json"), 3),
         (out.join("vortex/census.json"), 1),
@@ -262,34 +275,10 @@ fn a_second_edition_report_gives_game_ids_that_replay() {
 /// which the report's own solver would not give), a damaged one is solved again.
 #[test]
 fn a_report_written_again_keeps_the_earlier_solutions_that_replay() {
-    let units = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/exhaustive/second-edition/units"
-    );
     let dir = tempfile::tempdir().unwrap();
-    let chosen = dir.path().join("units");
-    std::fs::create_dir(&chosen).unwrap();
-    let mut names: Vec<_> = (std::fs::read_dir(units).unwrap())
-        .map(|entry| entry.unwrap().file_name())
-        .filter(|name| !name.to_string_lossy().ends_with("-VX.json"))
-        .collect();
-    names.sort();
-    for name in names.iter().take(2) {
-        std::fs::copy(Path::new(units).join(name), chosen.join(name)).unwrap();
-    }
+    let chosen = second_edition_units(dir.path(), 2, 0);
     let out = dir.path().join("second-edition");
-    let report = || {
-        crate::rrm_ok(&[
-            "census",
-            "report",
-            "--edition",
-            "second",
-            "--units",
-            chosen.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-    };
+    let report = || second_edition_report(&chosen, &out);
     let read = || -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(out.join("census.json")).unwrap()).unwrap()
     };
