@@ -22,7 +22,7 @@ use rrm_model::numbers::thousands;
 use rrm_model::{deepest, Distribution};
 use rrm_model::{UnitMap, UnitMaxima};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Record positions drawn in the README, per maximum.
@@ -151,7 +151,7 @@ pub struct Record {
     /// first edition's coloured units are Fogleman's boards, without the vortex's walls).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dd_id: Option<String>,
-    /// The position as a puzzle record: `records.jsonl` holds one per line, which
+    /// The position as a puzzle record: `records.jsonl` holds each once, a line each, which
     /// `rrm solve --puzzles` reads.
     #[serde(skip)]
     pub puzzle: PuzzleRecord,
@@ -254,9 +254,13 @@ fn report(args: &ReportArgs, edition: Edition, units: &[Unit], out: &Path) -> Re
     std::fs::create_dir_all(out.join("figures"))?;
     let json = serde_json::to_string_pretty(&census)? + "\n";
     std::fs::write(out.join("census.json"), json)?;
+    // Each position once: a legal record is most often a record over all placements too.
     let mut puzzles = String::new();
+    let mut written = HashSet::new();
     for record in census.all.records.iter().chain(&census.legal.records) {
-        puzzles += &(serde_json::to_string(&record.puzzle)? + "\n");
+        if written.insert(record.key()) {
+            puzzles += &(serde_json::to_string(&record.puzzle)? + "\n");
+        }
     }
     std::fs::write(out.join("records.jsonl"), puzzles)?;
     let figures = pictures::write(
