@@ -391,12 +391,15 @@ fn maxima(units: &[Unit], key: impl Fn(&Unit) -> &String) -> Vec<Maxima> {
     by.into_values().collect()
 }
 
-/// Solutions known before a report solves its records, by board, token, placement and
-/// moves: the earlier report's, and the records over all placements for the legal ones.
-type Solutions = HashMap<(String, String, String, u8), String>;
+/// A record's position: board, token, placement and moves.
+type RecordKey = (String, String, String, u8);
+
+/// Solutions known before a report solves its records: the earlier report's, and the
+/// records over all placements for the legal ones.
+type Solutions = HashMap<RecordKey, String>;
 
 impl Record {
-    fn key(&self) -> (String, String, String, u8) {
+    fn key(&self) -> RecordKey {
         let (board, token) = (self.board.clone(), self.token.clone());
         (board, token, self.placement.clone(), self.moves)
     }
@@ -478,7 +481,7 @@ fn records(
             let cells: [u8; 4] = cells
                 .try_into()
                 .map_err(|_| anyhow::anyhow!("not four robots"))?;
-            let key = (
+            let key: RecordKey = (
                 unit.board.clone(),
                 unit.token.clone(),
                 placement_text(&cells),
