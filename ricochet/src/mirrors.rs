@@ -10,7 +10,7 @@
 use crate::board::{Board, Cell, Direction, CELLS, GRID};
 use crate::exhaustive::block;
 use crate::puzzle::Colour;
-use crate::solver::{contains, insert, intersects, CellSet, UNREACHABLE};
+use crate::solver::{contains, insert, CellSet, UNREACHABLE};
 
 mod routes;
 pub(crate) use routes::Routes;
@@ -184,6 +184,13 @@ impl Walks {
         let turning = walks.mirrors;
         let (mut chains, bent) = walks.lay_out_straight(board, &turning, &mut order);
         chains.extend(walks.lay_out(board, None, &bent, 0, &mut order));
+        // Each step lies on one chain: the chains a cell meets are those of its steps.
+        let mut chain_of = [0u16; STEPS];
+        for (index, steps) in chains.iter().enumerate() {
+            for &step in &order[steps.clone()] {
+                chain_of[usize::from(step)] = index as u16;
+            }
+        }
         // A chain that meets no mirror of a colour is turned by every mirror it meets, as
         // that colour's robot is, and nothing else leads into it: it is that colour's too.
         // The others are laid out again. The first colour's in place, once the others
@@ -194,12 +201,16 @@ impl Walks {
                 walks.masks.extend_from_within(..STEPS);
                 walks.ends.extend_from_within(..STEPS);
             }
-            let own = own_mirrors[index];
             let mut again = [0u64; STEP_WORDS];
             let mut straight = walks.straight[0];
-            for (cells, steps) in &chains {
-                if intersects(cells, &own) {
-                    for step in order[steps.clone()].iter().map(|&step| usize::from(step)) {
+            for mirror in block::cells(&own_mirrors[index]).map(usize::from) {
+                for chain in &chain_of[mirror * 4..mirror * 4 + 4] {
+                    for step in order[chains[usize::from(*chain)].clone()].iter() {
+                        let step = usize::from(*step);
+                        // A chain met twice is laid out again once.
+                        if again[step / 64] >> (step % 64) & 1 == 1 {
+                            break;
+                        }
                         again[step / 64] |= 1 << (step % 64);
                         let (cell, dir) = ((step / 4) as Cell, step % 4);
                         straight[dir][cell as usize / 64] &= !(1 << (cell % 64));
@@ -238,8 +249,7 @@ impl Walks {
 
     /// Lays out the chains and cycles of the steps of a robot of `colour` in `steps` (a
     /// set that every step leads into and out of within), whose walks are indexed from
-    /// `first`. Gives each chain's cells and where its steps lie in `order`, to which
-    /// they are added.
+    /// `first`. Gives where each chain's steps lie in `order`, to which they are added.
     fn lay_out(
         &mut self,
         board: &Board,
@@ -247,7 +257,7 @@ impl Walks {
         steps: &StepSet,
         first: usize,
         order: &mut Vec<u16>,
-    ) -> Vec<(CellSet, std::ops::Range<usize>)> {
+    ) -> Vec<std::ops::Range<usize>> {
         const NONE: u16 = u16::MAX;
         let mut next = [NONE; STEPS];
         let mut led_to = [0u64; STEP_WORDS];
@@ -277,8 +287,8 @@ impl Walks {
                 }
             }
             let chain = &chain[..length];
-            let cells = walks.lay_out_chain(chain, cycle, first);
-            chains.push((cells, order.len()..order.len() + length));
+            walks.lay_out_chain(chain, cycle, first);
+            chains.push(order.len()..order.len() + length);
             order.extend_from_slice(chain);
         };
         for head in members(&heads) {
@@ -305,7 +315,7 @@ impl Walks {
         board: &Board,
         turning: &CellSet,
         order: &mut Vec<u16>,
-    ) -> (Vec<(CellSet, std::ops::Range<usize>)>, StepSet) {
+    ) -> (Vec<std::ops::Range<usize>>, StepSet) {
         debug_assert!(self.cells.is_empty());
         let mut chains = Vec::with_capacity(STEPS / 4);
         let mut bent = [0u64; STEP_WORDS];
@@ -342,11 +352,11 @@ impl Walks {
                         }
                     } else {
                         let begin = line_start + k + 1 - length;
-                        let cells = self.fill_chain(steps, false, 0, begin);
+                        self.fill_chain(steps, false, 0, begin);
                         for &step in &steps[..length - 1] {
                             insert(&mut straight[dir as usize], (step / 4) as Cell);
                         }
-                        chains.push((cells, order.len()..order.len() + length));
+                        chains.push(order.len()..order.len() + length);
                         order.extend_from_slice(steps);
                     }
                     (length, turns) = (0, false);
@@ -358,8 +368,8 @@ impl Walks {
     }
 
     /// Lays out one chain of steps (a cycle when `cycle`, its last step leading to its
-    /// first), and gives its cells.
-    fn lay_out_chain(&mut self, chain: &[u16], cycle: bool, first: usize) -> CellSet {
+    /// first).
+    fn lay_out_chain(&mut self, chain: &[u16], cycle: bool, first: usize) {
         let begin = self.cells.len();
         // A layout puts each step at most twice (a cycle's), after the straight runs'
         // stretch: 13,312 cells for the robot every mirror turns and five colours, so that
@@ -370,11 +380,11 @@ impl Walks {
         for _ in 0..copies {
             self.cells.extend(chain.iter().map(|&step| cell_of(step)));
         }
-        self.fill_chain(chain, cycle, first, begin)
+        self.fill_chain(chain, cycle, first, begin);
     }
 
     /// The walks of the steps of `chain`, whose cells lie in `cells` from `begin`.
-    fn fill_chain(&mut self, chain: &[u16], cycle: bool, first: usize, begin: usize) -> CellSet {
+    fn fill_chain(&mut self, chain: &[u16], cycle: bool, first: usize, begin: usize) {
         let cell_of = |step: u16| (step / 4) as Cell;
         let length = chain.len();
         let last = cell_of(chain[length - 1]);
@@ -413,11 +423,6 @@ impl Walks {
                     *onward |= u64::from(w == word) << bit;
                 }
             }
-        }
-        if cycle {
-            cycle_mask
-        } else {
-            onward
         }
     }
 
