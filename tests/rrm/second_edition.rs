@@ -338,7 +338,8 @@ fn a_report_written_again_keeps_the_earlier_solutions_that_replay() {
 /// the games compared are exactly those whose first goal was kept, with a coloured goal,
 /// on a board whose 16 coloured units are given (counted here by dealing every seed
 /// again), and they fit the units' pooled legal distributions (a wrong weighting, or the
-/// games whose goal was put back, would not fit so many games).
+/// games whose goal was put back, would not fit so many games). The report keeps the
+/// games, and a report written again without the store compares with them.
 #[test]
 fn the_census_cross_checks_against_driftingdroids_games_whose_first_goal_was_kept() {
     const BOARDS: usize = 40;
@@ -396,20 +397,20 @@ fn the_census_cross_checks_against_driftingdroids_games_whose_first_goal_was_kep
     let campaign: serde_json::Value = serde_json::from_str(listed.lines().next().unwrap()).unwrap();
     let name = campaign["name"].as_str().unwrap().to_string();
     let out = dir.path().join("all-sides");
-    crate::rrm_ok(&[
-        "census",
-        "report",
-        "--edition",
-        "all",
-        "--units",
-        chosen.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--seeds-data",
-        mined.to_str().unwrap(),
-        "--seeds-campaign",
-        &name,
-    ]);
+    let report = |out: &Path, seeds: bool| {
+        let mut args = vec!["census", "report", "--edition", "all", "--units"];
+        args.extend([chosen.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        if seeds {
+            args.extend(["--seeds-data", mined.to_str().unwrap()]);
+            args.extend(["--seeds-campaign", &name]);
+        }
+        crate::rrm(&args)
+    };
+    let cross_check = |out: &Path| -> serde_json::Value {
+        let text = std::fs::read_to_string(out.join("census.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["cross_check"].clone()
+    };
+    assert!(report(&out, true).status.success());
     let mut kept = 0u64;
     let mut put_back = 0u64;
     for seed in 1..=SEEDS {
@@ -443,4 +444,35 @@ fn the_census_cross_checks_against_driftingdroids_games_whose_first_goal_was_kep
     assert!(p > 1e-3, "the games do not fit the census: {check}");
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(readme.contains("first goal of a shuffled deck"), "{readme}");
+
+    // Written again without the store, the report compares its units with the games it
+    // kept: the same cross-check, and with a board's units gone, the cross-check the
+    // store gives for the units left.
+    let first = cross_check(&out);
+    assert!(report(&out, false).status.success());
+    assert_eq!(cross_check(&out), first, "the cross-check is kept");
+    let (dropped, files) = &whole[0];
+    for file in files {
+        std::fs::remove_file(chosen.join(file)).unwrap();
+    }
+    assert!(report(&out, false).status.success());
+    let fewer = dir.path().join("fewer");
+    assert!(report(&fewer, true).status.success());
+    let (kept, fresh) = (cross_check(&out), cross_check(&fewer));
+    assert_eq!(
+        kept, fresh,
+        "the kept games compare as the store's, {dropped} left out"
+    );
+    assert_eq!(kept["boards_compared"], BOARDS - 1);
+    assert!(kept["seeds_compared"].as_u64() < first["seeds_compared"].as_u64());
+
+    // A damaged file of kept games: one line, no report written over the earlier one.
+    let before = std::fs::read(out.join("census.json")).unwrap();
+    std::fs::write(out.join("mined-games.jsonl"), "{\"seed_campaign\": 3}\n").unwrap();
+    let refused = report(&out, false);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("mined-games.jsonl line 1"), "{stderr}");
+    assert_eq!(std::fs::read(out.join("census.json")).unwrap(), before);
 }

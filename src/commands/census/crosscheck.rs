@@ -10,13 +10,13 @@
 //!   weighted by its number of legal placements. Games whose first goal was put back are
 //!   left out: their goal depends on the robots.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use ricochet::driftingdroids::DdGame;
 use ricochet::edition::canonical_board;
 use rrm_coordinator::Config;
 use rrm_model::numbers::thousands;
 use rrm_model::UNSOLVED;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -44,13 +44,42 @@ pub struct Bin {
     pub expected: f64,
 }
 
-/// Compares the seed campaign `name` of the store in `data` with the done units given as
-/// (board, token, legal histogram); `None` when no game falls on a board they cover.
-pub fn against_seeds(
-    data: &Path,
-    name: &str,
-    units: &[(&str, &str, &Vec<u64>)],
-) -> Result<Option<CrossCheck>> {
+/// A mined campaign's games by board, as the cross-check compares them. The report keeps
+/// them beside itself ([`KEPT_GAMES`]), so that a report written again without the store
+/// compares its units with the same games.
+pub struct MinedGames {
+    pub header: MinedHeader,
+    /// By canonical board, the games' counts by moves.
+    pub by_board: BTreeMap<String, Vec<u64>>,
+}
+
+/// The first line of [`KEPT_GAMES`].
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+pub struct MinedHeader {
+    pub seed_campaign: String,
+    /// The campaign's generator: `fogleman` or `driftingdroids`.
+    pub generator: String,
+    pub seeds_mined: u64,
+    /// DriftingDroids' games are kept for these goal tokens only (the report's).
+    pub tokens: Vec<String>,
+}
+
+/// A line of [`KEPT_GAMES`] after the header.
+#[derive(Serialize, Deserialize)]
+struct BoardGames {
+    board: String,
+    games: Vec<u64>,
+}
+
+/// The file in a report's directory that keeps the games it was cross-checked against.
+pub const KEPT_GAMES: &str = "mined-games.jsonl";
+
+/// The done units as (board, token, legal histogram).
+pub type UnitHistograms<'u> = [(&'u str, &'u str, &'u Vec<u64>)];
+
+/// The games of seed campaign `name` of the store in `data` that the cross-check of
+/// `units` can compare.
+pub fn mined_games(data: &Path, name: &str, units: &UnitHistograms<'_>) -> Result<MinedGames> {
     let coordinator = crate::commands::services::open_coordinator(data, Config::default())?;
     let status = coordinator.status(name)?;
     let spec = &status.campaign.spec;
@@ -58,14 +87,78 @@ pub fn against_seeds(
     if rules != rrm_model::Rules::STANDARD {
         anyhow::bail!("{name} is mined under the rules {rules}; the census counts the standard rules, and results under different rules are never compared");
     }
-    let (observed, expected, boards, compared) = match spec.generator.as_str() {
-        "fogleman" => fogleman_seeds(&coordinator, name, units)?,
-        "driftingdroids" => dd_games(&coordinator, status.campaign.id, spec, units)?,
+    let tokens: std::collections::BTreeSet<&str> = units.iter().map(|u| u.1).collect();
+    let by_board = match spec.generator.as_str() {
+        "fogleman" => fogleman_seeds(&coordinator, name)?,
+        "driftingdroids" => dd_games(&coordinator, status.campaign.id, spec, &tokens)?,
         other => bail!(
             "{name} deals {other} games; the census is cross-checked against fogleman or \
              driftingdroids (4 robots) games"
         ),
     };
+    Ok(MinedGames {
+        header: MinedHeader {
+            seed_campaign: name.to_string(),
+            generator: spec.generator.clone(),
+            seeds_mined: status.seeds_done,
+            tokens: tokens.into_iter().map(String::from).collect(),
+        },
+        by_board,
+    })
+}
+
+/// Compares `games` with the done `units`; `None` when no game falls on a board they
+/// cover. DriftingDroids' games were kept for their header's tokens: units of other
+/// tokens are not compared with them.
+pub fn compare(games: &MinedGames, units: &UnitHistograms<'_>) -> Result<Option<CrossCheck>> {
+    let header = &games.header;
+    let tokens: std::collections::BTreeSet<&str> = units.iter().map(|u| u.1).collect();
+    let dealt = header.generator == "driftingdroids";
+    if dealt
+        && !tokens
+            .iter()
+            .copied()
+            .eq(header.tokens.iter().map(String::as_str))
+    {
+        bail!(
+            "the games of {} were kept for the tokens {}, and these units have {}: mine them \
+             again (--seeds-data) to compare",
+            header.seed_campaign,
+            header.tokens.join(" "),
+            tokens.into_iter().collect::<Vec<_>>().join(" ")
+        );
+    }
+    let mut by_board: BTreeMap<&str, Vec<&Vec<u64>>> = BTreeMap::new();
+    for &(board, _, legal) in units {
+        by_board.entry(board).or_default().push(legal);
+    }
+    // A board is compared when each of the report's tokens (the 16 coloured ones, or the
+    // vortex) has its unit done; Fogleman's generator draws from all 16.
+    let needed = if dealt { tokens.len() } else { 16 };
+    let (mut observed, mut expected) = (Vec::new(), Vec::new());
+    let (mut boards, mut compared) = (0, 0);
+    for (board, histogram) in &games.by_board {
+        let Some(legals) = (by_board.get(board.as_str())).filter(|l| l.len() == needed) else {
+            continue;
+        };
+        let played: u64 = histogram.iter().sum();
+        boards += 1;
+        compared += played;
+        for (moves, &count) in histogram.iter().enumerate() {
+            add(&mut observed, moves, count);
+        }
+        // Fogleman's generator draws the token uniformly: each unit's distribution has
+        // the same weight. DriftingDroids' kept games are uniform over a board's pairs of
+        // a goal and a legal placement: each unit weighs its legal placements.
+        let all: u64 = legals.iter().flat_map(|legal| legal.iter()).sum();
+        for legal in legals {
+            let (total, games) = match dealt {
+                true => (all, played as f64),
+                false => (legal.iter().sum(), played as f64 / legals.len() as f64),
+            };
+            add_share(&mut expected, legal, total, games);
+        }
+    }
     if compared == 0 {
         return Ok(None);
     }
@@ -76,9 +169,9 @@ pub fn against_seeds(
         .sum();
     let degrees_of_freedom = bins.len().saturating_sub(1).max(1);
     Ok(Some(CrossCheck {
-        seed_campaign: name.to_string(),
-        generator: spec.generator.clone(),
-        seeds_mined: status.seeds_done,
+        seed_campaign: header.seed_campaign.clone(),
+        generator: header.generator.clone(),
+        seeds_mined: header.seeds_mined,
         seeds_compared: compared,
         boards_compared: boards,
         p_value: puruspe::gammq(degrees_of_freedom as f64 / 2.0, chi_squared / 2.0),
@@ -88,8 +181,48 @@ pub fn against_seeds(
     }))
 }
 
-/// Observed and expected counts by depth, the boards compared and the games compared.
-type Tally = (Vec<u64>, Vec<f64>, usize, u64);
+/// Writes `games` as [`KEPT_GAMES`] in `dir`: the header, then a line a board.
+pub fn keep(games: &MinedGames, dir: &Path) -> Result<()> {
+    let mut text = serde_json::to_string(&games.header)? + "\n";
+    for (board, histogram) in &games.by_board {
+        let line = BoardGames {
+            board: board.clone(),
+            games: histogram.clone(),
+        };
+        text += &(serde_json::to_string(&line)? + "\n");
+    }
+    std::fs::write(dir.join(KEPT_GAMES), text)?;
+    Ok(())
+}
+
+/// The games an earlier report in `dir` kept, if it kept any.
+pub fn kept(dir: &Path) -> Result<Option<MinedGames>> {
+    let path = dir.join(KEPT_GAMES);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut lines = text.lines().enumerate();
+    let not_kept = |line: usize, error: serde_json::Error| {
+        anyhow::anyhow!(
+            "{} line {} is not a line of kept games ({error}): give --seeds-data to mine \
+             them afresh, or remove the file",
+            path.display(),
+            line + 1
+        )
+    };
+    let (_, first) = lines
+        .next()
+        .with_context(|| format!("{} is empty", path.display()))?;
+    let header = serde_json::from_str(first).map_err(|e| not_kept(0, e))?;
+    let mut by_board = BTreeMap::new();
+    for (line, text) in lines {
+        let board: BoardGames = serde_json::from_str(text).map_err(|e| not_kept(line, e))?;
+        by_board.insert(board.board, board.games);
+    }
+    Ok(Some(MinedGames { header, by_board }))
+}
 
 fn add(histogram: &mut Vec<u64>, moves: usize, count: u64) {
     if histogram.len() <= moves {
@@ -107,53 +240,32 @@ fn add_share(expected: &mut Vec<f64>, legal: &[u64], total: u64, games: f64) {
     }
 }
 
-/// Fogleman's seeds, from the campaign's statistics by arrangement.
+/// Fogleman's seeds by board, from the campaign's statistics by arrangement (a turn of
+/// an arrangement is the same board: it changes no move count).
 fn fogleman_seeds(
     coordinator: &rrm_coordinator::Coordinator,
     name: &str,
-    units: &[(&str, &str, &Vec<u64>)],
-) -> Result<Tally> {
+) -> Result<BTreeMap<String, Vec<u64>>> {
     let stats = coordinator.stats(name)?;
-    let mut by_board: BTreeMap<&str, Vec<&Vec<u64>>> = BTreeMap::new();
-    for &(board, _, legal) in units {
-        by_board.entry(board).or_default().push(legal);
-    }
-    let (mut observed, mut expected) = (Vec::new(), Vec::new());
-    let mut boards = std::collections::BTreeSet::new();
-    let mut compared = 0;
+    let mut by_board = BTreeMap::new();
     for (arrangement, group) in &stats.aggregates.by_arrangement {
-        let board = canonical_board(arrangement)?;
-        let Some(legals) = by_board.get(board.as_str()).filter(|l| l.len() == 16) else {
-            continue;
-        };
-        boards.insert(board.clone());
-        compared += group.puzzles;
+        let histogram = by_board.entry(canonical_board(arrangement)?).or_default();
         for (moves, &count) in group.histogram.iter().enumerate() {
-            add(&mut observed, moves, count);
-        }
-        for legal in legals {
-            let total: u64 = legal.iter().sum();
-            add_share(&mut expected, legal, total, group.puzzles as f64 / 16.0);
+            add(histogram, moves, count);
         }
     }
-    Ok((observed, expected, boards.len(), compared))
+    Ok(by_board)
 }
 
-/// DriftingDroids' games whose first goal was kept, dealt again from their seeds to tell
-/// which, with their stored move counts. A board is compared when each of the report's
-/// tokens (the 16 coloured ones, or the vortex) has its unit done.
+/// DriftingDroids' games whose first goal was kept and is one of `tokens`, by board,
+/// dealt again from their seeds to tell which, with their stored move counts.
 fn dd_games(
     coordinator: &rrm_coordinator::Coordinator,
     campaign: u32,
     spec: &rrm_model::CampaignSpec,
-    units: &[(&str, &str, &Vec<u64>)],
-) -> Result<Tally> {
-    let tokens: std::collections::BTreeSet<&str> = units.iter().map(|u| u.1).collect();
-    let mut by_board: BTreeMap<&str, BTreeMap<&str, &Vec<u64>>> = BTreeMap::new();
-    for &(board, token, legal) in units {
-        by_board.entry(board).or_default().insert(token, legal);
-    }
-    let mut games: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    tokens: &std::collections::BTreeSet<&str>,
+) -> Result<BTreeMap<String, Vec<u64>>> {
+    let mut games = BTreeMap::new();
     let store = coordinator.store();
     for (unit, _) in store.units(campaign)? {
         let Some((counts, _)) = store.unit_results(campaign, unit)? else {
@@ -179,25 +291,7 @@ fn dd_games(
             add(games.entry(board).or_default(), usize::from(moves), 1);
         }
     }
-    let (mut observed, mut expected) = (Vec::new(), Vec::new());
-    let (mut boards, mut compared) = (0, 0);
-    for (board, histogram) in &games {
-        let Some(legals) = (by_board.get(board.as_str())).filter(|l| l.len() == tokens.len())
-        else {
-            continue;
-        };
-        let played: u64 = histogram.iter().sum();
-        let total: u64 = legals.values().flat_map(|legal| legal.iter()).sum();
-        boards += 1;
-        compared += played;
-        for (moves, &count) in histogram.iter().enumerate() {
-            add(&mut observed, moves, count);
-        }
-        for legal in legals.values() {
-            add_share(&mut expected, legal, total, played as f64);
-        }
-    }
-    Ok((observed, expected, boards, compared))
+    Ok(games)
 }
 
 /// Depths with any seed or any expectation, the deepest ones pooled into one bin until it

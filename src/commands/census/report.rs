@@ -232,22 +232,28 @@ pub fn run(args: ReportArgs) -> Result<std::process::ExitCode> {
 
 /// Writes the report of one census (coloured or vortex units) in `out`.
 fn report(args: &ReportArgs, edition: Edition, units: &[Unit], out: &Path) -> Result<()> {
-    let cross_check = match (&args.seeds_data, &args.seeds_campaign) {
-        (Some(data), Some(name)) => {
-            let units: Vec<_> = (units.iter())
-                .map(|u| (u.board.as_str(), u.token.as_str(), &u.file.legal_histogram))
-                .collect();
-            let check = crosscheck::against_seeds(data, name, &units)?;
+    let histograms: Vec<_> = (units.iter())
+        .map(|u| (u.board.as_str(), u.token.as_str(), &u.file.legal_histogram))
+        .collect();
+    // The games of the store asked for, else those an earlier report here kept.
+    let mined = match (&args.seeds_data, &args.seeds_campaign) {
+        (Some(data), Some(name)) => Some(crosscheck::mined_games(data, name, &histograms)?),
+        _ => crosscheck::kept(out)?,
+    };
+    let cross_check = match &mined {
+        Some(games) => {
+            let check = crosscheck::compare(games, &histograms)?;
             if check.is_none() {
                 eprintln!(
-                    "rrm census report: no game of campaign {name} falls on a board whose \
+                    "rrm census report: no game of campaign {} falls on a board whose \
                      units in {} are all done: that report has no cross-check",
+                    games.header.seed_campaign,
                     out.display()
                 );
             }
             check
         }
-        _ => None,
+        None => None,
     };
     let earlier = earlier_solutions(out);
     let census = census(edition, units, cross_check, earlier)?;
@@ -269,6 +275,9 @@ fn report(args: &ReportArgs, edition: Edition, units: &[Unit], out: &Path) -> Re
         &heatmap_cells(&edition.boards(), &census.targets, units),
     )?;
     std::fs::write(out.join("README.md"), readme(&census, &figures))?;
+    if let Some(games) = &mined {
+        crosscheck::keep(games, out)?;
+    }
     use std::io::Write;
     writeln!(
         crate::output::stdout::lock(),
