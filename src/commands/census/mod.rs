@@ -9,6 +9,7 @@ mod compare;
 mod crosscheck;
 mod pictures;
 mod readme;
+mod records;
 mod report;
 
 use crate::client::backend::{Backend, BackendArgs};
