@@ -9,6 +9,9 @@
 //!   placement, so they follow the board's units' legal distributions pooled, each
 //!   weighted by its number of legal placements. Games whose first goal was put back are
 //!   left out: their goal depends on the robots.
+//!
+//! The games compared, by board, are kept beside the report ([`KEPT_GAMES`]): a report
+//! written again without the store compares its units with them.
 
 use anyhow::{bail, Context, Result};
 use ricochet::driftingdroids::DdGame;
@@ -54,7 +57,7 @@ pub struct MinedGames {
 }
 
 /// The first line of [`KEPT_GAMES`].
-#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[derive(Serialize, Deserialize)]
 pub struct MinedHeader {
     pub seed_campaign: String,
     /// The campaign's generator: `fogleman` or `driftingdroids`.
