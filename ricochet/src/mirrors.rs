@@ -11,6 +11,7 @@ use crate::board::{Board, Cell, Direction, CELLS, GRID};
 use crate::exhaustive::block;
 use crate::puzzle::Colour;
 use crate::solver::{contains, insert, CellSet, UNREACHABLE};
+use std::hint::select_unpredictable;
 
 mod routes;
 pub(crate) use routes::Routes;
@@ -182,9 +183,10 @@ impl Walks {
         let mut order = Vec::with_capacity(STEPS);
         // Its straight runs by rows and columns, then the chains the mirrors bend.
         let turning = walks.mirrors;
-        let (mut chains, bent) = walks.lay_out_straight(board, &turning, &mut order);
-        chains.extend(walks.lay_out(board, None, &bent, 0, &mut order));
-        // Each step lies on one chain: the chains a cell meets are those of its steps.
+        let bent = walks.lay_out_straight(board, &turning);
+        let chains = walks.lay_out(board, None, &bent, 0, &mut order);
+        // Each bent step lies on one chain, and a mirror's steps are all bent: the chains a
+        // mirror meets are those of its steps.
         let mut chain_of = [0u16; STEPS];
         for (index, steps) in chains.iter().enumerate() {
             for &step in &order[steps.clone()] {
@@ -305,26 +307,22 @@ impl Walks {
 
     /// Lays out the straight runs: the steps of every wall-bounded run of a row or column,
     /// in one direction, that holds no cell of `turning` (the mirrors that turn the robot
-    /// laid out). Such a run is a chain of its own: nothing turns into it or
-    /// out of it. Its cells lie in the first [`STEPS`] of `cells`, every line in every
-    /// direction in order, so that they need no gathering. Gives the runs as `lay_out`
-    /// gives its chains, and the steps left: those of the runs that meet a turning
-    /// mirror (a set that every step leads into and out of within).
-    fn lay_out_straight(
-        &mut self,
-        board: &Board,
-        turning: &CellSet,
-        order: &mut Vec<u16>,
-    ) -> (Vec<std::ops::Range<usize>>, StepSet) {
+    /// laid out). Such a run is a chain of its own: nothing turns into it or out of it.
+    /// Its cells lie in the first [`STEPS`] of `cells`, every line in every direction in
+    /// order, so that they need no gathering. Gives the steps left: those of the runs that
+    /// meet a turning mirror (a set that every step leads into and out of within), whose
+    /// walks `lay_out` then writes over the straight ones written here.
+    ///
+    /// Every line is filled the same way whatever its walls, its choices selected rather
+    /// than branched on: a board seen once has walls no branch predictor has learnt.
+    fn lay_out_straight(&mut self, board: &Board, turning: &CellSet) -> StepSet {
         debug_assert!(self.cells.is_empty());
-        let mut chains = Vec::with_capacity(STEPS / 4);
         let mut bent = [0u64; STEP_WORDS];
-        let mut run = [0u16; GRID];
         let mut straight = [[0u64; 4]; 4];
         for dir in Direction::ALL {
             for line in 0..GRID {
                 let line_start = self.cells.len();
-                let cell_at = |k: usize| -> Cell {
+                let cells: [Cell; GRID] = std::array::from_fn(|k| {
                     let (row, column) = match dir {
                         Direction::North => (GRID - 1 - k, line),
                         Direction::East => (line, k),
@@ -332,39 +330,52 @@ impl Walks {
                         Direction::West => (line, GRID - 1 - k),
                     };
                     (row * GRID + column) as Cell
-                };
-                self.cells.extend((0..GRID).map(cell_at));
-                // The board's edges are walls: every run ends within its line.
-                debug_assert!(board.has_wall(cell_at(GRID - 1), dir));
-                let (mut length, mut turns) = (0, false);
+                });
+                self.cells.extend_from_slice(&cells);
+                // A slide that way stops at `k` when a wall is past it; the board's edges
+                // are walls, so every run ends within its line.
+                let stops: [bool; GRID] = std::array::from_fn(|k| board.has_wall(cells[k], dir));
+                debug_assert!(stops[GRID - 1]);
+                // Forward: where each cell's run starts, and whether it met a turning
+                // mirror up to that cell.
+                let (mut starts, mut turned) = ([0u8; GRID], [false; GRID]);
+                let (mut start, mut turns) = (0, false);
                 for k in 0..GRID {
-                    let cell = cell_at(k);
-                    run[length] = (usize::from(cell) * 4 + dir as usize) as u16;
-                    length += 1;
-                    turns |= contains(turning, cell);
-                    if !board.has_wall(cell, dir) {
-                        continue;
+                    let fresh = k > 0 && stops[k - 1];
+                    start = select_unpredictable(fresh, k as u8, start);
+                    turns = (turns && !fresh) | contains(turning, cells[k]);
+                    (starts[k], turned[k]) = (start, turns);
+                }
+                // Backward: each step's walk, the cells after it up to its run's end.
+                let (mut end, mut bends, mut onward) = (GRID - 1, false, [0u64; 4]);
+                for k in (0..GRID).rev() {
+                    let cell = cells[k];
+                    end = select_unpredictable(stops[k], k, end);
+                    bends = select_unpredictable(stops[k], turned[k], bends);
+                    onward = select_unpredictable(stops[k], [0; 4], onward);
+                    let step = usize::from(cell) * 4 + dir as usize;
+                    self.spans[step] = Span {
+                        begin: (line_start + k + 1) as u16,
+                        length: (end - k) as u16,
+                        chain: (line_start + usize::from(starts[k])) as u16,
+                        loops: false,
+                    };
+                    self.masks[step] = onward;
+                    self.ends[step] = cells[end];
+                    bent[step / 64] |= u64::from(bends) << (step % 64);
+                    let runs_on = !bends && k < end;
+                    straight[dir as usize][usize::from(cell) / 64] |=
+                        u64::from(runs_on) << (cell % 64);
+                    // Word by word, so that the set stays in registers.
+                    let (word, bit) = (usize::from(cell) / 64, cell % 64);
+                    for (w, onward) in onward.iter_mut().enumerate() {
+                        *onward |= u64::from(w == word) << bit;
                     }
-                    let steps = &run[..length];
-                    if turns {
-                        for &step in steps {
-                            bent[usize::from(step) / 64] |= 1 << (step % 64);
-                        }
-                    } else {
-                        let begin = line_start + k + 1 - length;
-                        self.fill_chain(steps, false, 0, begin);
-                        for &step in &steps[..length - 1] {
-                            insert(&mut straight[dir as usize], (step / 4) as Cell);
-                        }
-                        chains.push(order.len()..order.len() + length);
-                        order.extend_from_slice(steps);
-                    }
-                    (length, turns) = (0, false);
                 }
             }
         }
         self.straight.push(straight);
-        (chains, bent)
+        bent
     }
 
     /// Lays out one chain of steps (a cycle when `cycle`, its last step leading to its
