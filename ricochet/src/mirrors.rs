@@ -26,7 +26,7 @@ pub struct Mirror {
 
 impl Mirror {
     /// The direction a robot moving in `dir` leaves the mirror in, when it is turned.
-    pub fn turn(self, dir: Direction) -> Direction {
+    pub const fn turn(self, dir: Direction) -> Direction {
         use Direction::*;
         match (dir, self.leans_left) {
             (North, true) | (South, false) => West,
@@ -100,10 +100,14 @@ pub struct Walks {
     ends: Vec<Cell>,
     /// The mirror cells, as a bitset (small enough to keep the walks inline).
     mirrors: [u64; 4],
-    /// By colour and direction: the cells whose walk that way runs straight along a row
-    /// or column (laid out in the fixed first stretch of `cells`) and goes on to the
-    /// next cell; the bound fills such runs a line at a time.
-    straight: Vec<[CellSet; 4]>,
+    /// By direction: the cells whose walk that way runs straight along a row or column
+    /// (laid out in the fixed first stretch of `cells`) and goes on to the next cell; the
+    /// bound fills such runs a line at a time. The same for every colour: a run that
+    /// meets a mirror is laid out as a chain for every colour.
+    straight: [CellSet; 4],
+    /// By direction: the cells whose step that way lies on such a chain, for every colour;
+    /// the bound reads the walks that lead to them off their chains.
+    bent: [CellSet; 4],
 }
 
 /// Where a step's walk lies in [`Walks`]' cells: it starts at `begin`, the cell after the
@@ -121,12 +125,6 @@ struct Span {
 }
 
 impl Span {
-    /// Whether its chain is a straight run of the fixed first stretch of `cells`, which
-    /// `Walks::straight` also holds as sets.
-    fn straight(self) -> bool {
-        usize::from(self.chain) < STEPS
-    }
-
     /// The cells of the steps that lead to this one, as a range of `cells`.
     fn behind(self) -> std::ops::Range<usize> {
         let own = usize::from(self.begin) - 1;
@@ -139,6 +137,30 @@ impl Span {
 
 /// A (cell, direction) step as an index: `cell * 4 + direction`.
 type Step = usize;
+/// No step: where a wall ends a chain.
+const NO_STEP: u16 = u16::MAX;
+/// By cell, how a mirror there turns the robot whose walks are laid out: 0 not at all
+/// (none there, or one of its colour), 1 one leaning left, 2 one leaning right.
+type Turns = [u8; CELLS];
+/// By a cell's turn ([`Turns`]) and a direction's index, the index of the direction a
+/// robot leaves that cell in.
+const TURNED: [[u8; 4]; 3] = {
+    let mut table = [[0, 1, 2, 3]; 3];
+    let mut dir = 0;
+    while dir < 4 {
+        let mut lean = 1;
+        while lean < 3 {
+            let mirror = Mirror {
+                leans_left: lean == 1,
+                colour: Colour::Red,
+            };
+            table[lean][dir] = mirror.turn(Direction::ALL[dir]) as u8;
+            lean += 1;
+        }
+        dir += 1;
+    }
+    table
+};
 const STEPS: usize = CELLS * 4;
 const STEP_WORDS: usize = STEPS / 64;
 /// A set of steps, as a bitset.
@@ -161,11 +183,14 @@ impl Walks {
     /// The walks of the first `colours` colours' robots on `board`.
     pub fn new(board: &Board, colours: usize) -> Walks {
         let count = colours * STEPS;
-        // The mirror cells of each colour, in one pass over the board.
+        // The mirror cells of each colour, and how each cell turns a robot that every
+        // mirror turns, in one pass over the board.
         let mut own_mirrors = [[0u64; 4]; Colour::ALL.len()];
+        let mut turns: Turns = [0; CELLS];
         for cell in (0..CELLS).map(|cell| cell as Cell) {
             if let Some(mirror) = board.mirror(cell) {
                 insert(&mut own_mirrors[mirror.colour.robot()], cell);
+                turns[usize::from(cell)] = 1 + u8::from(!mirror.leans_left);
             }
         }
         // The walks of a robot that every mirror turns; each colour's are a copy of them.
@@ -175,7 +200,8 @@ impl Walks {
             masks: Vec::with_capacity(count),
             ends: Vec::with_capacity(count),
             mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
-            straight: Vec::with_capacity(colours),
+            straight: [[0; 4]; 4],
+            bent: [[0; 4]; 4],
         };
         walks.spans.resize(STEPS, Span::default());
         walks.masks.resize(STEPS, [0; 4]);
@@ -184,7 +210,7 @@ impl Walks {
         // Its straight runs by rows and columns, then the chains the mirrors bend.
         let turning = walks.mirrors;
         let bent = walks.lay_out_straight(board, &turning);
-        let chains = walks.lay_out(board, None, &bent, 0, &mut order);
+        let chains = walks.lay_out(board, &turns, &bent, 0, &mut order);
         // Each bent step lies on one chain, and a mirror's steps are all bent: the chains a
         // mirror meets are those of its steps.
         let mut chain_of = [0u16; STEPS];
@@ -204,7 +230,6 @@ impl Walks {
                 walks.ends.extend_from_within(..STEPS);
             }
             let mut again = [0u64; STEP_WORDS];
-            let mut straight = walks.straight[0];
             for mirror in block::cells(&own_mirrors[index]).map(usize::from) {
                 for chain in &chain_of[mirror * 4..mirror * 4 + 4] {
                     for step in order[chains[usize::from(*chain)].clone()].iter() {
@@ -214,18 +239,16 @@ impl Walks {
                             break;
                         }
                         again[step / 64] |= 1 << (step % 64);
-                        let (cell, dir) = ((step / 4) as Cell, step % 4);
-                        straight[dir][cell as usize / 64] &= !(1 << (cell % 64));
                     }
                 }
             }
             if again != [0; STEP_WORDS] {
-                let colour = Some(Colour::ALL[index]);
-                walks.lay_out(board, colour, &again, index * STEPS, &mut Vec::new());
-            }
-            match index {
-                0 => walks.straight[0] = straight,
-                _ => walks.straight.push(straight),
+                // Its robot passes its own mirrors.
+                let mut its_turns = turns;
+                for mirror in block::cells(&own_mirrors[index]) {
+                    its_turns[usize::from(mirror)] = 0;
+                }
+                walks.lay_out(board, &its_turns, &again, index * STEPS, &mut Vec::new());
             }
         }
         // Room for `walk_end` to read a whole word at the last walk's end.
@@ -233,41 +256,38 @@ impl Walks {
         walks
     }
 
-    /// Where a robot of `colour` (`None`: one that every mirror turns) that leaves `step`
-    /// steps next, if it can.
-    fn step_after(board: &Board, colour: Option<Colour>, step: Step) -> Option<Step> {
+    /// Where a robot that leaves `step` steps next (`NO_STEP`: a wall is in the way), the
+    /// mirrors that turn it as `turns` gives them. Selected, not branched on.
+    fn step_after(board: &Board, turns: &Turns, step: Step) -> u16 {
         // A cell's walls include the board's edges: an open side has a neighbour.
-        let (cell, dir) = ((step / 4) as Cell, Direction::ALL[step % 4]);
-        if board.has_wall(cell, dir) {
-            return None;
-        }
-        let to = usize::from(cell).wrapping_add_signed(STEP_OFFSET[dir as usize]) as Cell;
-        let onward = match board.mirror(to) {
-            Some(mirror) if Some(mirror.colour) != colour => mirror.turn(dir),
-            _ => dir,
-        };
-        Some(to as usize * 4 + onward as usize)
+        let (cell, dir) = ((step / 4) as Cell, step % 4);
+        let open = !board.has_wall(cell, Direction::ALL[dir]);
+        let to = usize::from(cell).wrapping_add_signed(STEP_OFFSET[dir]) % CELLS;
+        let onward = TURNED[usize::from(turns[to])][dir];
+        select_unpredictable(open, (to * 4 + usize::from(onward)) as u16, NO_STEP)
     }
 
-    /// Lays out the chains and cycles of the steps of a robot of `colour` in `steps` (a
-    /// set that every step leads into and out of within), whose walks are indexed from
-    /// `first`. Gives where each chain's steps lie in `order`, to which they are added.
+    /// Lays out the chains and cycles of the steps in `steps` (a set that every step leads
+    /// into and out of within) of a robot the mirrors turn as `turns` gives them, whose
+    /// walks are indexed from `first`. Gives where each chain's steps lie in `order`, to
+    /// which they are added.
     fn lay_out(
         &mut self,
         board: &Board,
-        colour: Option<Colour>,
+        turns: &Turns,
         steps: &StepSet,
         first: usize,
         order: &mut Vec<u16>,
     ) -> Vec<std::ops::Range<usize>> {
-        const NONE: u16 = u16::MAX;
+        const NONE: u16 = NO_STEP;
         let mut next = [NONE; STEPS];
-        let mut led_to = [0u64; STEP_WORDS];
+        let mut led_to = [0u64; STEP_WORDS + 1];
         for step in members(steps) {
-            if let Some(onward) = Self::step_after(board, colour, step) {
-                next[step] = onward as u16;
-                led_to[onward / 64] |= 1 << (onward % 64);
-            }
+            let onward = Self::step_after(board, turns, step);
+            next[step] = onward;
+            // No step is led to by a wall: its bit goes to a word past the set's.
+            let word = select_unpredictable(onward == NONE, STEP_WORDS, usize::from(onward) / 64);
+            led_to[word] |= 1 << (onward % 64);
         }
         let mut chains = Vec::new();
         let mut chain = [0u16; STEPS];
@@ -318,7 +338,7 @@ impl Walks {
     fn lay_out_straight(&mut self, board: &Board, turning: &CellSet) -> StepSet {
         debug_assert!(self.cells.is_empty());
         let mut bent = [0u64; STEP_WORDS];
-        let mut straight = [[0u64; 4]; 4];
+        let (mut straight, mut bent_cells) = ([[0u64; 4]; 4], [[0u64; 4]; 4]);
         for dir in Direction::ALL {
             for line in 0..GRID {
                 let line_start = self.cells.len();
@@ -363,6 +383,8 @@ impl Walks {
                     self.masks[step] = onward;
                     self.ends[step] = cells[end];
                     bent[step / 64] |= u64::from(bends) << (step % 64);
+                    bent_cells[dir as usize][usize::from(cell) / 64] |=
+                        u64::from(bends) << (cell % 64);
                     let runs_on = !bends && k < end;
                     straight[dir as usize][usize::from(cell) / 64] |=
                         u64::from(runs_on) << (cell % 64);
@@ -374,7 +396,7 @@ impl Walks {
                 }
             }
         }
-        self.straight.push(straight);
+        (self.straight, self.bent) = (straight, bent_cells);
         bent
     }
 
@@ -547,7 +569,7 @@ impl Walks {
         while stops != [0; 4] {
             moves += 1;
             let mut found = [0u64; 4];
-            for (open, by) in self.straight[colour].iter().zip(STEP_OFFSET) {
+            for (open, by) in self.straight.iter().zip(STEP_OFFSET) {
                 let behind = behind_on_lines(&stops, open, by);
                 (0..4).for_each(|w| found[w] |= behind[w] & !reached[w]);
             }
@@ -557,11 +579,10 @@ impl Walks {
             (0..4).for_each(|w| reached[w] |= found[w]);
             // A walk stops on no mirror: a mirror cell reaches, never is reached.
             let mut next: CellSet = std::array::from_fn(|w| found[w] & !self.mirrors[w]);
-            for stop in block::cells(&stops).map(usize::from) {
-                for span in &self.spans[first + stop * 4..first + stop * 4 + 4] {
-                    if span.straight() {
-                        continue;
-                    }
+            for (dir, bent) in self.bent.iter().enumerate() {
+                let on_chains: CellSet = std::array::from_fn(|w| stops[w] & bent[w]);
+                for stop in block::cells(&on_chains).map(usize::from) {
+                    let span = self.spans[first + stop * 4 + dir];
                     for &from in self.cells[span.behind()].iter().rev() {
                         let known = bounds[from as usize];
                         if known == UNREACHABLE {
