@@ -136,6 +136,16 @@ impl Span {
     }
 }
 
+/// What [`Walks::lay_out`] works in: by step, where it leads and a chain being followed,
+/// each written before it is read, so that one serves every layout of a board; and the
+/// chains' steps in the order laid out, with where each chain lies there.
+struct Scratch {
+    next: [u16; STEPS],
+    chain: [u16; STEPS],
+    order: Vec<u16>,
+    chains: Vec<std::ops::Range<usize>>,
+}
+
 /// A (cell, direction) step as an index: `cell * 4 + direction`.
 type Step = usize;
 /// No step: where a wall ends a chain.
@@ -207,16 +217,21 @@ impl Walks {
         walks.spans.resize(STEPS, Span::default());
         walks.masks.resize(STEPS, [0; 4]);
         walks.ends.resize(STEPS, 0);
-        let mut order = Vec::with_capacity(STEPS);
+        let mut scratch = Scratch {
+            next: [NO_STEP; STEPS],
+            chain: [0; STEPS],
+            order: Vec::with_capacity(STEPS),
+            chains: Vec::with_capacity(STEPS),
+        };
         // Its straight runs by rows and columns, then the chains the mirrors bend.
         let turning = walks.mirrors;
         let bent = walks.lay_out_straight(board, &turning);
-        let chains = walks.lay_out(board, &turns, &bent, 0, &mut order);
+        walks.lay_out(board, &turns, &bent, 0, &mut scratch);
         // Each bent step lies on one chain, and a mirror's steps are all bent: the chains a
-        // mirror meets are those of its steps.
+        // mirror meets are those of its steps. The colours' layouts add theirs after these.
         let mut chain_of = [0u16; STEPS];
-        for (index, steps) in chains.iter().enumerate() {
-            for &step in &order[steps.clone()] {
+        for (index, steps) in scratch.chains.iter().enumerate() {
+            for &step in &scratch.order[steps.clone()] {
                 chain_of[usize::from(step)] = index as u16;
             }
         }
@@ -233,8 +248,9 @@ impl Walks {
             let mut again = [0u64; STEP_WORDS];
             for mirror in block::cells(&own_mirrors[index]).map(usize::from) {
                 for chain in &chain_of[mirror * 4..mirror * 4 + 4] {
-                    for step in order[chains[usize::from(*chain)].clone()].iter() {
-                        let step = usize::from(*step);
+                    let steps = scratch.chains[usize::from(*chain)].clone();
+                    for &step in &scratch.order[steps] {
+                        let step = usize::from(step);
                         // A chain met twice is laid out again once.
                         if again[step / 64] >> (step % 64) & 1 == 1 {
                             break;
@@ -249,7 +265,7 @@ impl Walks {
                 for mirror in block::cells(&own_mirrors[index]) {
                     its_turns[usize::from(mirror)] = 0;
                 }
-                walks.lay_out(board, &its_turns, &again, index * STEPS, &mut Vec::new());
+                walks.lay_out(board, &its_turns, &again, index * STEPS, &mut scratch);
             }
         }
         // Room for `walk_end` to read a whole word at the last walk's end.
@@ -270,28 +286,31 @@ impl Walks {
 
     /// Lays out the chains and cycles of the steps in `steps` (a set that every step leads
     /// into and out of within) of a robot the mirrors turn as `turns` gives them, whose
-    /// walks are indexed from `first`. Gives where each chain's steps lie in `order`, to
-    /// which they are added.
+    /// walks are indexed from `first`. Adds each chain's steps to `scratch.order`, and
+    /// where they lie there to `scratch.chains`.
     fn lay_out(
         &mut self,
         board: &Board,
         turns: &Turns,
         steps: &StepSet,
         first: usize,
-        order: &mut Vec<u16>,
-    ) -> Vec<std::ops::Range<usize>> {
-        const NONE: u16 = NO_STEP;
-        let mut next = [NONE; STEPS];
+        scratch: &mut Scratch,
+    ) {
+        let Scratch {
+            next,
+            chain,
+            order,
+            chains,
+        } = scratch;
         let mut led_to = [0u64; STEP_WORDS + 1];
         for step in members(steps) {
             let onward = Self::step_after(board, turns, step);
             next[step] = onward;
             // No step is led to by a wall: its bit goes to a word past the set's.
-            let word = select_unpredictable(onward == NONE, STEP_WORDS, usize::from(onward) / 64);
+            let word =
+                select_unpredictable(onward == NO_STEP, STEP_WORDS, usize::from(onward) / 64);
             led_to[word] |= 1 << (onward % 64);
         }
-        let mut chains = Vec::new();
-        let mut chain = [0u16; STEPS];
         // Chains first, from each step nothing leads to; what is left lies on cycles.
         let heads: StepSet = std::array::from_fn(|w| steps[w] & !led_to[w]);
         let mut left = *steps;
@@ -302,7 +321,7 @@ impl Walks {
                 length += 1;
                 left[step / 64] &= !(1 << (step % 64));
                 step = match next[step] {
-                    NONE => break,
+                    NO_STEP => break,
                     following => usize::from(following),
                 };
                 if step == head {
@@ -323,7 +342,6 @@ impl Walks {
             };
             lay_out_from(self, head, true, &mut left);
         }
-        chains
     }
 
     /// Lays out the straight runs: the steps of every wall-bounded run of a row or column,
