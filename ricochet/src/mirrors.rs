@@ -509,6 +509,29 @@ impl Walks {
         &self.masks[(robot * CELLS + start as usize) * 4 + dir]
     }
 
+    /// Adds to `blockers` the cells of the walk of robot `robot` from `start` pushed in
+    /// direction `dir` (its index) that come right after a cell of it off the mirrors
+    /// whose `table` entry is `wanted`: a robot there stops the walk on that cell.
+    pub(crate) fn stop_blockers(
+        &self,
+        robot: usize,
+        start: Cell,
+        dir: usize,
+        table: &[u8; CELLS],
+        wanted: u8,
+        blockers: &mut CellSet,
+    ) {
+        let i = (robot * CELLS + start as usize) * 4 + dir;
+        let Span { begin, length, .. } = self.spans[i];
+        let walk = &self.cells[usize::from(begin)..usize::from(begin) + usize::from(length)];
+        for pair in walk.windows(2) {
+            let stop = pair[0];
+            if table[stop as usize] == wanted && !self.is_mirror(stop) {
+                insert(blockers, pair[1]);
+            }
+        }
+    }
+
     /// The cells the four walks of robot `robot` from `start` pass, as one set.
     #[inline]
     pub(crate) fn passes(&self, robot: usize, start: Cell) -> CellSet {

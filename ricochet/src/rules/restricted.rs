@@ -100,14 +100,19 @@ impl<'p> Restricted<'p> {
     ///
     /// `child` is `parent` after one move; a helper's (`helper_move`, from and to) leaves
     /// the finisher's bound as it was, and on a board with mirrors the parent's own
-    /// descent, worked out once in `memo`, answers for every child whose helper left and
-    /// reached cells no slide of that descent passes.
+    /// descent, worked out once in `memo`, answers for every child whose helper left a
+    /// cell no slide of that descent passes and reached none of its [`Seen::blockers`].
+    /// Such a helper changes only the slides whose walks pass its new cell, each of which
+    /// now stops no further than the cell before it. Where a changed slide stops on a cell
+    /// whose bound is one lower than its start's, the new cell is a blocker; elsewhere the
+    /// slide no longer lowers the bound, and its branch ends. So a descent that failed
+    /// fails again; one that succeeded rules nothing out.
     fn stuck_alone(
         &self,
         (parent, child): (&State, &State),
         bound: u8,
         helper_move: Option<(Cell, Cell)>,
-        memo: &mut Option<(bool, CellSet)>,
+        memo: &mut Option<(bool, Seen)>,
     ) -> bool {
         let Some(colour) = self.puzzle.target().colour else {
             return false;
@@ -117,9 +122,9 @@ impl<'p> Restricted<'p> {
         }
         let robot = colour.robot();
         if let (Some((from, to)), Some(_)) = (helper_move, self.mover.walks()) {
-            let (descends, passed) =
+            let (descends, Seen { passed, blockers }) =
                 *memo.get_or_insert_with(|| self.descent(parent, robot, bound));
-            if !contains(&passed, from) && !contains(&passed, to) {
+            if !contains(&passed, from) && !contains(&blockers, to) {
                 return !descends;
             }
         }
@@ -127,25 +132,27 @@ impl<'p> Restricted<'p> {
     }
 
     /// Whether the target's robot `robot` at bound `bound` in `state` reaches the target by
-    /// moves that each lower its bound by one, no other robot moving, and the cells the
-    /// walks of the slides it tried pass: a helper elsewhere, moved elsewhere, leaves the
-    /// answer.
-    fn descent(&self, state: &State, robot: usize, bound: u8) -> (bool, CellSet) {
-        let mut passed = [0; 4];
-        let descends = self.descends(&state.robots, robot, bound, Some(&mut passed));
-        (descends, passed)
+    /// moves that each lower its bound by one, no other robot moving, and what the slides
+    /// it tried [`Seen`]: a helper elsewhere, moved elsewhere, leaves the answer.
+    fn descent(&self, state: &State, robot: usize, bound: u8) -> (bool, Seen) {
+        let mut seen = Seen {
+            passed: [0; 4],
+            blockers: [0; 4],
+        };
+        let descends = self.descends(&state.robots, robot, bound, Some(&mut seen));
+        (descends, seen)
     }
 
     /// Whether robot `robot` at bound `bound` reaches the target by moves that each lower
-    /// its bound by one, no other robot moving; on a board with mirrors, the cells the
-    /// walks of the slides it tried pass are added to `passed`, where asked (other robots
-    /// elsewhere leave its answer as it is).
+    /// its bound by one, no other robot moving; on a board with mirrors, what the slides
+    /// it tried pass and where a robot would stop them one lower are added to `seen`, where
+    /// asked (other robots elsewhere leave its answer as it is).
     fn descends(
         &self,
         robots: &[Cell; MAX_ROBOTS],
         robot: usize,
         bound: u8,
-        mut passed: Option<&mut CellSet>,
+        mut seen: Option<&mut Seen>,
     ) -> bool {
         if bound == 0 {
             return true;
@@ -156,9 +163,17 @@ impl<'p> Restricted<'p> {
                 robot: robot as u8,
                 dir,
             };
-            if let (Some(walks), Some(passed)) = (self.mover.walks(), passed.as_deref_mut()) {
+            if let (Some(walks), Some(seen)) = (self.mover.walks(), seen.as_deref_mut()) {
                 let walk = walks.cells_passed(robot, robots[robot], dir as usize);
-                (0..4).for_each(|word| passed[word] |= walk[word]);
+                (0..4).for_each(|word| seen.passed[word] |= walk[word]);
+                walks.stop_blockers(
+                    robot,
+                    robots[robot],
+                    dir as usize,
+                    table,
+                    bound - 1,
+                    &mut seen.blockers,
+                );
             }
             let to = self.mover.slide(&robots[..self.count], step);
             if to == robots[robot] || table[to as usize] != bound - 1 {
@@ -169,7 +184,7 @@ impl<'p> Restricted<'p> {
             }
             let mut next = *robots;
             next[robot] = to;
-            self.descends(&next, robot, bound - 1, passed.as_deref_mut())
+            self.descends(&next, robot, bound - 1, seen.as_deref_mut())
         })
     }
 
@@ -266,8 +281,8 @@ impl<'p> Restricted<'p> {
         // move of slack on a board with mirrors every helper move makes one, which K. Cox's
         // +1 drops unless the finisher then descends alone: where it cannot from here, a
         // helper neither on a cell the descent's walks pass nor with a walk that reaches
-        // one makes only children where it cannot either, and is not moved at all (the
-        // finisher's routes, once worked out, test the helpers at less cost).
+        // one of its blockers makes only children where it cannot either, and is not moved
+        // at all (the finisher's routes, once worked out, test the helpers at less cost).
         let mut descent = None;
         let walks = self.mover.walks();
         if left - bound == 1
@@ -281,8 +296,9 @@ impl<'p> Restricted<'p> {
         for robot in movers {
             let from = state.robots[robot];
             let helper = robot != finisher;
-            if let (true, Some((false, passed)), Some(walks)) = (helper, &descent, walks) {
-                if !contains(passed, from) && !intersects(&walks.passes(robot, from), passed) {
+            if let (true, Some((false, seen)), Some(walks)) = (helper, &descent, walks) {
+                let (passed, blockers) = (&seen.passed, &seen.blockers);
+                if !contains(passed, from) && !intersects(&walks.passes(robot, from), blockers) {
                     continue;
                 }
             }
@@ -446,6 +462,17 @@ impl<'p> Restricted<'p> {
         let test = tables.helper_test(&robots[..self.count], left - h)?;
         Some((test, tables.regions()))
     }
+}
+
+/// What a finisher's descent saw, from the slides it tried.
+#[derive(Clone, Copy)]
+struct Seen {
+    /// The cells their walks pass.
+    passed: CellSet,
+    /// The cells of their walks where a robot would stop one on the cell before it, where
+    /// that cell's bound is one lower than the slide's start's: a robot moved there may
+    /// let the descent go on. Cells of `passed`.
+    blockers: CellSet,
 }
 
 /// Robot `robot`'s index among the robots with the finisher swapped with robot 0, as the
