@@ -101,6 +101,8 @@ pub struct Walks {
     ends: Vec<Cell>,
     /// The mirror cells, as a bitset (small enough to keep the walks inline).
     mirrors: [u64; 4],
+    /// The colours (bits, by robot) some mirror has.
+    mirror_colours: u8,
     /// By direction: the cells whose walk that way runs straight along a row or column
     /// (laid out in the fixed first stretch of `cells`) and goes on to the next cell; the
     /// bound fills such runs a line at a time. The same for every colour: a run that
@@ -211,6 +213,9 @@ impl Walks {
             masks: Vec::with_capacity(count),
             ends: Vec::with_capacity(count),
             mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
+            mirror_colours: (own_mirrors.iter().enumerate()).fold(0, |bits, (colour, m)| {
+                bits | u8::from(*m != [0; 4]) << colour
+            }),
             straight: [[0; 4]; 4],
             bent: [[0; 4]; 4],
         };
@@ -476,6 +481,11 @@ impl Walks {
                 }
             }
         }
+    }
+
+    /// The colours (bits, by robot) some mirror of the board has.
+    pub(crate) fn mirror_colours(&self) -> u8 {
+        self.mirror_colours
     }
 
     /// Where robot `robot` at `robots[robot]` ends sliding in `dir`: its own cell when

@@ -85,7 +85,8 @@ const KEPT_BOUNDS: usize = 32;
 
 /// A board's walks kept by a thread, with the bounds worked out on them.
 struct Kept {
-    board: Board,
+    /// Boxed, so that the list moves small entries as it reorders.
+    board: Box<Board>,
     colours: usize,
     walks: Arc<Walks>,
     /// By target and colour, the bound of a robot of that colour (latest last).
@@ -100,11 +101,11 @@ thread_local! {
 /// The walks of `board` for its first `colours` robots, kept for the next puzzles.
 fn walks_of(board: &Board, colours: usize) -> Arc<Walks> {
     WALKS.with_borrow_mut(|kept| {
-        let found = (kept.iter()).position(|k| k.colours == colours && k.board == *board);
+        let found = (kept.iter()).position(|k| k.colours == colours && *k.board == *board);
         let entry = match found {
             Some(index) => kept.remove(index),
             None => Kept {
-                board: board.clone(),
+                board: Box::new(board.clone()),
                 colours,
                 walks: Arc::new(Walks::new(board, colours)),
                 bounds: Vec::new(),
@@ -163,11 +164,13 @@ impl<'p> Mover<'p> {
     pub(crate) fn new(puzzle: &'p Puzzle, rules: Rules) -> Mover<'p> {
         let (must_turn, no_early_stop) = ricochet_duties(puzzle, rules);
         let board = puzzle.board();
-        // The colours (bits) some mirror has, in one pass over a board with mirrors.
-        let mirrored = match board.has_mirrors() {
-            true => (board.cells().filter_map(|cell| board.mirror(cell)))
-                .fold(0u8, |bits, mirror| bits | 1 << mirror.colour.robot()),
-            false => 0,
+        let slides = match board.has_mirrors() {
+            true => Slides::Bent(walks_of(board, puzzle.robots().len())),
+            false => Slides::Straight(Box::new(stop_tables(board))),
+        };
+        let mirrored = match &slides {
+            Slides::Bent(walks) => walks.mirror_colours(),
+            Slides::Straight(_) => 0,
         };
         let alike_at_mirrors = (0..puzzle.robots().len())
             .filter(|&robot| puzzle.target().colour.is_none_or(|c| c.robot() != robot))
@@ -180,10 +183,7 @@ impl<'p> Mover<'p> {
             must_turn,
             no_early_stop,
             alike_at_mirrors,
-            slides: match board.has_mirrors() {
-                true => Slides::Bent(walks_of(board, puzzle.robots().len())),
-                false => Slides::Straight(Box::new(stop_tables(board))),
-            },
+            slides,
             ranked: None,
         };
         mover.ranked = mover.set_ranking();
