@@ -132,8 +132,9 @@ impl<'p> Restricted<'p> {
     }
 
     /// Whether the target's robot `robot` at bound `bound` in `state` reaches the target by
-    /// moves that each lower its bound by one, no other robot moving, and what the slides
-    /// it tried [`Seen`]: a helper elsewhere, moved elsewhere, leaves the answer.
+    /// moves that each lower its bound by one, no other robot moving, and what it saw of
+    /// the slides it tried ([`Seen`]): a helper elsewhere, moved elsewhere, leaves the
+    /// answer.
     fn descent(&self, state: &State, robot: usize, bound: u8) -> (bool, Seen) {
         let mut seen = Seen {
             passed: [0; 4],
