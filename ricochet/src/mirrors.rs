@@ -180,12 +180,7 @@ impl Walks {
         walks.spans.resize(STEPS, Span::default());
         walks.masks.resize(STEPS, [0; 4]);
         walks.ends.resize(STEPS, 0);
-        let mut scratch = Scratch {
-            next: [NO_STEP; STEPS],
-            chain: [0; STEPS],
-            order: Vec::with_capacity(STEPS),
-            chains: Vec::with_capacity(STEPS),
-        };
+        let mut scratch = Scratch::new();
         // Its straight runs by rows and columns, then the chains the mirrors bend.
         let turning = walks.mirrors;
         let bent = walks.lay_out_straight(board, &turning);
@@ -193,8 +188,8 @@ impl Walks {
         // Each bent step lies on one chain, and a mirror's steps are all bent: the chains a
         // mirror meets are those of its steps. The colours' layouts add theirs after these.
         let mut chain_of = [0u16; STEPS];
-        for (index, steps) in scratch.chains.iter().enumerate() {
-            for &step in &scratch.order[steps.clone()] {
+        for (index, steps) in scratch.chains().enumerate() {
+            for &step in steps {
                 chain_of[usize::from(step)] = index as u16;
             }
         }
@@ -211,8 +206,7 @@ impl Walks {
             let mut again = [0u64; STEP_WORDS];
             for mirror in block::cells(&own_mirrors[index]).map(usize::from) {
                 for chain in &chain_of[mirror * 4..mirror * 4 + 4] {
-                    let steps = scratch.chains[usize::from(*chain)].clone();
-                    for &step in &scratch.order[steps] {
+                    for &step in scratch.chain(usize::from(*chain)) {
                         let step = usize::from(step);
                         // A chain met twice is laid out again once.
                         if again[step / 64] >> (step % 64) & 1 == 1 {

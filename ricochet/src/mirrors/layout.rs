@@ -11,10 +11,32 @@ use std::hint::select_unpredictable;
 /// each written before it is read, so that one serves every layout of a board; and the
 /// chains' steps in the order laid out, with where each chain lies there.
 pub(super) struct Scratch {
-    pub(super) next: [u16; STEPS],
-    pub(super) chain: [u16; STEPS],
-    pub(super) order: Vec<u16>,
-    pub(super) chains: Vec<std::ops::Range<usize>>,
+    next: [u16; STEPS],
+    chain: [u16; STEPS],
+    order: Vec<u16>,
+    chains: Vec<std::ops::Range<usize>>,
+}
+
+impl Scratch {
+    pub(super) fn new() -> Scratch {
+        Scratch {
+            next: [NO_STEP; STEPS],
+            chain: [0; STEPS],
+            order: Vec::with_capacity(STEPS),
+            chains: Vec::with_capacity(STEPS),
+        }
+    }
+
+    /// The steps of each chain laid out so far, by its index: the first layout's chains
+    /// keep theirs as later layouts add to the list.
+    pub(super) fn chains(&self) -> impl Iterator<Item = &[u16]> + '_ {
+        self.chains.iter().map(|range| &self.order[range.clone()])
+    }
+
+    /// The steps of chain `index`.
+    pub(super) fn chain(&self, index: usize) -> &[u16] {
+        &self.order[self.chains[index].clone()]
+    }
 }
 
 /// By cell, how a mirror there turns the robot whose walks are laid out: 0 not at all
