@@ -153,7 +153,16 @@ const STEP_OFFSET: [isize; 4] = [-(GRID as isize), 1, GRID as isize, -1];
 impl Walks {
     /// The walks of the first `colours` colours' robots on `board`.
     pub fn new(board: &Board, colours: usize) -> Walks {
+        Walks::new_in(board, colours, None)
+    }
+
+    /// [`Walks::new`], in the buffers of `old` where given: a thread that keeps a few
+    /// boards' walks hands on the one it drops, whose memory is already its own.
+    pub(crate) fn new_in(board: &Board, colours: usize, old: Option<Walks>) -> Walks {
         let count = colours * STEPS;
+        let (spans, cells, masks, ends) = old.map_or_else(Default::default, |old| {
+            (old.spans, old.cells, old.masks, old.ends)
+        });
         // The mirror cells of each colour, and how each cell turns a robot that every
         // mirror turns, in one pass over the board.
         let mut own_mirrors = [[0u64; 4]; Colour::ALL.len()];
@@ -166,10 +175,10 @@ impl Walks {
         }
         // The walks of a robot that every mirror turns; each colour's are a copy of them.
         let mut walks = Walks {
-            spans: Vec::with_capacity(count),
-            cells: Vec::with_capacity(count + STEPS),
-            masks: Vec::with_capacity(count),
-            ends: Vec::with_capacity(count),
+            spans: emptied(spans, count),
+            cells: emptied(cells, count + STEPS),
+            masks: emptied(masks, count),
+            ends: emptied(ends, count),
             mirrors: std::array::from_fn(|w| own_mirrors.iter().fold(0, |all, m| all | m[w])),
             mirror_colours: (own_mirrors.iter().enumerate()).fold(0, |bits, (colour, m)| {
                 bits | u8::from(*m != [0; 4]) << colour
@@ -346,4 +355,11 @@ impl Walks {
     fn is_mirror(&self, cell: Cell) -> bool {
         self.mirrors[cell as usize / 64] >> (cell % 64) & 1 == 1
     }
+}
+
+/// `vec` emptied, with room for `capacity` items.
+fn emptied<T>(mut vec: Vec<T>, capacity: usize) -> Vec<T> {
+    vec.clear();
+    vec.reserve(capacity);
+    vec
 }

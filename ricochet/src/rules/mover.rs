@@ -104,12 +104,18 @@ fn walks_of(board: &Board, colours: usize) -> Arc<Walks> {
         let found = (kept.iter()).position(|k| k.colours == colours && *k.board == *board);
         let entry = match found {
             Some(index) => kept.remove(index),
-            None => Kept {
-                board: Box::new(board.clone()),
-                colours,
-                walks: Arc::new(Walks::new(board, colours)),
-                bounds: Vec::new(),
-            },
+            None => {
+                // The walks dropped to make room lend their buffers, where no search
+                // still holds them.
+                let dropped = (kept.len() == KEPT_WALKS).then(|| kept.pop()).flatten();
+                let old = dropped.and_then(|entry| Arc::into_inner(entry.walks));
+                Kept {
+                    board: Box::new(board.clone()),
+                    colours,
+                    walks: Arc::new(Walks::new_in(board, colours, old)),
+                    bounds: Vec::new(),
+                }
+            }
         };
         let walks = Arc::clone(&entry.walks);
         kept.insert(0, entry);

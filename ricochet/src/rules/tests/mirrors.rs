@@ -230,13 +230,16 @@ fn with_random_mirrors(
 /// The walks a mirror search slides by end where the test's own slide ends: every robot
 /// (each of its own colour's walks) from every free cell in every direction, on random
 /// boards with many mirrors (bends, passes, loops, robots met after a turn), and in loops
-/// that come back to the robot's own cell.
+/// that come back to the robot's own cell. Every other case's walks are laid out in the
+/// buffers of the case before, of another board and another count of colours.
 #[test]
 fn walks_end_where_the_reference_slide_ends() {
     let (mut slides, mut bent) = (0, 0);
+    let mut previous = None;
     for (case, puzzle) in crowded_mirror_puzzles(77, 200, [5, 6, 8, 16], (2, 4)) {
         let board = puzzle.board();
-        let walks = Walks::new(board, puzzle.robots().len());
+        let old = previous.take().filter(|_| case % 2 == 1);
+        let walks = Walks::new_in(board, puzzle.robots().len(), old);
         for robot in 0..puzzle.robots().len() {
             let mut robots = puzzle.robots().to_vec();
             let others: Vec<Cell> = (robots.iter().enumerate())
@@ -266,6 +269,7 @@ fn walks_end_where_the_reference_slide_ends() {
                 }
             }
         }
+        previous = Some(walks);
     }
     assert!(slides >= 200_000, "{slides} slides");
     // The mirrors matter: many slides end elsewhere than a straight one would.
