@@ -108,6 +108,8 @@ fn lying_declining_and_crashing_peers_are_told_apart() {
         5,
         "{stdout}"
     );
+    // A peer's median puzzle over rrm's only where it answered right: the liar has none.
+    assert!(!stdout.contains("median puzzle ÷ rrm's"), "{stdout}");
     // The same in the JSON lines: rrm's and K. Cox's medians, none from the decliner.
     let runs = std::fs::read_to_string(&json).unwrap();
     let runs: Vec<serde_json::Value> = runs

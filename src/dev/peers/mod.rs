@@ -170,7 +170,7 @@ pub fn run(args: PeerBenchArgs) -> Result<ExitCode> {
     }
     progress.finish_and_clear();
     let mut out = crate::output::stdout::lock();
-    print_table(&mut out, &args, &sets, &solvers, &mut rows)?;
+    print_table(&mut out, args.runs, &sets, &solvers, &mut rows)?;
     for problem in problems.iter().take(20) {
         writeln!(out, "WRONG: {problem}")?;
     }
@@ -391,15 +391,14 @@ fn append_json(
 
 fn print_table(
     out: &mut impl Write,
-    args: &PeerBenchArgs,
+    runs: usize,
     sets: &[Set],
     solvers: &[Contender],
     rows: &mut [Vec<Row>],
 ) -> Result<()> {
     writeln!(
         out,
-        "process CPU s (user + system), median of {} runs, one core; peak RSS; the median",
-        args.runs
+        "process CPU s (user + system), median of {runs} runs, one core; peak RSS; the median",
     )?;
     writeln!(
         out,
@@ -413,6 +412,9 @@ fn print_table(
     )?;
     for (set, set_rows) in sets.iter().zip(rows.iter_mut()) {
         let rrm_cpu = median(&mut set_rows[0].cpu);
+        let rrm_puzzle =
+            (!set_rows[0].median_puzzle.is_empty()).then(|| median(&mut set_rows[0].median_puzzle));
+        let mut puzzle_ratios = Vec::new();
         for (k, (solver, row)) in solvers.iter().zip(set_rows.iter_mut()).enumerate() {
             let label = if k == 0 { set.label.as_str() } else { "" };
             let answered = format!(
@@ -435,7 +437,18 @@ fn print_table(
                     };
                     let per_puzzle = match row.median_puzzle.is_empty() {
                         true => "-".to_string(),
-                        false => format!("{:.3}", median(&mut row.median_puzzle) * 1e3),
+                        false => {
+                            let seconds = median(&mut row.median_puzzle);
+                            if let (true, Some(rrm)) = (k > 0 && row.verdict.right > 0, rrm_puzzle)
+                            {
+                                puzzle_ratios.push(format!(
+                                    "{} {:.2}×",
+                                    solver.name,
+                                    seconds / rrm
+                                ));
+                            }
+                            format!("{:.3}", seconds * 1e3)
+                        }
                     };
                     writeln!(
                         out,
@@ -446,6 +459,63 @@ fn print_table(
                 }
             }
         }
+        // The median puzzle's time against rrm's: issue 45's measure on the mirror games.
+        if !puzzle_ratios.is_empty() {
+            writeln!(
+                out,
+                "{:<30} median puzzle ÷ rrm's: {}",
+                "",
+                puzzle_ratios.join(", ")
+            )?;
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under a set's rows, each peer that answered and reports its puzzles' times has its
+    /// median puzzle's over rrm's; a peer without times, or with no right answer, has none.
+    #[test]
+    fn a_set_gives_each_peers_median_puzzle_over_rrm_s() {
+        let set = Set {
+            label: "2 mirror games, 4 robots".to_string(),
+            puzzles: Vec::new(),
+            file: PathBuf::new(),
+            mirrors: true,
+        };
+        let solvers = ["rrm", "kcox", "fogleman", "liar"].map(|name| Contender {
+            name: name.to_string(),
+            program: PathBuf::new(),
+            args: Vec::new(),
+            reads_json: false,
+            takes_mirrors: true,
+        });
+        let row = |cpu, puzzle: Option<f64>, right| Row {
+            cpu: vec![cpu],
+            median_puzzle: puzzle.into_iter().collect(),
+            verdict: Verdict {
+                right,
+                ..Verdict::default()
+            },
+            ..Row::default()
+        };
+        let mut rows = vec![vec![
+            row(1.0, Some(0.000_1), 2),
+            row(4.0, Some(0.000_48), 2),
+            row(2.0, None, 2),
+            row(9.0, Some(0.001), 0),
+        ]];
+        let mut out = Vec::new();
+        print_table(&mut out, 1, &[set], &solvers, &mut rows).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let ratios: Vec<&str> = text.lines().filter(|l| l.contains("÷ rrm's")).collect();
+        assert_eq!(ratios.len(), 1, "{text}");
+        assert!(
+            ratios[0].ends_with("median puzzle ÷ rrm's: kcox 4.80×"),
+            "{text}"
+        );
+    }
 }
