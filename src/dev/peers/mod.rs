@@ -412,8 +412,7 @@ fn print_table(
     )?;
     for (set, set_rows) in sets.iter().zip(rows.iter_mut()) {
         let rrm_cpu = median(&mut set_rows[0].cpu);
-        let rrm_puzzle =
-            (!set_rows[0].median_puzzle.is_empty()).then(|| median(&mut set_rows[0].median_puzzle));
+        let rrm_puzzle = median_puzzle(&mut set_rows[0]);
         let mut puzzle_ratios = Vec::new();
         for (k, (solver, row)) in solvers.iter().zip(set_rows.iter_mut()).enumerate() {
             let label = if k == 0 { set.label.as_str() } else { "" };
@@ -435,21 +434,13 @@ fn print_table(
                         0 => "-".to_string(),
                         _ => format!("{:.1}", cpu / rrm_cpu),
                     };
-                    let per_puzzle = match row.median_puzzle.is_empty() {
-                        true => "-".to_string(),
-                        false => {
-                            let seconds = median(&mut row.median_puzzle);
-                            if let (true, Some(rrm)) = (k > 0 && row.verdict.right > 0, rrm_puzzle)
-                            {
-                                puzzle_ratios.push(format!(
-                                    "{} {:.2}×",
-                                    solver.name,
-                                    seconds / rrm
-                                ));
-                            }
-                            format!("{:.3}", seconds * 1e3)
+                    let seconds = median_puzzle(row);
+                    let per_puzzle = seconds.map_or("-".to_string(), |s| format!("{:.3}", s * 1e3));
+                    if let (Some(seconds), Some(rrm)) = (seconds, rrm_puzzle) {
+                        if k > 0 && row.verdict.right > 0 {
+                            puzzle_ratios.push(format!("{} {:.2}×", solver.name, seconds / rrm));
                         }
-                    };
+                    }
                     writeln!(
                         out,
                         "{label:<30} {:<14} {cpu:>8.2} {:>7.0} {ratio:>6} {per_puzzle:>9} \
@@ -470,6 +461,11 @@ fn print_table(
         }
     }
     Ok(())
+}
+
+/// The median over the runs of the median puzzle's seconds, where the solver reports them.
+fn median_puzzle(row: &mut Row) -> Option<f64> {
+    (!row.median_puzzle.is_empty()).then(|| median(&mut row.median_puzzle))
 }
 
 #[cfg(test)]
