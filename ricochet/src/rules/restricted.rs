@@ -6,6 +6,8 @@
 //! routes over its colour's walks (`crate::mirrors::Routes`). Apart from the entry
 //! points, which only set it up and raise its bound (`super::solve_watched`).
 
+mod one_spare;
+
 use super::bounds::relaxed_bounds;
 use super::mover::{Mover, Play, State};
 use super::rule_set::Rules;
@@ -15,7 +17,7 @@ use crate::board::{Cell, Direction, CELLS};
 use crate::mirrors::{Routes, Walks};
 use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{
-    commutes, contains, intersects, CellSet, HelperTest, Reach, Regions, Slide, Tables, UNREACHABLE,
+    commutes, contains, CellSet, HelperTest, Reach, Regions, Slide, Tables, UNREACHABLE,
 };
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
@@ -129,6 +131,20 @@ impl<'p> Restricted<'p> {
             }
         }
         !self.descends(&child.robots, robot, bound, None)
+    }
+
+    /// The finisher, where a node of bound `bound` with `left` moves left is searched by
+    /// [`Restricted::one_spare`]: one move to spare, a coloured target under today's rule
+    /// on a board with mirrors, before the finisher's routes are worked out (which test
+    /// the helpers at less cost).
+    fn one_spare_finisher(&self, bound: u8, left: u8) -> Option<usize> {
+        let colour = self.puzzle.target().colour?;
+        let applies = left == bound + 1
+            && bound > 0
+            && self.plain_rule
+            && self.mover.walks().is_some()
+            && self.routes.is_none();
+        applies.then(|| colour.robot())
     }
 
     /// Whether the target's robot `robot` at bound `bound` in `state` reaches the target by
@@ -252,6 +268,10 @@ impl<'p> Restricted<'p> {
         if left == 0 || bound > left {
             return false;
         }
+        if let Some(finisher) = self.one_spare_finisher(bound, left) {
+            let mut failed = [0; 4];
+            return self.one_spare(&state.robots, finisher, bound, &mut failed);
+        }
         // With no move to spare, every move must bring the target's robot one closer:
         // no other robot's move changes its bound.
         let movers = match self.puzzle.target().colour {
@@ -278,31 +298,13 @@ impl<'p> Restricted<'p> {
         // zeroing every slot at every state is a cost of its own.
         let mut children = [MaybeUninit::<Child>::uninit(); 4 * MAX_ROBOTS];
         let mut count = 0;
-        // The finisher's descent alone from here, for the helpers' tight children. With one
-        // move of slack on a board with mirrors every helper move makes one, which K. Cox's
-        // +1 drops unless the finisher then descends alone: where it cannot from here, a
-        // helper neither on a cell the descent's walks pass nor with a walk that reaches
-        // one of its blockers makes only children where it cannot either, and is not moved
-        // at all (the finisher's routes, once worked out, test the helpers at less cost).
+        // The finisher's descent alone from here, worked out on a helper's first tight
+        // child (`stuck_alone`) and kept for its siblings.
         let mut descent = None;
         let walks = self.mover.walks();
-        if left - bound == 1
-            && coloured
-            && self.plain_rule
-            && walks.is_some()
-            && route_test.is_none()
-        {
-            descent = Some(self.descent(state, finisher, bound));
-        }
         for robot in movers {
             let from = state.robots[robot];
             let helper = robot != finisher;
-            if let (true, Some((false, seen)), Some(walks)) = (helper, &descent, walks) {
-                let (passed, blockers) = (&seen.passed, &seen.blockers);
-                if !contains(passed, from) && !intersects(&walks.passes(robot, from), blockers) {
-                    continue;
-                }
-            }
             if helper
                 && helper_test
                     .as_ref()

@@ -361,15 +361,21 @@ fn mirrors_against_the_plain_bfs(
         // Bounded, so that an unsolvable position of five robots ends soon: the search
         // must then find nothing within a dozen moves.
         let limit = expected.map_or(12, |moves| moves as u8);
-        match (solve(&puzzle, rules, limit), expected) {
-            (Ok(solution), Some(moves)) => {
-                assert_eq!(solution.moves.len(), moves, "case {case}");
-                assert_replays(&puzzle, &solution.moves, rules, &format!("case {case}"));
-                compared += 1;
+        // With the routes from the second bound on, and as outside the tests (a short
+        // search tests its nodes of one move to spare without them).
+        for routes_after in [1, restricted::ROUTES_AFTER_STATES] {
+            restricted::TEST_ROUTES_AFTER_STATES.set(routes_after);
+            let case = format!("case {case}, routes after {routes_after} states");
+            match (solve(&puzzle, rules, limit), expected) {
+                (Ok(solution), Some(moves)) => {
+                    assert_eq!(solution.moves.len(), moves, "{case}");
+                    assert_replays(&puzzle, &solution.moves, rules, &case);
+                }
+                (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => {}
+                (found, expected) => panic!("{case}: {found:?} vs {expected:?}"),
             }
-            (Err(Unsolved::Unreachable | Unsolved::TooLong(_)), None) => {}
-            (found, expected) => panic!("case {case}: {found:?} vs {expected:?}"),
         }
+        compared += usize::from(expected.is_some());
         differ += usize::from(expected != reference_moves(&plain, rules));
     }
     (compared, differ)
