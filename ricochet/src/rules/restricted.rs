@@ -2,9 +2,10 @@
 //! admissible bound taken under the rules ([`relaxed_bounds`]), the table of states
 //! searched, commuting moves searched in one order only, and on a board without mirrors
 //! the fast solver's raised bound and helper tests, read with today's bound; on a board
-//! with mirrors, K. Cox's +1, and the raised bound and helper tests of the finisher's
-//! routes over its colour's walks (`crate::mirrors::Routes`). Apart from the entry
-//! points, which only set it up and raise its bound (`super::solve_watched`).
+//! with mirrors, K. Cox's +1, a node with one move to spare searched over the
+//! finisher's cells alone (`one_spare`), and the raised bound and helper tests of the
+//! finisher's routes over its colour's walks (`crate::mirrors::Routes`). Apart from the
+//! entry points, which only set it up and raise its bound (`super::solve_watched`).
 
 mod one_spare;
 
