@@ -174,3 +174,68 @@ fn bad_rules_get_one_clear_line() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("standard rules only"), "{stderr}");
 }
+
+/// The moves a puzzle needs by `rrm solve --json` under `rules`.
+fn solved_moves(puzzle: &Path, rules: &str) -> u64 {
+    let json = crate::rrm_ok(&[
+        "solve",
+        "--puzzle",
+        puzzle.to_str().unwrap(),
+        "--rules",
+        rules,
+        "--json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    report["moves"].as_u64().unwrap()
+}
+
+/// A puzzle file's count is today's optimum: under rules that restrict the moves it is a
+/// floor the answer may exceed, and an answer below it is still a mismatch.
+#[test]
+fn a_files_count_is_a_floor_under_rules_that_restrict_the_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let puzzle = dir.path().join("seed-11.json");
+    let json = crate::rrm_ok(&["show", "--seed", "11", "--format", "json"]);
+    std::fs::write(&puzzle, &json).unwrap();
+    let today = solved_moves(&puzzle, "standard");
+    let without_rebounds = solved_moves(&puzzle, "no-rebounds");
+    assert!(
+        without_rebounds > today,
+        "seed 11 needs more moves without rebounds"
+    );
+
+    let mut record: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    for (claimed, rules, passes, says) in [
+        (today, "no-rebounds", true, "expected at least"),
+        (today, "standard", true, "expected "),
+        (
+            without_rebounds + 1,
+            "no-rebounds",
+            false,
+            "expected at least",
+        ),
+        (without_rebounds, "standard", false, "expected "),
+    ] {
+        record["moves"] = claimed.into();
+        std::fs::write(&puzzle, record.to_string()).unwrap();
+        let output = crate::rrm(&[
+            "solve",
+            "--puzzle",
+            puzzle.to_str().unwrap(),
+            "--rules",
+            rules,
+        ]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let verdict = if passes { "ok" } else { "MISMATCH" };
+        let line = stdout
+            .lines()
+            .find(|line| line.starts_with(says))
+            .unwrap_or_else(|| panic!("{rules}, {claimed}: {stdout}"));
+        assert!(line.ends_with(verdict), "{rules}, {claimed}: {line}");
+        assert_eq!(
+            output.status.success(),
+            passes,
+            "{rules}, {claimed}: {stdout}"
+        );
+    }
+}
