@@ -6,6 +6,7 @@
 use ricochet::rules::{obeys, solve, Rules};
 use ricochet::Generator;
 use std::path::Path;
+use std::process::Output;
 
 const SEEDS: std::ops::Range<u64> = 1..121;
 
@@ -175,16 +176,18 @@ fn bad_rules_get_one_clear_line() {
     assert!(stderr.contains("standard rules only"), "{stderr}");
 }
 
+/// `rrm solve --puzzle PUZZLE --rules RULES`, with `json` as `--json`.
+fn solve_under(puzzle: &Path, rules: &str, json: bool) -> Output {
+    let puzzle = puzzle.to_str().unwrap();
+    let args = ["solve", "--puzzle", puzzle, "--rules", rules, "--json"];
+    crate::rrm(&args[..args.len() - usize::from(!json)])
+}
+
 /// The moves a puzzle needs by `rrm solve --json` under `rules`.
 fn solved_moves(puzzle: &Path, rules: &str) -> u64 {
-    let json = crate::rrm_ok(&[
-        "solve",
-        "--puzzle",
-        puzzle.to_str().unwrap(),
-        "--rules",
-        rules,
-        "--json",
-    ]);
+    let output = solve_under(puzzle, rules, true);
+    assert!(output.status.success(), "{rules}: {output:?}");
+    let json = String::from_utf8_lossy(&output.stdout);
     let report: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
     report["moves"].as_u64().unwrap()
 }
@@ -218,13 +221,7 @@ fn a_files_count_is_a_floor_under_rules_that_restrict_the_moves() {
     ] {
         record["moves"] = claimed.into();
         std::fs::write(&puzzle, record.to_string()).unwrap();
-        let output = crate::rrm(&[
-            "solve",
-            "--puzzle",
-            puzzle.to_str().unwrap(),
-            "--rules",
-            rules,
-        ]);
+        let output = solve_under(&puzzle, rules, false);
         let stdout = String::from_utf8_lossy(&output.stdout);
         let verdict = if passes { "ok" } else { "MISMATCH" };
         let line = stdout
