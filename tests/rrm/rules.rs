@@ -6,7 +6,6 @@
 use ricochet::rules::{obeys, solve, Rules};
 use ricochet::Generator;
 use std::path::Path;
-use std::process::Output;
 
 const SEEDS: std::ops::Range<u64> = 1..121;
 
@@ -176,18 +175,20 @@ fn bad_rules_get_one_clear_line() {
     assert!(stderr.contains("standard rules only"), "{stderr}");
 }
 
-/// `rrm solve --puzzle PUZZLE --rules RULES`, with `json` as `--json`.
-fn solve_under(puzzle: &Path, rules: &str, json: bool) -> Output {
-    let puzzle = puzzle.to_str().unwrap();
-    let args = ["solve", "--puzzle", puzzle, "--rules", rules, "--json"];
-    crate::rrm(&args[..args.len() - usize::from(!json)])
+/// The arguments of `rrm solve --puzzle PUZZLE --rules RULES`.
+fn solve_args<'a>(puzzle: &'a Path, rules: &'a str) -> [&'a str; 5] {
+    [
+        "solve",
+        "--puzzle",
+        puzzle.to_str().unwrap(),
+        "--rules",
+        rules,
+    ]
 }
 
 /// The moves a puzzle needs by `rrm solve --json` under `rules`.
 fn solved_moves(puzzle: &Path, rules: &str) -> u64 {
-    let output = solve_under(puzzle, rules, true);
-    assert!(output.status.success(), "{rules}: {output:?}");
-    let json = String::from_utf8_lossy(&output.stdout);
+    let json = crate::rrm_ok(&[&solve_args(puzzle, rules)[..], &["--json"]].concat());
     let report: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
     report["moves"].as_u64().unwrap()
 }
@@ -221,7 +222,7 @@ fn a_files_count_is_a_floor_under_rules_that_restrict_the_moves() {
     ] {
         record["moves"] = claimed.into();
         std::fs::write(&puzzle, record.to_string()).unwrap();
-        let output = solve_under(&puzzle, rules, false);
+        let output = crate::rrm(&solve_args(&puzzle, rules));
         let stdout = String::from_utf8_lossy(&output.stdout);
         let verdict = if passes { "ok" } else { "MISMATCH" };
         let line = stdout
