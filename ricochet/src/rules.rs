@@ -8,8 +8,8 @@
 //! moves and finishes as they allow, needs no fewer moves), its transposition table and
 //! its order of commuting moves. On a board without mirrors it starts at today's optimum,
 //! found by the fast solver (every solution under the rules is one of today's rule), and
-//! borrows today's raised bound and helper tests (see `docs/rule-search.md` for why each
-//! holds).
+//! borrows today's raised bound and helper tests; without rebounds it also counts the
+//! helper moves the finisher's stops need (see `docs/rule-search.md` for why each holds).
 //!
 //! DriftingDroids forbids rebounds as its solver does: a robot may not move along the line
 //! of its own previous move, neither back the way it came nor on in the same direction,

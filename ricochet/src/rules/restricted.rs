@@ -1,12 +1,14 @@
 //! The optimal search under rules that restrict moves: IDA* over [`State`]s with the
 //! admissible bound taken under the rules ([`relaxed_bounds`]), the table of states
 //! searched, commuting moves searched in one order only, and on a board without mirrors
-//! the fast solver's raised bound and helper tests, read with today's bound; on a board
+//! the fast solver's raised bound and helper tests, read with today's bound, and without
+//! rebounds the cells the finisher's stops need a helper moved onto (`blockers`); on a board
 //! with mirrors, K. Cox's +1, a node with one move to spare searched over the
 //! finisher's cells alone (`one_spare`), and the raised bound and helper tests of the
 //! finisher's routes over its colour's walks (`crate::mirrors::Routes`). Apart from the
 //! entry points, which only set it up and raise its bound (`super::solve_watched`).
 
+mod blockers;
 mod one_spare;
 
 use super::bounds::relaxed_bounds;
@@ -20,6 +22,8 @@ use crate::puzzle::{Move, Puzzle, MAX_ROBOTS};
 use crate::solver::{
     commutes, contains, CellSet, HelperTest, Reach, Regions, Slide, Tables, UNREACHABLE,
 };
+use blockers::BlockerBound;
+use std::cell::RefCell;
 use std::mem::MaybeUninit;
 use std::sync::atomic::Ordering;
 
@@ -43,6 +47,12 @@ pub(super) struct Restricted<'p> {
     /// the finisher's routes: the same test of helper moves, at one or two moves of slack
     /// (once the search is long enough to repay them).
     routes: Option<Routes>,
+    /// Without rebounds (and no ricochet rule), for a coloured target on a board without
+    /// mirrors: the blocker bound (`blockers`), set up once the search is long enough to
+    /// repay it; in a cell, since a state's children are tested while its helper test
+    /// holds the search.
+    blockers_apply: bool,
+    blockers: RefCell<Option<BlockerBound>>,
     pub(super) path: Vec<Move>,
     pub(super) states: u64,
 }
@@ -61,6 +71,12 @@ impl<'p> Restricted<'p> {
             count: puzzle.robots().len(),
             lower_bound: relaxed_bounds(puzzle, rules, &mover),
             routes: None,
+            blockers_apply: !rules.rebounds
+                && !mover.must_turn
+                && !mover.no_early_stop
+                && puzzle.target().colour.is_some()
+                && !puzzle.board().has_mirrors(),
+            blockers: RefCell::new(None),
             plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
             searched: Searched::new(mover.key_bits()),
             standard: (puzzle.target().colour.is_some() && !puzzle.board().has_mirrors()).then(
@@ -364,17 +380,19 @@ impl<'p> Restricted<'p> {
                             false => self.bound(&next),
                         };
                         let tight = bound == child_left;
-                        // The raised bound first: it costs less than a descent.
-                        if bound <= child_left
-                            && !self.raised_beyond(&next, bound, child_left)
-                            && !(tight
+                        // The raised bound and the blockers first: they cost less than a
+                        // descent.
+                        let ruled_out = bound > child_left
+                            || self.raised_beyond(&next, bound, child_left)
+                            || self.beyond_blockers(&next, child_left)
+                            || (tight
                                 && self.stuck_alone(
                                     (state, &next),
                                     bound,
                                     helper.then_some((from, to)),
                                     &mut descent,
-                                ))
-                        {
+                                ));
+                        if !ruled_out {
                             // A tight child of a coloured target moves its finisher
                             // alone: its small subtree costs less than a table miss.
                             let tight_alone = tight && coloured;
