@@ -2,8 +2,8 @@
 //! admissible bound taken under the rules ([`relaxed_bounds`]), the table of states
 //! searched, commuting moves searched in one order only, and on a board without mirrors
 //! the fast solver's raised bound and helper tests, read with today's bound, and without
-//! rebounds the cells the finisher's stops need a helper moved onto (`blockers`); on a board
-//! with mirrors, K. Cox's +1, a node with one move to spare searched over the
+//! rebounds the cells the finisher's stops need a helper moved onto (`blockers`); on a
+//! board with mirrors, K. Cox's +1, a node with one move to spare searched over the
 //! finisher's cells alone (`one_spare`), and the raised bound and helper tests of the
 //! finisher's routes over its colour's walks (`crate::mirrors::Routes`). Apart from the
 //! entry points, which only set it up and raise its bound (`super::solve_watched`).
@@ -65,29 +65,27 @@ impl<'p> Restricted<'p> {
         kept: Option<Tables>,
     ) -> Restricted<'p> {
         let mover = Mover::new(puzzle, rules);
+        // A coloured target on a board without mirrors: what today's rule and the
+        // blockers prove of straight slides holds for its finisher.
+        let straight_finisher = puzzle.target().colour.is_some() && !puzzle.board().has_mirrors();
+        let no_ricochet = !mover.must_turn && !mover.no_early_stop;
         Restricted {
             puzzle,
             progress,
             count: puzzle.robots().len(),
             lower_bound: relaxed_bounds(puzzle, rules, &mover),
             routes: None,
-            blockers_apply: !rules.rebounds
-                && !mover.must_turn
-                && !mover.no_early_stop
-                && puzzle.target().colour.is_some()
-                && !puzzle.board().has_mirrors(),
+            blockers_apply: !rules.rebounds && no_ricochet && straight_finisher,
             blockers: RefCell::new(None),
-            plain_rule: rules.rebounds && !mover.must_turn && !mover.no_early_stop,
+            plain_rule: rules.rebounds && no_ricochet,
             searched: Searched::new(mover.key_bits()),
-            standard: (puzzle.target().colour.is_some() && !puzzle.board().has_mirrors()).then(
-                || {
-                    Box::new(Tables::for_puzzle(
-                        kept,
-                        puzzle.board(),
-                        puzzle.target().cell,
-                    ))
-                },
-            ),
+            standard: straight_finisher.then(|| {
+                Box::new(Tables::for_puzzle(
+                    kept,
+                    puzzle.board(),
+                    puzzle.target().cell,
+                ))
+            }),
             mover,
             path: Vec::new(),
             states: 0,

@@ -63,7 +63,7 @@ impl Restricted<'_> {
 
 /// The finisher's routes from one (cell, last line) within some moves, as far as the
 /// helpers' cells can change them.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Family {
     /// Some route needs no helper move: no state is ruled out.
     free: bool,
@@ -90,8 +90,9 @@ impl BlockerBound {
     }
 
     /// Whether a finisher at `cell` whose last move ran on `line`, with the other robots
-    /// on `helpers`' cells and `left` moves left, cannot reach `target` on `board` within
-    /// them; `bounds` is the rules' relaxed bound of the finisher by line and cell.
+    /// on `helpers`' cells and `left` moves left (a number [`BlockerBound::covers`]),
+    /// cannot reach `target` on `board` within them; `bounds` is the rules' relaxed bound
+    /// of the finisher by line and cell.
     fn rules_out(
         &mut self,
         (board, target, bounds): (&Board, Cell, &[[u8; CELLS]; 3]),
@@ -99,9 +100,7 @@ impl BlockerBound {
         helpers: impl Iterator<Item = Cell>,
         left: u8,
     ) -> bool {
-        if !BlockerBound::covers(left) {
-            return false;
-        }
+        debug_assert!(BlockerBound::covers(left));
         let index = (usize::from(left - FIRST_LEFT) * 3 + line as usize) * CELLS + cell as usize;
         let family = self.families[index].get_or_insert_with(|| {
             let routes = Routes {
